@@ -1,0 +1,178 @@
+/**
+ * Requests for an operation: the valid recipe (minimal body, path parameters pointing at the run's own
+ * objects), generated valid variants, and the unknown-id variant.
+ */
+import fc from 'fast-check';
+import type { Exchange, RequestSpec } from '../http/client.js';
+import { bodyReferences, type ApiModel, type Reference } from '../model/model.js';
+import type { Profile } from '../model/profiles/profile.js';
+import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../spec/operations.js';
+import { arbitraryFor, minimalFor, type FieldHooks, type GenContext } from './arbitrary.js';
+import type { SafeValues } from './safeValues.js';
+
+/** What the resources stage offers the cases stage: values of the run's own objects. */
+export interface FixtureSource {
+  /** The value of `ref.field` of an object of `ref.collection`; `fresh` asks for a new object only this request uses. */
+  value(ref: Reference, mode: 'shared' | 'fresh'): Promise<unknown>;
+  object(collectionPath: string, mode: 'shared' | 'fresh'): Promise<Record<string, unknown>>;
+  /** Send a request on the run's client (for profile recipes that need a token from another operation). */
+  send(spec: RequestSpec): Promise<Exchange>;
+}
+
+export interface CaseContext {
+  model: ApiModel;
+  fixtures: FixtureSource;
+  safe: SafeValues;
+  profile: Profile;
+}
+
+export class CannotBuild extends Error {}
+
+/**
+ * The operation changes or removes the object its path names (`DELETE /flows/{id}`,
+ * `PATCH /variables/name/{name}`, `DELETE /concurrency_limits/tag/{tag}`): it gets an object of its own,
+ * so that shared objects stay as other requests expect them.
+ */
+export function mutatesNamedObject(model: ApiModel, op: Operation, param: string): boolean {
+  if (!['DELETE', 'PATCH', 'PUT'].includes(op.method)) return false;
+  const own = model.collectionOf(op);
+  const ref = model.referenceFor(op, param, 'path');
+  return own !== undefined && ref?.collection === own.path && op.path.replace(/\/$/, '').endsWith(`{${param}}`);
+}
+
+function fill(path: string, params: Record<string, unknown>): string {
+  return path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
+}
+
+export function fieldHooks(safe: SafeValues, refs: Record<string, unknown>): FieldHooks {
+  return {
+    minimal(name, schema) {
+      if (name in refs) return { value: refs[name] };
+      if (name === 'tags' && acceptsArray(schema)) return { value: safe.tags() };
+      if (safe.isNameField(name) && acceptsString(schema)) return { value: safe.name(schema) };
+      return undefined;
+    },
+    arbitrary(name, schema) {
+      if (name in refs) return fc.constant(refs[name]);
+      if (name === 'tags' && acceptsArray(schema)) return safe.tagsArbitrary();
+      if (safe.isNameField(name) && acceptsString(schema)) return safe.nameArbitrary(schema);
+      return undefined;
+    },
+  };
+}
+
+function acceptsArray(schema: Schema): boolean {
+  const s = schema as { type?: unknown; anyOf?: Schema[] };
+  return s.type === 'array' || (Array.isArray(s.anyOf) && s.anyOf.some((b) => (b as { type?: unknown }).type === 'array'));
+}
+
+function acceptsString(schema: Schema): boolean {
+  const s = schema as { type?: unknown; anyOf?: Schema[]; format?: string; enum?: unknown };
+  if (s.enum) return false;
+  if (s.type === 'string' && !s.format) return true;
+  return Array.isArray(s.anyOf) && s.anyOf.some((b) => (b as { type?: unknown }).type === 'string');
+}
+
+export interface BuiltRequest {
+  spec: RequestSpec;
+  /** The path parameters used, so that objects created under them can be deleted. */
+  pathParams: Record<string, unknown>;
+  /** The references of the body resolved to the run's objects (for generated variants). */
+  refs: Record<string, unknown>;
+}
+
+export async function resolvePathParams(ctx: CaseContext, op: Operation, mode: 'recipe' | 'unknown'): Promise<Record<string, unknown>> {
+  const params: Record<string, unknown> = {};
+  const own = ctx.model.collectionOf(op);
+  const pathParams = op.parameters.filter((p) => p.in === 'path');
+  for (const p of pathParams) {
+    const fixed = ctx.profile.pathValue?.(op, p.name) ?? (await ctx.profile.asyncPathValue?.(ctx, op, p.name));
+    if (fixed !== undefined) {
+      params[p.name] = fixed;
+      continue;
+    }
+    const ref = ctx.model.referenceFor(op, p.name, 'path');
+    if (mode === 'unknown' && ref?.collection === own?.path && op.path.replace(/\/$/, '').endsWith(`{${p.name}}`)) {
+      params[p.name] = ctx.profile.unknownValue(p.schema);
+      continue;
+    }
+    if (ref) {
+      const fresh = mutatesNamedObject(ctx.model, op, p.name);
+      params[p.name] = await ctx.fixtures.value(ref, fresh ? 'fresh' : 'shared');
+    } else {
+      params[p.name] = minimalFor(p.schema, { doc: ctx.model.doc });
+    }
+    if (params[p.name] === undefined || params[p.name] === null) throw new CannotBuild(`no value for path parameter {${p.name}}`);
+  }
+  return params;
+}
+
+async function resolveQuery(ctx: CaseContext, op: Operation): Promise<Record<string, string | number | boolean>> {
+  const query: Record<string, string | number | boolean> = {};
+  for (const p of op.parameters.filter((x) => x.in === 'query' && x.required)) {
+    const ref = ctx.model.referenceFor(op, p.name, 'body');
+    const value = ref ? await ctx.fixtures.value(ref, 'shared') : minimalFor(p.schema, { doc: ctx.model.doc });
+    query[p.name] = value as string;
+  }
+  return query;
+}
+
+export async function bodyRefs(ctx: CaseContext, op: Operation, pathParams: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const refs: Record<string, unknown> = {};
+  const wanted = ctx.profile.optionalReferences ?? [];
+  for (const { field, ref, required } of bodyReferences(ctx.model, op)) {
+    if (!required && !wanted.includes(field)) continue;
+    if (field in pathParams) refs[field] = pathParams[field];
+    else refs[field] = await ctx.fixtures.value(ref, 'shared');
+  }
+  return refs;
+}
+
+export function genContext(ctx: CaseContext, refs: Record<string, unknown>): GenContext {
+  return { doc: ctx.model.doc, hooks: fieldHooks(ctx.safe, refs), maxDepth: 4 };
+}
+
+/** The one valid request that should reach 2xx: minimal body, the run's own objects, the profile's additions. */
+export async function buildRecipe(ctx: CaseContext, op: Operation): Promise<BuiltRequest> {
+  const pathParams = await resolvePathParams(ctx, op, 'recipe');
+  const query = await resolveQuery(ctx, op);
+  const schema = jsonBodySchema(op);
+  const refs = schema ? await bodyRefs(ctx, op, pathParams) : {};
+  let json: unknown = schema ? minimalFor(schema, genContext(ctx, refs)) : undefined;
+  // A body that is a list asks for one item at least: an empty create creates nothing to test.
+  const items = schema ? (schemaOf(ctx, schema) as { type?: unknown; items?: Schema }).items : undefined;
+  if (Array.isArray(json) && json.length === 0 && items) json = [minimalFor(items, genContext(ctx, refs))];
+  const override = ctx.profile.recipe?.[op.key];
+  if (override) {
+    const extra = await override({ ...ctx, op, pathParams, body: json });
+    if (extra.body !== undefined) json = extra.body;
+    Object.assign(query, extra.query ?? {});
+  }
+  if (json === undefined && op.requestBody?.required) json = {};
+  return {
+    spec: { method: op.method, template: op.path, path: fill(op.path, pathParams), query, json, idempotent: isReadOperation(op) },
+    pathParams,
+    refs,
+  };
+}
+
+/** Generated valid bodies for the same path: the property "no 5xx, documented status" runs over these. */
+export function bodyArbitrary(ctx: CaseContext, op: Operation, refs: Record<string, unknown>): fc.Arbitrary<unknown> | undefined {
+  const schema = jsonBodySchema(op);
+  if (!schema) return undefined;
+  return arbitraryFor(schema, genContext(ctx, refs));
+}
+
+export function withPath(op: Operation, pathParams: Record<string, unknown>): string {
+  return fill(op.path, pathParams);
+}
+
+/** POSTs that only read (design.md: filter, count, history, paginate), and every GET/HEAD. */
+export function isReadOperation(op: Operation): boolean {
+  if (op.method === 'GET' || op.method === 'HEAD') return true;
+  return op.method === 'POST' && /\/(filter|count|history|paginate|lateness|count-by\/\{[^}]+\}|next)\/?$/.test(op.path);
+}
+
+export function schemaOf(ctx: CaseContext, schema: Schema): Schema {
+  return resolveRef<Schema>(ctx.model.doc, schema);
+}

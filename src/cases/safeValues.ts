@@ -1,0 +1,42 @@
+/**
+ * Names and tags that make every object the run creates recognisable as its own: names carry the
+ * run's prefix, tag lists carry the run's tag. Names stay inside the characters every server accepts.
+ */
+import fc from 'fast-check';
+import type { Schema } from '../spec/operations.js';
+
+/** Property names whose value names the object (and so must carry the run's prefix). */
+const NAME_FIELDS = /^(name|slug|key|tag|task_key|dynamic_key)$/;
+
+export class SafeValues {
+  private counter = 0;
+
+  constructor(readonly runTag: string) {}
+
+  isNameField(field: string): boolean {
+    return NAME_FIELDS.test(field);
+  }
+
+  /** A fresh unique name: `<runTag>-<n>`, cut to the schema's maxLength. */
+  name(schema?: Schema): string {
+    const value = `${this.runTag}-${++this.counter}`;
+    const max = typeof schema?.maxLength === 'number' ? schema.maxLength : undefined;
+    return max !== undefined && value.length > max ? value.slice(value.length - max) : value;
+  }
+
+  tags(): string[] {
+    return [this.runTag];
+  }
+
+  nameArbitrary(schema?: Schema): fc.Arbitrary<string> {
+    return fc.tuple(fc.constantFrom('', '-a', '-B', '_x', '-d_1'), fc.nat({ max: 10_000 })).map(([suffix, n]) => {
+      const value = `${this.runTag}-g${n}${suffix}`;
+      const max = typeof schema?.maxLength === 'number' ? schema.maxLength : undefined;
+      return max !== undefined && value.length > max ? value.slice(0, max) : value;
+    });
+  }
+
+  tagsArbitrary(): fc.Arbitrary<string[]> {
+    return fc.subarray([`${this.runTag}-a`, `${this.runTag}-b`, `${this.runTag}-c`]).map((extra) => [this.runTag, ...extra]);
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * `npm run conformance [-- run] [flags]`: the supervisor of a run. It validates the configuration, starts
+ * the managed Prefect server when no target is given, checks that the target serves a valid document,
+ * runs the suites in a vitest child, cleans up exactly what the run created, and sets the exit code.
+ * Bad input: one line on stderr and exit code 2.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { flagsToEnv, loadConfig, secretsOf, UsageError, type Config } from './config/config.js';
+import { HttpClient } from './http/client.js';
+import { Redactor } from './http/redact.js';
+import { profileFor } from './model/profiles/index.js';
+import { loadBaseline } from './report/baseline.js';
+import { exitCodeOf, summarize, type Results } from './report/results.js';
+import { terminalSummary } from './report/terminal.js';
+import { TOOL } from './report/tool.js';
+import { cleanup } from './resources/cleanup.js';
+import { runFiles } from './run/session.js';
+import { loadSpec } from './spec/load.js';
+import { readPin, startPrefect, type ManagedServer } from './target/prefect.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function log(line: string): void {
+  if (!process.env.CONFORMANCE_QUIET) process.stderr.write(`conformance: ${line}\n`);
+}
+
+function authHeaders(config: Config): Record<string, string> {
+  if (config.apiKey) return { authorization: `Bearer ${config.apiKey}` };
+  if (config.authString) return { authorization: `Basic ${Buffer.from(config.authString).toString('base64')}` };
+  return {};
+}
+
+/** Any HTTP answer at all means the target is reachable; a refused or timed-out connection does not. */
+async function assertReachable(baseUrl: string, config: Config): Promise<void> {
+  try {
+    await fetch(`${baseUrl}/health`, { headers: authHeaders(config), signal: AbortSignal.timeout(Math.min(config.requestTimeoutMs, 15000)) });
+  } catch (e) {
+    const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
+    throw new UsageError(`target unreachable: ${baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message})`);
+  }
+}
+
+function runVitest(env: NodeJS.ProcessEnv, outDir: string, onChild: (kill: () => void) => void): Promise<number> {
+  const vitest = path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
+  const args = [
+    vitest,
+    'run',
+    '--project',
+    'conformance',
+    '--reporter',
+    path.join(repoRoot, 'src', 'report', 'vitestReporter.ts'),
+    '--reporter',
+    'junit',
+    '--outputFile.junit',
+    path.join(outDir, 'junit.xml'),
+  ];
+  if (env.CONFORMANCE_SHARD) args.push('--shard', env.CONFORMANCE_SHARD);
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'inherit', 'inherit'] });
+  onChild(() => child.kill('SIGINT'));
+  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 130 : 1))));
+}
+
+function readResults(file: string): Results | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Results;
+  } catch {
+    return undefined;
+  }
+}
+
+async function runCommand(args: string[]): Promise<number> {
+  const env = { ...process.env, ...flagsToEnv(args) };
+  const config = loadConfig(env);
+  const startedAt = new Date().toISOString();
+  mkdirSync(config.outDir, { recursive: true });
+  const runDir = path.join(config.outDir, '.run');
+  rmSync(runDir, { recursive: true, force: true });
+  mkdirSync(runDir, { recursive: true });
+  const files = runFiles(runDir);
+  rmSync(path.join(config.outDir, 'results.json'), { force: true });
+
+  let server: ManagedServer | undefined;
+  let interrupted = false;
+  let killChild: (() => void) | undefined;
+  const onSignal = () => {
+    interrupted = true;
+    log('interrupted: stopping the suites, then cleaning up');
+    killChild?.();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    let baseUrl = config.baseUrl;
+    if (!baseUrl) {
+      log(`no target configured: starting a managed Prefect ${readPin().prefect} server on ${config.database}`);
+      try {
+        server = await startPrefect({ database: config.database, log });
+      } catch (e) {
+        throw new UsageError(`cannot start the managed Prefect server: ${(e as Error).message.split('\n')[0]}`);
+      }
+      baseUrl = server.baseUrl;
+    }
+    if (!config.specSource || /^https?:/.test(config.specSource)) await assertReachable(baseUrl, config);
+    const spec = await loadSpec(config.specSource ?? `${baseUrl}/openapi.json`, { headers: authHeaders(config), timeoutMs: config.requestTimeoutMs });
+    writeFileSync(files.spec, JSON.stringify(spec.raw));
+    const profile = profileFor(spec);
+    const managedBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
+    const baselinePath = config.baselinePath ?? (server && profile.name === 'prefect' && existsSync(managedBaseline) ? managedBaseline : undefined);
+    loadBaseline(baselinePath);
+    log(`target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl}; seed ${config.seed}; run tag ${config.runTag}${baselinePath ? `; baseline ${path.relative(repoRoot, baselinePath)}` : ''}`);
+
+    const childEnv: NodeJS.ProcessEnv = {
+      ...env,
+      CONFORMANCE_BASE_URL: baseUrl,
+      CONFORMANCE_SPEC: files.spec,
+      CONFORMANCE_RUN_DIR: runDir,
+      CONFORMANCE_SEED: String(config.seed),
+      CONFORMANCE_RUN_TAG: config.runTag,
+      CONFORMANCE_OUT: config.outDir,
+      CONFORMANCE_STARTED_AT: startedAt,
+      CONFORMANCE_BASELINE: baselinePath ?? '',
+      CONFORMANCE_DISPOSABLE_TARGET: config.disposable ? '1' : '',
+      CONFORMANCE_MANAGED: server ? `prefect ${readPin().prefect} on ${server.database}` : '',
+    };
+    delete childEnv.PREFECT_API_URL;
+    await runVitest(childEnv, config.outDir, (kill) => (killChild = kill));
+
+    const resultsFile = path.join(config.outDir, 'results.json');
+    const results: Results = readResults(resultsFile) ?? {
+      tool: TOOL,
+      target: { baseUrl, openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', profile: profile.name },
+      seed: config.seed,
+      runTag: config.runTag,
+      runs: config.runs,
+      readOnly: config.readOnly,
+      startedAt,
+      durationMs: 0,
+      operations: [],
+      checks: [],
+      summary: summarize([], 0),
+      errors: ['the suites ended without writing results'],
+    };
+    const redactor = new Redactor(secretsOf(config));
+    const client = new HttpClient({ baseUrl, apiKey: config.apiKey, authString: config.authString, timeoutMs: config.requestTimeoutMs, concurrency: 4, redactor });
+    results.cleanup = await cleanup(client, files.ledger);
+    await client.close();
+    if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
+    if (results.cleanup.failed.length) (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
+    results.summary.requests += client.requestCount;
+    results.durationMs = Date.now() - Date.parse(startedAt);
+    results.exitCode = exitCodeOf(results);
+    writeFileSync(resultsFile, JSON.stringify(results, null, 2));
+    process.stdout.write(terminalSummary(results) + '\n');
+    log(`reports in ${path.relative(process.cwd(), config.outDir) || '.'}: results.json, junit.xml`);
+    return results.exitCode;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    if (server) await server.stop();
+  }
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv.length > 0 && !argv[0].startsWith('-') ? argv : ['run', ...argv];
+  switch (command) {
+    case 'run':
+      return runCommand(rest);
+    default:
+      throw new UsageError(`unknown command "${command}" (commands: run)`);
+  }
+}
+
+const invokedDirectly = process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]);
+if (invokedDirectly) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      if (e instanceof UsageError) {
+        process.stderr.write(`conformance: ${e.message}\n`);
+        process.exit(2);
+      }
+      process.stderr.write(`conformance: internal error: ${(e as Error).stack ?? e}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,246 @@
+/**
+ * The one HTTP client of a run: a pooled undici agent, bounded concurrency, a per-request timeout and
+ * total deadline, a cap on response bodies, bounded retries of safe requests on 503, and a recorded,
+ * redacted Exchange for every request.
+ */
+import { appendFileSync } from 'node:fs';
+import { Agent, request as undiciRequest } from 'undici';
+import { Redactor } from './redact.js';
+
+export interface RequestSpec {
+  method: string;
+  /** The operation's path template, e.g. `/flows/{id}`; for reports and per-operation counts. */
+  template: string;
+  /** The concrete path relative to the base URL, e.g. `/flows/6f1…`. */
+  path: string;
+  query?: Record<string, string | number | boolean>;
+  headers?: Record<string, string>;
+  /** A value to send as JSON, or `raw` text sent exactly as given. */
+  json?: unknown;
+  raw?: string;
+  /** True when the request is safe to repeat (GET, or a read POST): only those are retried on 503. */
+  idempotent?: boolean;
+  /** Leave out the configured credentials (auth checks). */
+  withoutAuth?: boolean;
+}
+
+export interface Exchange {
+  seq: number;
+  method: string;
+  template: string;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody?: string;
+  status: number;
+  responseHeaders: Record<string, string>;
+  contentType: string;
+  /** The body as text, capped at the recording limit. */
+  body: string;
+  /** Parsed JSON when the body is JSON, else undefined; `parseError` says why it is not. */
+  json?: unknown;
+  parseError?: string;
+  bodyBytes: number;
+  truncated: boolean;
+  /** Set when no complete response arrived: refused, reset, timed out. status is then 0. */
+  error?: string;
+  ms: number;
+  attempts: number;
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  apiKey?: string;
+  authString?: string;
+  versionHeader?: { name: string; value: string };
+  timeoutMs: number;
+  concurrency: number;
+  redactor: Redactor;
+  /** Responses larger than this are cut, and reported as truncated. */
+  maxBodyBytes?: number;
+  /** Where to append one line per exchange (for per-operation counts across processes). */
+  exchangeLog?: string;
+}
+
+const RECORD_LIMIT = 64 * 1024;
+/** 200+400+800+1600 ms of backoff: long enough for SQLite's write lock to pass, bounded all the same. */
+const MAX_ATTEMPTS = 5;
+
+export class HttpClient {
+  private readonly agent: Agent;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  private seq = 0;
+  requestCount = 0;
+  /** "METHOD template" → requests sent (retries included), and how many needed a retry after 503. */
+  readonly perOperation = new Map<string, { requests: number; retried: number }>();
+
+  constructor(readonly options: ClientOptions) {
+    this.agent = new Agent({
+      connections: options.concurrency,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connectTimeout: Math.min(options.timeoutMs, 10000),
+      // Below uvicorn's 5 s keep-alive: a socket the server is about to close is never reused.
+      keepAliveTimeout: 2000,
+      keepAliveMaxTimeout: 4000,
+    });
+  }
+
+  private authHeaders(): Record<string, string> {
+    if (this.options.apiKey) return { authorization: `Bearer ${this.options.apiKey}` };
+    if (this.options.authString) return { authorization: `Basic ${Buffer.from(this.options.authString).toString('base64')}` };
+    return {};
+  }
+
+  private async slot<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.options.concurrency) await new Promise<void>((r) => this.waiting.push(r));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  url(spec: Pick<RequestSpec, 'path' | 'query'>): string {
+    const url = new URL(this.options.baseUrl.replace(/\/$/, '') + spec.path);
+    for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, String(v));
+    return url.toString();
+  }
+
+  async send(spec: RequestSpec): Promise<Exchange> {
+    const exchange = await this.slot(() => this.sendWithRetry(spec));
+    const key = `${exchange.method} ${exchange.template}`;
+    const counts = this.perOperation.get(key) ?? { requests: 0, retried: 0 };
+    counts.requests += exchange.attempts;
+    if (exchange.attempts > 1) counts.retried++;
+    this.perOperation.set(key, counts);
+    if (this.options.exchangeLog) {
+      appendFileSync(this.options.exchangeLog, JSON.stringify({ m: exchange.method, t: exchange.template, s: exchange.status, ms: exchange.ms }) + '\n');
+    }
+    return exchange;
+  }
+
+  /**
+   * A 503 says the request was not served (RFC 9110 §15.6.4; Prefect answers it for retryable database
+   * errors such as SQLite's "database is locked"), so it is retried with backoff, a bounded number of times.
+   * A reset or timeout is retried only for requests that are safe to repeat: it may have been served.
+   */
+  private async sendWithRetry(spec: RequestSpec): Promise<Exchange> {
+    const safeToRepeat = spec.idempotent ?? ['GET', 'HEAD', 'PUT', 'DELETE'].includes(spec.method);
+    let attempt = 0;
+    let freshConnection = false;
+    for (;;) {
+      attempt++;
+      const exchange = await this.sendOnce(spec, attempt, freshConnection);
+      // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;
+      // the next request on it dies unread. One retry on a new, unshared connection is safe for any
+      // method; more than one only for requests that are safe to repeat.
+      const droppedUnread = exchange.status === 0 && /ECONNRESET|UND_ERR_SOCKET/.test(exchange.error ?? '');
+      if (droppedUnread && !freshConnection && attempt < MAX_ATTEMPTS) {
+        freshConnection = true;
+        continue;
+      }
+      const retry = exchange.status === 503 || (safeToRepeat && droppedUnread);
+      if (!retry || attempt >= MAX_ATTEMPTS) return exchange;
+      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt + Math.random() * 100));
+    }
+  }
+
+  private async sendOnce(spec: RequestSpec, attempts: number, freshConnection = false): Promise<Exchange> {
+    const url = this.url(spec);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.options.versionHeader) headers[this.options.versionHeader.name] = this.options.versionHeader.value;
+    if (!spec.withoutAuth) Object.assign(headers, this.authHeaders());
+    let body: string | undefined;
+    if (spec.raw !== undefined) body = spec.raw;
+    else if (spec.json !== undefined) {
+      body = JSON.stringify(spec.json);
+      headers['content-type'] = 'application/json';
+    }
+    Object.assign(headers, spec.headers ?? {});
+    for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
+    const started = performance.now();
+    const redact = this.options.redactor;
+    const base = {
+      seq: ++this.seq,
+      method: spec.method,
+      template: spec.template,
+      url: redact.text(url),
+      requestHeaders: redact.headers(headers),
+      requestBody: body === undefined ? undefined : redact.text(body.length > RECORD_LIMIT ? body.slice(0, RECORD_LIMIT) : body),
+      attempts,
+    };
+    this.requestCount++;
+    const deadline = AbortSignal.timeout(this.options.timeoutMs * 2);
+    try {
+      const res = await undiciRequest(url, { method: spec.method as 'GET', headers, body, dispatcher: this.agent, signal: deadline, reset: freshConnection });
+      const responseHeaders: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+      const max = this.options.maxBodyBytes ?? 8 * 1024 * 1024;
+      const chunks: Buffer[] = [];
+      let bodyBytes = 0;
+      let truncated = false;
+      for await (const chunk of res.body) {
+        bodyBytes += chunk.length;
+        if (bodyBytes > max) {
+          truncated = true;
+          res.body.destroy();
+          break;
+        }
+        chunks.push(chunk as Buffer);
+      }
+      const text = Buffer.concat(chunks).toString('utf8');
+      const contentType = responseHeaders['content-type'] ?? '';
+      let json: unknown;
+      let parseError: string | undefined;
+      if (truncated) parseError = `body larger than ${max} bytes`;
+      else if (text.length > 0) {
+        try {
+          json = JSON.parse(text);
+        } catch (e) {
+          parseError = (e as Error).message;
+        }
+      }
+      return {
+        ...base,
+        status: res.statusCode,
+        responseHeaders: redact.headers(responseHeaders),
+        contentType,
+        body: redact.text(text.length > RECORD_LIMIT ? text.slice(0, RECORD_LIMIT) : text),
+        json,
+        parseError,
+        bodyBytes,
+        truncated,
+        ms: Math.round(performance.now() - started),
+      };
+    } catch (e) {
+      const err = e as Error & { code?: string };
+      return {
+        ...base,
+        status: 0,
+        responseHeaders: {},
+        contentType: '',
+        body: '',
+        bodyBytes: 0,
+        truncated: false,
+        error: redact.text(`${err.code ?? err.name}: ${err.message}`),
+        ms: Math.round(performance.now() - started),
+      };
+    }
+  }
+
+  /** A shell line that repeats the exchange; secrets are already redacted in the exchange. */
+  static curl(exchange: Pick<Exchange, 'method' | 'url' | 'requestHeaders' | 'requestBody'>): string {
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const parts = ['curl', '-sS', '-X', exchange.method, q(exchange.url)];
+    for (const [k, v] of Object.entries(exchange.requestHeaders)) if (k !== 'accept') parts.push('-H', q(`${k}: ${v}`));
+    if (exchange.requestBody !== undefined) parts.push('--data-raw', q(exchange.requestBody));
+    return parts.join(' ');
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

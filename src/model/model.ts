@@ -1,0 +1,175 @@
+/**
+ * The API model, inferred from the document alone: collections (path families), their CRUD, filter and
+ * count operations, the identifier of their items, and what each operation needs to exist first.
+ */
+import type { OpenApiDocument } from '../spec/load.js';
+import { indexOperations, jsonBodySchema, resolveRef, type Operation, type Schema } from '../spec/operations.js';
+
+export interface Collection {
+  /** The path of the collection without a trailing slash, e.g. `/flows` or `/work_pools/{work_pool_name}/queues`. */
+  path: string;
+  /** The last literal segment, e.g. `flows`, `queues`. */
+  name: string;
+  /** Path parameters of a parent, e.g. `work_pool_name`. */
+  parentParams: string[];
+  create?: Operation;
+  /** The item path and the name of its identifier parameter (`id`, `name`, `id_or_name`). */
+  item?: { path: string; param: string };
+  read?: Operation;
+  update?: Operation;
+  replace?: Operation;
+  delete?: Operation;
+  filter?: Operation;
+  count?: Operation;
+  paginate?: Operation;
+  /** The response field that holds the identifier used in the item path. */
+  idField: string;
+}
+
+/** What fills a value that names another object. */
+export interface Reference {
+  collection: string;
+  field: string;
+}
+
+export interface ApiModel {
+  doc: OpenApiDocument;
+  operations: Operation[];
+  collections: Map<string, Collection>;
+  /** The collection an operation belongs to (its path family), if any. */
+  collectionOf(op: Operation): Collection | undefined;
+  /** The object a path parameter, or a body field, refers to. */
+  referenceFor(op: Operation, name: string, where: 'path' | 'body'): Reference | undefined;
+  /** Name of the API version header the document declares (e.g. `x-prefect-api-version`), if any. */
+  versionHeader?: string;
+}
+
+function stripSlash(p: string): string {
+  return p.length > 1 ? p.replace(/\/+$/, '') : p;
+}
+
+const PARAM = /^\{[^}]+\}$/;
+
+function literalName(path: string): string {
+  const segs = path.split('/').filter((s) => s && !PARAM.test(s));
+  return segs[segs.length - 1] ?? '';
+}
+
+/** `flow_run` → `flow_runs`, `work_queue` → `work_queues`, `policy` → `policies`. */
+export function plural(word: string): string {
+  if (/[^aeiou]y$/.test(word)) return word.slice(0, -1) + 'ies';
+  if (/(s|x|ch|sh)$/.test(word)) return word + 'es';
+  return word + 's';
+}
+
+export function buildModel(doc: OpenApiDocument): ApiModel {
+  const operations = indexOperations(doc);
+  const byKey = new Map(operations.map((op) => [`${op.method} ${stripSlash(op.path)}`, op]));
+  const collections = new Map<string, Collection>();
+
+  // A collection is a path P with an item path P/{x} that is read or deleted.
+  for (const op of operations) {
+    const m = stripSlash(op.path).match(/^(.*)\/(\{[^}/]+\})$/);
+    if (!m || !['GET', 'DELETE', 'PATCH', 'PUT'].includes(op.method)) continue;
+    const [, base, paramToken] = m;
+    if (!base || PARAM.test(base.split('/').pop() ?? '')) continue;
+    // /flows/name/{name}, /artifacts/{key}/latest: lookups by another key are not the item path.
+    const lastLiteral = base.split('/').pop()!;
+    const collectionName = literalName(base);
+    if (lastLiteral !== collectionName) continue;
+    const parentLiteral = base.split('/').slice(0, -1).filter((s) => s && !PARAM.test(s));
+    if (parentLiteral.length > 0 && !base.split('/').some((s) => PARAM.test(s)) && !/^v\d+$/.test(parentLiteral[0])) continue;
+    const param = paramToken.slice(1, -1);
+    // `/x/name/{name}`, `/block_types/slug/{slug}/block_documents/name/{block_document_name}`: lookups by a field.
+    if (param === lastLiteral || param.endsWith(`_${lastLiteral}`)) continue;
+    const existing = collections.get(base);
+    if (existing?.item && existing.item.param !== param) continue;
+    const collection: Collection = existing ?? {
+      path: base,
+      name: collectionName,
+      parentParams: [...base.matchAll(/\{([^}]+)\}/g)].map((x) => x[1]),
+      idField: param === 'id_or_name' || param.endsWith('_id') ? 'id' : param.endsWith('_name') ? 'name' : param,
+    };
+    collection.item = { path: `${base}/${paramToken}`, param };
+    collections.set(base, collection);
+  }
+  for (const c of collections.values()) {
+    const item = stripSlash(c.item!.path);
+    c.read = byKey.get(`GET ${item}`);
+    c.update = byKey.get(`PATCH ${item}`);
+    c.replace = byKey.get(`PUT ${item}`);
+    c.delete = byKey.get(`DELETE ${item}`);
+    c.create = byKey.get(`POST ${c.path}`) ?? byKey.get(`PUT ${c.path}`);
+    c.filter = byKey.get(`POST ${c.path}/filter`);
+    c.count = byKey.get(`POST ${c.path}/count`);
+    c.paginate = byKey.get(`POST ${c.path}/paginate`);
+  }
+  // Collections without an item path still have a family (`/logs/`, `/events`): they get no CRUD.
+  const sortedCollections = [...collections.values()].sort((a, b) => b.path.length - a.path.length);
+
+  function collectionOf(op: Operation): Collection | undefined {
+    const p = stripSlash(op.path);
+    return sortedCollections.find((c) => p === c.path || p.startsWith(c.path + '/'));
+  }
+
+  const byName = new Map<string, Collection>();
+  for (const c of sortedCollections) if (!byName.has(c.name) || c.path.split('/').length < byName.get(c.name)!.path.split('/').length) byName.set(c.name, c);
+
+  function collectionNamed(stem: string): Collection | undefined {
+    return byName.get(plural(stem)) ?? byName.get(stem);
+  }
+
+  function referenceFor(op: Operation, name: string, where: 'path' | 'body'): Reference | undefined {
+    const own = collectionOf(op);
+    if (where === 'path' && own) {
+      // The item parameter of the operation's own collection, or a parent's.
+      for (let c: Collection | undefined = own; c; ) {
+        if (c.item?.param === name && op.path.includes(`{${name}}`) && stripSlash(op.path).startsWith(c.item.path.replace(/\/$/, '')))
+          return { collection: c.path, field: c.idField };
+        c = sortedCollections.find((p) => p !== c && c!.path.startsWith(p.path + '/'));
+      }
+      if (name === 'id' || name === 'id_or_name') return { collection: own.path, field: 'id' };
+    }
+    const m = name.match(/^(.*)_(id|name)$/);
+    if (m) {
+      const target = collectionNamed(m[1]) ?? (own && own.name === plural(m[1]) ? own : undefined);
+      if (target) return { collection: target.path, field: m[2] };
+      if (where === 'body' && m[1].startsWith('parent_')) {
+        const parent = collectionNamed(m[1].slice('parent_'.length));
+        if (parent) return { collection: parent.path, field: m[2] };
+      }
+      return undefined;
+    }
+    // `/flows/name/{name}`, `/block_types/slug/{slug}`, `/artifacts/{key}/latest`: a field of the own collection.
+    if (where === 'path' && own) return { collection: own.path, field: name };
+    // `/ui/task_runs/{id}`: outside any collection's family, the segment before `{id}` names the collection.
+    if (where === 'path' && name === 'id') {
+      const segs = op.path.split('/');
+      const before = segs[segs.indexOf('{id}') - 1];
+      const target = before ? byName.get(before) : undefined;
+      if (target) return { collection: target.path, field: 'id' };
+    }
+    return undefined;
+  }
+
+  const versionHeader = operations
+    .flatMap((op) => op.parameters)
+    .find((p) => p.in === 'header' && /api[-_]?version/i.test(p.name))?.name;
+
+  return { doc, operations, collections, collectionOf, referenceFor, versionHeader };
+}
+
+/** The required properties of an operation's JSON body that name other objects. */
+export function bodyReferences(model: ApiModel, op: Operation): Array<{ field: string; ref: Reference; required: boolean }> {
+  const schema = jsonBodySchema(op);
+  if (!schema) return [];
+  const resolved = resolveRef<Schema>(model.doc, schema);
+  const props = (resolved.properties as Record<string, Schema> | undefined) ?? {};
+  const required = new Set((resolved.required as string[] | undefined) ?? []);
+  const out: Array<{ field: string; ref: Reference; required: boolean }> = [];
+  for (const field of Object.keys(props)) {
+    const ref = model.referenceFor(op, field, 'body');
+    if (ref) out.push({ field, ref, required: required.has(field) });
+  }
+  return out;
+}

@@ -1,0 +1,111 @@
+/**
+ * Prefect's server: what its document cannot say. Facts come from
+ * ../shared/reference/prefect-server-facts.md and from reading the server's source.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CaseContext } from '../../cases/requests.js';
+import type { Operation } from '../../spec/operations.js';
+import type { Profile, Safety } from './profile.js';
+
+const BULK = /^\/(\w+)\/(bulk_delete|bulk_set_state)\/?$/;
+
+/** A fresh object of the collection, so that a bulk operation scoped to it touches nothing else. */
+async function scopedToFreshObject(ctx: CaseContext, collection: string, body: unknown): Promise<{ body: unknown }> {
+  const obj = await ctx.fixtures.object(`/${collection}`, 'fresh');
+  return { body: { ...(body as object), [collection]: { id: { any_: [obj.id] } } } };
+}
+
+export const prefectProfile: Profile = {
+  name: 'prefect',
+  // A task run without a flow run, or an artifact without one, is legal but not what clients send.
+  optionalReferences: ['flow_run_id'],
+  unknownValue(schema) {
+    return (schema as { format?: string }).format === 'uuid' ? '5f0e0c6a-0000-4000-8000-00000000beef' : 'conformance-unknown-0000';
+  },
+  pathValue(op: Operation, name: string) {
+    // The views the server ships a local copy of (api/collections.py: KNOWN_VIEWS, collections_data/views).
+    if (op.path === '/collections/views/{view}' && name === 'view') return 'aggregate-worker-metadata';
+    return undefined;
+  },
+  fixtures: {
+    // Workers exist once they send a heartbeat: the document has no other create.
+    '/work_pools/{work_pool_name}/workers': async (ctx) => {
+      const pool = await ctx.fixtures.object('/work_pools', 'shared');
+      const name = ctx.safe.name();
+      const path = `/work_pools/${encodeURIComponent(String(pool.name))}/workers/heartbeat`;
+      const ex = await ctx.fixtures.send({ method: 'POST', template: '/work_pools/{work_pool_name}/workers/heartbeat', path, json: { name } });
+      if (ex.status >= 300) throw new Error(`worker heartbeat answered ${ex.status}: ${ex.body.slice(0, 200)}`);
+      return { obj: { name }, pathParams: { work_pool_name: pool.name }, record: true };
+    },
+    // A state is created by its run, and deleted with it.
+    '/flow_run_states': async (ctx) => ({ obj: { id: (await ctx.fixtures.object('/flow_runs', 'shared')).state_id }, record: false }),
+    '/task_run_states': async (ctx) => ({ obj: { id: (await ctx.fixtures.object('/task_runs', 'shared')).state_id }, record: false }),
+  },
+  recipe: {
+    // Block schemas are upserted by the checksum of their fields: unique fields keep fresh ones apart.
+    // The write-path capability lets the shared block document serve as result storage (PUT /admin/storage).
+    'POST /block_schemas/': (i) => ({
+      body: {
+        ...(i.body as object),
+        fields: { title: i.safe.name(), type: 'object', properties: {}, block_schema_references: {} },
+        capabilities: ['read-path', 'write-path'],
+      },
+    }),
+    'POST /flows/bulk_delete': (i) => scopedToFreshObject(i, 'flows', i.body),
+    'POST /flow_runs/bulk_delete': (i) => scopedToFreshObject(i, 'flow_runs', i.body),
+    'POST /deployments/bulk_delete': (i) => scopedToFreshObject(i, 'deployments', i.body),
+    'POST /flow_runs/bulk_set_state': (i) => scopedToFreshObject(i, 'flow_runs', i.body),
+    // Every event's resource needs a `prefect.resource.id` label (server/events/schemas/events.py).
+    'POST /events': (i) => ({
+      body: [
+        {
+          id: randomUUID(),
+          occurred: new Date().toISOString(),
+          event: `${i.safe.runTag}.conformance`,
+          resource: { 'prefect.resource.id': `conformance.${i.safe.runTag}` },
+        },
+      ],
+    }),
+    'PUT /admin/storage': async (i) => ({
+      body: { ...(i.body as object), default_result_storage_block_id: (await i.fixtures.object('/block_documents', 'shared')).id },
+    }),
+    // The dashboard counts need a window start (api/ui/task_runs.py raises 422 without one).
+    'POST /ui/task_runs/dashboard/counts': (i) => ({
+      body: { ...(i.body as object), task_runs: { start_time: { after_: new Date(Date.now() - 86_400_000).toISOString() } } },
+    }),
+  },
+  async asyncPathValue(ctx: CaseContext, op: Operation, name: string) {
+    // A lease exists only once a slot was taken with one.
+    if (name === 'lease_id') {
+      // A limit of its own: the lease takes its only slot.
+      const limit = await ctx.fixtures.object('/v2/concurrency_limits', 'fresh');
+      const ex = await ctx.fixtures.send({
+        method: 'POST',
+        template: '/v2/concurrency_limits/increment-with-lease',
+        path: '/v2/concurrency_limits/increment-with-lease',
+        json: { names: [limit.name], slots: 1, lease_duration: 60 },
+      });
+      return (ex.json as { lease_id?: string } | undefined)?.lease_id;
+    }
+    return undefined;
+  },
+  unreachable(op: Operation) {
+    if (op.key === 'GET /csrf-token')
+      return 'CSRF protection is off on the server (PREFECT_SERVER_API_CSRF_PROTECTION_ENABLED defaults to false), and then it answers 422 by design';
+    if (op.key === 'GET /events/filter/next')
+      return 'needs a page token from POST /events/filter, which gives none while the event persister service is off (--no-services)';
+    return undefined;
+  },
+  safety(op: Operation): Safety | undefined {
+    if (op.path.startsWith('/admin/') && op.method !== 'GET')
+      return { generated: false, disposableOnly: true, reason: 'changes server settings: unsafe on a shared target' };
+    if (BULK.test(op.path)) return { generated: false, disposableOnly: false, reason: 'acts on every object its filter matches: only sent scoped to the run\'s own objects' };
+    if (op.key === 'POST /block_types/install_system_block_types')
+      return { generated: false, disposableOnly: true, reason: 'installs block types server-wide: unsafe on a shared target' };
+    if (op.key === 'POST /events' || op.key === 'POST /logs/')
+      return { generated: true, disposableOnly: true, reason: 'writes records the API offers no way to delete: unsafe on a shared target' };
+    if (op.key === 'DELETE /automations/owned-by/{resource_id}')
+      return { generated: false, disposableOnly: false, reason: 'deletes every automation a resource owns: only sent for an id no automation names' };
+    return undefined;
+  },
+};

@@ -1,0 +1,53 @@
+/**
+ * A profile is the knowledge a document cannot carry: what an operator means, which operations are
+ * destructive beyond the run's own objects, and request details a schema does not express.
+ */
+import type { CaseContext } from '../../cases/requests.js';
+import type { Operation, Schema } from '../../spec/operations.js';
+
+export interface RecipeInput extends CaseContext {
+  op: Operation;
+  pathParams: Record<string, unknown>;
+  /** The minimal body built from the schema. */
+  body: unknown;
+}
+
+export interface RecipeOverride {
+  body?: unknown;
+  query?: Record<string, string | number | boolean>;
+}
+
+export interface Safety {
+  /** Never send generated bodies: only the profile's scoped recipe, if any. */
+  generated: boolean;
+  /** Needs a disposable target (its effect reaches beyond the run's own objects). */
+  disposableOnly: boolean;
+  reason: string;
+}
+
+export interface CustomFixture {
+  obj: Record<string, unknown>;
+  /** The path parameters the object lives under (for its delete path). */
+  pathParams?: Record<string, unknown>;
+  /** False when deleting the object is not the run's job (a state goes with its run). */
+  record: boolean;
+}
+
+export interface Profile {
+  /** Creators for collections the document offers no create operation for (workers, states). */
+  fixtures?: Record<string, (ctx: CaseContext) => Promise<CustomFixture>>;
+  name: string;
+  /** Extra body fields or whole bodies for operations whose schema does not say enough to succeed. */
+  recipe?: Record<string, (input: RecipeInput) => Promise<RecipeOverride> | RecipeOverride>;
+  /** Fixed values for path parameters that name no object (`{view}`). */
+  pathValue?(op: Operation, name: string): unknown;
+  /** Values for path parameters that another operation hands out (a lease id). */
+  asyncPathValue?(ctx: CaseContext, op: Operation, name: string): Promise<unknown>;
+  /** A value for an identifier that names no object. */
+  unknownValue(schema: Schema): string;
+  /** Optional body fields that name another object and should be filled (e.g. `flow_run_id` of a task run). */
+  optionalReferences?: string[];
+  safety(op: Operation): Safety | undefined;
+  /** Why an operation cannot reach 2xx on this target, when that is known and not a defect. */
+  unreachable?(op: Operation): string | undefined;
+}

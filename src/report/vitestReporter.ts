@@ -1,0 +1,77 @@
+/**
+ * A vitest reporter that turns the conformance tests' meta into `results.json`. It works the same on a
+ * plain run and on `--merge-reports` of shards, because everything it needs travels in task meta.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Reporter, TestModule } from 'vitest/node';
+import type { CheckResult, OperationSummary, Results, RunInfo } from './results.js';
+import { summarize } from './results.js';
+import '../run/register.js';
+
+function mergeOperations(lists: OperationSummary[][]): OperationSummary[] {
+  const byKey = new Map<string, OperationSummary>();
+  for (const list of lists)
+    for (const op of list) {
+      const key = `${op.method} ${op.path}`;
+      const seen = byKey.get(key);
+      if (!seen) byKey.set(key, { ...op });
+      else
+        byKey.set(key, {
+          ...seen,
+          exercised: seen.exercised || op.exercised,
+          reached2xx: seen.reached2xx || op.reached2xx,
+          requests: Math.max(seen.requests, op.requests),
+          note: seen.reached2xx || op.reached2xx ? undefined : (seen.note ?? op.note),
+        });
+    }
+  return [...byKey.values()];
+}
+
+export default class ResultsReporter implements Reporter {
+  private started = Date.now();
+
+  onTestRunStart(): void {
+    this.started = Date.now();
+  }
+
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {
+    const checks: CheckResult[] = [];
+    const operationLists: OperationSummary[][] = [];
+    let runInfo: RunInfo | undefined;
+    const errors: string[] = unhandledErrors.map((e) => `unhandled: ${e.message ?? String(e)}`);
+    for (const module of testModules) {
+      for (const err of module.errors()) errors.push(`${path.basename(module.moduleId)}: ${err.message}`);
+      const meta = module.meta();
+      if (meta.operations) operationLists.push(meta.operations);
+      runInfo ??= meta.runInfo;
+      for (const test of module.children.allTests()) {
+        const result = test.meta().conformance;
+        if (result) checks.push(result);
+        else if (test.result().state === 'failed') errors.push(`${test.fullName}: ${test.result().errors?.[0]?.message ?? 'failed'}`);
+      }
+    }
+    checks.sort((a, b) => a.family.localeCompare(b.family) || a.id.localeCompare(b.id) || a.operation.localeCompare(b.operation));
+    const operations = mergeOperations(operationLists);
+    const requests = operations.reduce((n, o) => n + o.requests, 0);
+    const results: Results = {
+      ...(runInfo ?? {
+        tool: { name: 'unknown', version: '' },
+        target: { baseUrl: process.env.CONFORMANCE_BASE_URL ?? '', openapi: '', apiVersion: '', profile: '' },
+        seed: Number(process.env.CONFORMANCE_SEED ?? 0),
+        runTag: process.env.CONFORMANCE_RUN_TAG ?? '',
+        runs: 0,
+        readOnly: false,
+      }),
+      startedAt: process.env.CONFORMANCE_STARTED_AT ?? new Date(this.started).toISOString(),
+      durationMs: Date.now() - this.started,
+      operations,
+      checks,
+      summary: summarize(checks, requests),
+      errors: errors.length ? errors : undefined,
+    };
+    const out = process.env.CONFORMANCE_OUT || 'reports';
+    mkdirSync(out, { recursive: true });
+    writeFileSync(path.join(out, 'results.json'), JSON.stringify(results, null, 2));
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The run's own objects: one shared object per collection, created on first use through the document's
+ * own create operation (prerequisites first), plus fresh objects for requests that change or delete
+ * the object they name. Every object is recorded in the ledger before anyone can use it.
+ */
+import { buildRecipe, isReadOperation, type CaseContext, type FixtureSource } from '../cases/requests.js';
+import type { Exchange, HttpClient, RequestSpec } from '../http/client.js';
+import type { ApiModel, Collection, Reference } from '../model/model.js';
+import type { Operation, Schema } from '../spec/operations.js';
+import type { Ledger } from './ledger.js';
+
+export class FixtureError extends Error {
+  constructor(
+    message: string,
+    readonly exchange?: Exchange,
+  ) {
+    super(message);
+  }
+}
+
+type Obj = Record<string, unknown>;
+
+export class FixturePool implements FixtureSource {
+  private readonly shared = new Map<string, Promise<Obj>>();
+  private caseContext?: CaseContext;
+  readonly created: Array<{ collection: string; id: string }> = [];
+  /** Collections whose response schema ($ref) identifies them, for recording objects other operations create. */
+  private readonly schemaToCollection = new Map<string, Collection>();
+
+  constructor(
+    private readonly model: ApiModel,
+    private readonly client: HttpClient,
+    private readonly ledger: Ledger,
+    private readonly readOnly: boolean,
+  ) {
+    for (const c of model.collections.values()) {
+      const ref = c.read ? responseRef(c.read) : undefined;
+      if (ref && !this.schemaToCollection.has(ref)) this.schemaToCollection.set(ref, c);
+    }
+  }
+
+  attach(ctx: CaseContext): void {
+    this.caseContext = ctx;
+  }
+
+  send(spec: RequestSpec): Promise<Exchange> {
+    return this.client.send(spec);
+  }
+
+  async value(ref: Reference, mode: 'shared' | 'fresh'): Promise<unknown> {
+    const obj = await this.object(ref.collection, mode);
+    return obj[ref.field];
+  }
+
+  object(collectionPath: string, mode: 'shared' | 'fresh'): Promise<Obj> {
+    if (mode === 'fresh') return this.create(collectionPath);
+    let p = this.shared.get(collectionPath);
+    if (!p) {
+      p = this.create(collectionPath);
+      this.shared.set(collectionPath, p);
+    }
+    return p;
+  }
+
+  private async create(collectionPath: string): Promise<Obj> {
+    const c = this.model.collections.get(collectionPath);
+    if (!c) throw new FixtureError(`no collection ${collectionPath} in the document`);
+    const custom = this.caseContext!.profile.fixtures?.[collectionPath];
+    if (custom && !this.readOnly) {
+      const made = await custom(this.caseContext!);
+      if (made.record) this.recordObject(c, made.obj, made.pathParams ?? {}, `profile fixture ${collectionPath}`);
+      return made.obj;
+    }
+    if (!c.create) throw new FixtureError(`${collectionPath} has no create operation in the document`);
+    if (this.readOnly) throw new FixtureError(`read-only mode: cannot create a ${c.name} fixture`);
+    const built = await buildRecipe(this.caseContext!, c.create);
+    const exchange = await this.client.send(built.spec);
+    if (exchange.status < 200 || exchange.status >= 300)
+      throw new FixtureError(`creating a ${c.name} fixture through ${c.create.key} answered ${exchange.status || exchange.error}: ${exchange.body.slice(0, 300)}`, exchange);
+    // A create may answer with a list (of what one request made) or without the key it was given.
+    let obj = (Array.isArray(exchange.json) ? exchange.json[0] : exchange.json) as Obj | null;
+    const sent = (Array.isArray(built.spec.json) ? built.spec.json[0] : built.spec.json) as Obj | undefined;
+    if ((!obj || typeof obj !== 'object' || obj[c.idField] === undefined) && sent?.[c.idField] !== undefined)
+      obj = { ...(obj && typeof obj === 'object' ? obj : {}), [c.idField]: sent[c.idField] };
+    if (!obj || typeof obj !== 'object' || obj[c.idField] === undefined) {
+      throw new FixtureError(`creating a ${c.name} fixture through ${c.create.key} returned no "${c.idField}"`, exchange);
+    }
+    this.recordObject(c, obj, built.pathParams, c.create.key);
+    return obj;
+  }
+
+  private recordObject(c: Collection, obj: Obj, pathParams: Record<string, unknown>, createdBy: string): void {
+    const id = obj[c.idField];
+    if (id === undefined || id === null) return;
+    const params = { ...pathParams, [c.item!.param]: id };
+    const deletePath = c.delete ? c.item!.path.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(String(params[n]))) : undefined;
+    this.ledger.record({ collection: c.path, id: String(id), deletePath, deleteTemplate: c.delete?.key, createdBy });
+    this.created.push({ collection: c.path, id: String(id) });
+  }
+
+  /**
+   * Record what a successful non-read request created: objects of a collection's create, and objects
+   * whose schema is a collection's (e.g. the flow run `create_flow_run` returns).
+   */
+  noteCreated(op: Operation, exchange: Exchange, pathParams: Record<string, unknown>): void {
+    if (exchange.status < 200 || exchange.status >= 300 || exchange.json === undefined) return;
+    // A read returns objects that exist already, perhaps someone else's: never the run's to delete.
+    if (isReadOperation(op)) return;
+    const own = this.model.collectionOf(op);
+    let c: Collection | undefined;
+    if (own?.create === op) c = own;
+    else if (op.method === 'POST' || op.method === 'PUT') {
+      const ref = responseRef(op, exchange.status);
+      c = ref ? this.schemaToCollection.get(ref) : undefined;
+      if (c && op.method === 'PUT' && c.replace === op) c = undefined;
+    }
+    if (!c?.item) return;
+    const items = Array.isArray(exchange.json) ? exchange.json : [exchange.json];
+    for (const item of items) {
+      if (!item || typeof item !== 'object') continue;
+      // 201 says "created"; a 200 from an upsert may name an object that existed before the run, so it
+      // counts only when it carries the run's mark.
+      if (exchange.status !== 201 && !this.carriesRunMark(item as Obj)) continue;
+      this.recordObject(c, item as Obj, c === own ? pathParams : {}, op.key);
+    }
+  }
+
+  private carriesRunMark(obj: Obj): boolean {
+    const tag = this.caseContext!.safe.runTag;
+    const named = ['name', 'key', 'slug', 'tag'].some((f) => typeof obj[f] === 'string' && (obj[f] as string).startsWith(tag));
+    return named || (Array.isArray(obj.tags) && obj.tags.includes(tag));
+  }
+}
+
+/** The `$ref` of an operation's JSON success response (of its items, for an array). */
+function responseRef(op: Operation, status?: number): string | undefined {
+  const code = status !== undefined ? String(status) : Object.keys(op.responses).find((s) => s.startsWith('2'));
+  const resp = code ? (op.responses[code] ?? op.responses[Object.keys(op.responses).find((s) => s.startsWith('2')) ?? '']) : undefined;
+  const schema = resp?.content['application/json'] as (Schema & { $ref?: string; items?: Schema & { $ref?: string } }) | undefined;
+  if (!schema) return undefined;
+  return schema.$ref ?? schema.items?.$ref;
+}
+

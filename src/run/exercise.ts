@@ -1,0 +1,126 @@
+/**
+ * Exchanges for one operation: its valid recipe, generated valid bodies (a fast-check property, so that a
+ * failure shrinks to a minimal body and names its seed and path), negative bodies, and an unknown id.
+ */
+import fc from 'fast-check';
+import { CannotBuild, bodyArbitrary, buildRecipe, isReadOperation, resolvePathParams, withPath, type CaseContext } from '../cases/requests.js';
+import { negativeCases, type NegativeKind } from '../cases/negative.js';
+import type { Exchange, HttpClient, RequestSpec } from '../http/client.js';
+import type { BaselineEntry } from '../report/baseline.js';
+import type { FixturePool } from '../resources/pool.js';
+import { FixtureError } from '../resources/pool.js';
+import { jsonBodySchema, type Operation } from '../spec/operations.js';
+import type { SchemaValidators } from '../spec/validators.js';
+
+export type ExchangeKind = 'recipe' | 'generated' | 'negative' | 'unknown';
+
+export interface Sent {
+  kind: ExchangeKind;
+  negative?: NegativeKind;
+  detail?: string;
+  exchange: Exchange;
+}
+
+export interface OperationRun {
+  op: Operation;
+  /** Why the operation was not exercised at all. */
+  skipped?: string;
+  /** Why the valid recipe could not reach 2xx, when that is known not to be a defect. */
+  unreachable?: string;
+  sent: Sent[];
+  /** Set when the generated-body property failed: the shrunk counterexample's seed and path. */
+  generation?: { seed: number; path?: string; counterexample?: unknown; runs: number };
+}
+
+export interface ExerciseContext {
+  cases: CaseContext;
+  client: HttpClient;
+  pool: FixturePool;
+  validators: SchemaValidators;
+  seed: number;
+  runs: number;
+  readOnly: boolean;
+  disposable: boolean;
+  /** Bodies the baseline says show a known deviation of this operation. */
+  replays(op: Operation): Array<NonNullable<BaselineEntry['replay']>>;
+  /** A problem with one exchange, for the generated-body property (contract rules that apply to valid input). */
+  problemWithValidExchange(op: Operation, exchange: Exchange): string | undefined;
+}
+
+function stableHash(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return (h >>> 0) % 2 ** 31;
+}
+
+export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Promise<OperationRun> {
+  const run: OperationRun = { op, sent: [] };
+  const safety = ctx.cases.profile.safety(op);
+  if (ctx.readOnly && !isReadOperation(op)) return { ...run, skipped: 'read-only mode: the operation changes state' };
+  if (safety?.disposableOnly && !ctx.disposable) return { ...run, skipped: `${safety.reason} (set CONFORMANCE_DISPOSABLE_TARGET=1 on a disposable target)` };
+  run.unreachable = ctx.cases.profile.unreachable?.(op);
+
+  const send = async (kind: ExchangeKind, spec: RequestSpec, pathParams: Record<string, unknown>, extra: Partial<Sent> = {}) => {
+    const exchange = await ctx.client.send(spec);
+    ctx.pool.noteCreated(op, exchange, pathParams);
+    run.sent.push({ kind, exchange, ...extra });
+    return exchange;
+  };
+
+  let built;
+  try {
+    built = await buildRecipe(ctx.cases, op);
+  } catch (e) {
+    if (e instanceof FixtureError || e instanceof CannotBuild) return { ...run, skipped: `prerequisite missing: ${e.message}` };
+    throw e;
+  }
+  await send('recipe', built.spec, built.pathParams);
+
+  const schema = jsonBodySchema(op);
+  const mayGenerate = safety?.generated ?? true;
+  if (schema && mayGenerate) {
+    const arb = bodyArbitrary(ctx.cases, op, built.refs);
+    if (arb) {
+      // One seed per operation, derived from the run's seed: a replay of one operation needs only its key.
+      const seed = (ctx.seed + stableHash(op.key)) % 2 ** 31;
+      const result = await fc.check(
+        fc.asyncProperty(arb, async (body) => {
+          const exchange = await send('generated', { ...built.spec, json: body }, built.pathParams);
+          return ctx.problemWithValidExchange(op, exchange) === undefined;
+        }),
+        { seed, numRuns: ctx.runs, endOnFailure: false, maxSkipsPerRun: 10 },
+      );
+      run.generation = {
+        seed,
+        runs: ctx.runs,
+        path: result.failed ? result.counterexamplePath ?? undefined : undefined,
+        counterexample: result.failed ? result.counterexample?.[0] : undefined,
+      };
+    }
+    for (const negative of negativeCases(ctx.cases.model.doc, schema, built.spec.json, ctx.validators)) {
+      const spec: RequestSpec =
+        negative.raw !== undefined
+          ? { ...built.spec, json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
+          : { ...built.spec, json: negative.json };
+      await send('negative', spec, built.pathParams, { negative: negative.kind, detail: negative.detail });
+    }
+  }
+
+  for (const replay of ctx.replays(op)) {
+    const spec: RequestSpec =
+      replay.raw !== undefined ? { ...built.spec, json: undefined, raw: replay.raw, headers: { 'content-type': 'application/json' } } : { ...built.spec, json: replay.json };
+    await send(replay.kind, spec, built.pathParams, { negative: replay.negative, detail: 'the baseline\'s replayed body' });
+  }
+
+  const own = ctx.cases.model.collectionOf(op);
+  const hasOwnItemParam = own && op.parameters.some((p) => p.in === 'path' && ctx.cases.model.referenceFor(op, p.name, 'path')?.collection === own.path && op.path.replace(/\/$/, '').endsWith(`{${p.name}}`));
+  if (hasOwnItemParam) {
+    try {
+      const params = await resolvePathParams(ctx.cases, op, 'unknown');
+      await send('unknown', { ...built.spec, path: withPath(op, params) }, params);
+    } catch (e) {
+      if (!(e instanceof FixtureError || e instanceof CannotBuild)) throw e;
+    }
+  }
+  return run;
+}

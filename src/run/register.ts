@@ -1,0 +1,76 @@
+/**
+ * Turn a family of checks into vitest tests: one test per (check, operation), named by the check id, so
+ * that vitest's runner, sharding and reporters serve us. The verdict, with the baseline applied, travels
+ * to the reporter in the test's meta.
+ */
+import { test } from 'vitest';
+import type { Check, ResultStatus } from '../checks/types.js';
+import { HttpClient, type Exchange } from '../http/client.js';
+import { applyBaseline, findEntry, loadBaseline, type Baseline } from '../report/baseline.js';
+import type { CheckResult, OperationSummary, RecordedExchange, RunInfo } from '../report/results.js';
+import type { Operation } from '../spec/operations.js';
+import type { Session } from './session.js';
+
+declare module 'vitest' {
+  interface TaskMeta {
+    conformance?: CheckResult;
+    /** Set on a suite file: its view of the run's operations and target. */
+    operations?: OperationSummary[];
+    runInfo?: RunInfo;
+  }
+}
+
+let baseline: Baseline | undefined;
+
+function recorded(ex: Exchange): RecordedExchange {
+  return {
+    request: { method: ex.method, url: ex.url, headers: ex.requestHeaders, body: ex.requestBody },
+    response: { status: ex.status, headers: ex.responseHeaders, body: ex.body.slice(0, 4000), error: ex.error, truncated: ex.truncated },
+    ms: ex.ms,
+    curl: HttpClient.curl(ex),
+  };
+}
+
+export function collectionLabel(session: Session, op: Operation): string {
+  return session.model.collectionOf(op)?.path ?? `/${op.path.split('/').filter(Boolean)[0] ?? ''}`;
+}
+
+export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>, ctx: Ctx, operations: Operation[] = session.operations): void {
+  baseline ??= loadBaseline(session.config.baselinePath);
+  for (const check of checks) {
+    for (const op of operations) {
+      if (!check.appliesTo(op, ctx)) continue;
+      test(`${check.id} ${op.key}`, async ({ task, skip, annotate }) => {
+        const verdict = await check.run(op, ctx);
+        const entry = findEntry(baseline!, check.id, op.key);
+        const status: ResultStatus = applyBaseline(verdict.status, entry);
+        const evidence = (verdict.evidence ?? []).map(recorded);
+        task.meta.conformance = {
+          id: check.id,
+          family: check.family,
+          level: check.level,
+          clause: check.clause,
+          title: check.title,
+          operation: op.key,
+          collection: collectionLabel(session, op),
+          status,
+          message: verdict.message,
+          repro: evidence[0]?.curl,
+          seed: verdict.seed,
+          path: verdict.path,
+          evidence,
+          baseline: entry ? { reason: entry.reason, expires: entry.expires } : undefined,
+        };
+        if (status === 'skipped') skip(verdict.message);
+        if (status === 'xfail') await annotate(`expected failure (baseline): ${entry!.reason} — ${verdict.message}`, 'xfail');
+        if (status === 'xpass') throw new Error(`a baselined failure passed: update the baseline (${entry!.reason})`);
+        if (status === 'failed') {
+          const message = `${check.level} ${check.title}\n${verdict.message}\n${evidence[0]?.curl ?? ''}`;
+          // Only a MUST fails the run; a SHOULD or MAY failure is reported, and the test notes it.
+          if (check.level === 'MUST') throw new Error(message);
+          await annotate(`${check.level} not met: ${verdict.message}`, 'warning');
+        }
+      });
+    }
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * One conformance run inside the vitest worker: config → spec → model → fixtures → exchanges, built
+ * once and shared by every suite file (vitest runs them in one worker without isolation).
+ */
+import path from 'node:path';
+import { loadConfig, secretsOf, type Config } from '../config/config.js';
+import { SafeValues } from '../cases/safeValues.js';
+import type { CaseContext } from '../cases/requests.js';
+import { problemWithValidExchange } from '../checks/contract.js';
+import { HttpClient } from '../http/client.js';
+import { Redactor } from '../http/redact.js';
+import { buildModel, type ApiModel } from '../model/model.js';
+import { profileFor } from '../model/profiles/index.js';
+import { Ledger } from '../resources/ledger.js';
+import { FixturePool } from '../resources/pool.js';
+import { loadSpec, type LoadedSpec } from '../spec/load.js';
+import type { Operation } from '../spec/operations.js';
+import { SchemaValidators } from '../spec/validators.js';
+import { loadBaseline, replaysFor } from '../report/baseline.js';
+import type { OperationSummary, RunInfo } from '../report/results.js';
+import { TOOL } from '../report/tool.js';
+import { exerciseOperation, type ExerciseContext, type OperationRun } from './exercise.js';
+
+export interface Session {
+  config: Config;
+  spec: LoadedSpec;
+  model: ApiModel;
+  validators: SchemaValidators;
+  client: HttpClient;
+  pool: FixturePool;
+  cases: CaseContext;
+  redactor: Redactor;
+  /** The operations this run covers (all of the document's, unless CONFORMANCE_OPERATIONS narrows them). */
+  operations: Operation[];
+  exercise(op: Operation): Promise<OperationRun>;
+  /** Exercise every operation, a bounded number at a time. */
+  exerciseAll(): Promise<Map<Operation, OperationRun>>;
+  runOf(op: Operation): OperationRun;
+  /** Every operation of the document, exercised or not, for results.json. */
+  operationSummaries(): OperationSummary[];
+  runInfo(): RunInfo;
+}
+
+/** Files the supervising CLI reads after the worker is done. */
+export function runFiles(runDir: string) {
+  return { ledger: path.join(runDir, 'ledger.jsonl'), exchanges: path.join(runDir, 'exchanges.jsonl'), spec: path.join(runDir, 'openapi.json') };
+}
+
+async function createSession(): Promise<Session> {
+  const config = loadConfig(process.env);
+  if (!config.baseUrl) throw new Error('the conformance suites need CONFORMANCE_BASE_URL: run them through `npm run conformance`');
+  const runDir = process.env.CONFORMANCE_RUN_DIR;
+  const files = runDir ? runFiles(runDir) : undefined;
+  const redactor = new Redactor(secretsOf(config));
+  const client = new HttpClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    authString: config.authString,
+    timeoutMs: config.requestTimeoutMs,
+    concurrency: config.concurrency,
+    redactor,
+    exchangeLog: files?.exchanges,
+  });
+  const specSource = config.specSource ?? `${config.baseUrl}/openapi.json`;
+  const spec = await loadSpec(specSource, { headers: client.options.apiKey || client.options.authString ? authHeaders(config) : {}, timeoutMs: config.requestTimeoutMs });
+  const model = buildModel(spec.doc);
+  const baseline = loadBaseline(config.baselinePath);
+  const validators = new SchemaValidators(spec.doc);
+  const pool = new FixturePool(model, client, new Ledger(files?.ledger), config.readOnly);
+  const cases: CaseContext = { model, fixtures: pool, safe: new SafeValues(config.runTag), profile: profileFor(spec) };
+  pool.attach(cases);
+  const operations = model.operations.filter((op) => !config.operationFilter || config.operationFilter.test(op.key));
+  const exerciseContext: ExerciseContext = {
+    cases,
+    client,
+    pool,
+    validators,
+    seed: config.seed,
+    runs: config.runs,
+    readOnly: config.readOnly,
+    disposable: config.disposable,
+    problemWithValidExchange: (op, ex) => problemWithValidExchange(validators, op, ex),
+    replays: (op) => replaysFor(baseline, op.key),
+  };
+  const runs = new Map<Operation, Promise<OperationRun>>();
+  const done = new Map<Operation, OperationRun>();
+  const exercise = (op: Operation) => {
+    let p = runs.get(op);
+    if (!p) {
+      p = exerciseOperation(exerciseContext, op).then((r) => {
+        done.set(op, r);
+        return r;
+      });
+      runs.set(op, p);
+    }
+    return p;
+  };
+  return {
+    config,
+    spec,
+    model,
+    validators,
+    client,
+    pool,
+    cases,
+    redactor,
+    operations,
+    exercise,
+    async exerciseAll() {
+      const queue = [...operations];
+      const workers = Array.from({ length: Math.max(1, Math.min(config.concurrency, queue.length)) }, async () => {
+        for (let op = queue.shift(); op; op = queue.shift()) await exercise(op);
+      });
+      await Promise.all(workers);
+      return done;
+    },
+    operationSummaries() {
+      return model.operations.map((op) => {
+        const r = done.get(op);
+        const counts = client.perOperation.get(op.key) ?? { requests: 0, retried: 0 };
+        const reached2xx = r?.sent.some((s) => s.exchange.status >= 200 && s.exchange.status < 300) ?? false;
+        const note = !r ? 'not selected (CONFORMANCE_OPERATIONS)' : r.skipped ?? (reached2xx ? undefined : r.unreachable ?? 'no request reached 2xx: see contract.reaches-2xx');
+        return { method: op.method, path: op.path, exercised: !!r && !r.skipped, reached2xx, requests: counts.requests, note, retried: counts.retried || undefined };
+      });
+    },
+    runInfo() {
+      return {
+        tool: TOOL,
+        target: { baseUrl: redactor.text(config.baseUrl!), openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', title: spec.raw.info?.title, profile: cases.profile.name, managed: process.env.CONFORMANCE_MANAGED || undefined },
+        seed: config.seed,
+        runTag: config.runTag,
+        runs: config.runs,
+        readOnly: config.readOnly,
+      };
+    },
+    runOf(op) {
+      const r = done.get(op);
+      if (!r) throw new Error(`${op.key} was not exercised yet`);
+      return r;
+    },
+  };
+}
+
+function authHeaders(config: Config): Record<string, string> {
+  if (config.apiKey) return { authorization: `Bearer ${config.apiKey}` };
+  if (config.authString) return { authorization: `Basic ${Buffer.from(config.authString).toString('base64')}` };
+  return {};
+}
+
+let current: Promise<Session> | undefined;
+
+export function getSession(): Promise<Session> {
+  current ??= createSession();
+  return current;
+}

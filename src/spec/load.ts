@@ -1,0 +1,73 @@
+/**
+ * Load the target's OpenAPI document (from `{base}/openapi.json`, a file or a URL), validate a clone of
+ * it with swagger-parser, and normalise its schemas to JSON Schema 2020-12.
+ */
+import { readFile } from 'node:fs/promises';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { request } from 'undici';
+import { UsageError } from '../config/config.js';
+import { normalizeDocument } from './normalize.js';
+
+export type OpenApiDocument = {
+  openapi: string;
+  info: { title?: string; version?: string };
+  paths: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, unknown> };
+  [key: string]: unknown;
+};
+
+export interface LoadedSpec {
+  source: string;
+  /** The document as served, untouched (3.0 or 3.1). */
+  raw: OpenApiDocument;
+  /** The same document with every schema in JSON Schema 2020-12 form (3.0's nullable turned into type arrays). */
+  doc: OpenApiDocument;
+  openapi: string;
+}
+
+async function fetchText(url: string, headers: Record<string, string>, timeoutMs: number): Promise<string> {
+  let res;
+  try {
+    res = await request(url, { headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs * 2) });
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    throw new UsageError(`target unreachable: ${url} (${err.code ?? err.name}: ${err.message})`);
+  }
+  const text = await res.body.text();
+  if (res.statusCode >= 400) throw new UsageError(`${url} serves no OpenAPI document (HTTP ${res.statusCode})`);
+  return text;
+}
+
+export async function loadSpec(source: string, opts: { headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<LoadedSpec> {
+  const isUrl = /^https?:\/\//i.test(source);
+  let text: string;
+  if (isUrl) text = await fetchText(source, { accept: 'application/json', ...(opts.headers ?? {}) }, opts.timeoutMs ?? 10000);
+  else {
+    try {
+      text = await readFile(source, 'utf8');
+    } catch (e) {
+      throw new UsageError(`cannot read OpenAPI document ${source}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new UsageError(`${source} serves no OpenAPI document (not JSON)`);
+  }
+  const candidate = raw as Partial<OpenApiDocument> | null;
+  if (!candidate || typeof candidate !== 'object' || typeof candidate.openapi !== 'string' || typeof candidate.paths !== 'object')
+    throw new UsageError(`${source} serves no OpenAPI document (no "openapi" version and "paths")`);
+  if (!/^3\.[01]\.\d+$/.test(candidate.openapi)) throw new UsageError(`${source}: OpenAPI ${candidate.openapi} is not supported (3.0.x and 3.1.x are)`);
+  try {
+    // swagger-parser mutates what it validates: hand it a clone.
+    await SwaggerParser.validate(structuredClone(raw) as never, { dereference: { circular: 'ignore' } } as never);
+  } catch (e) {
+    const err = e as Error & { details?: Array<{ message?: string; path?: unknown[] }> };
+    const detail = err.details?.[0];
+    const where = detail ? ` at ${(detail.path ?? []).join('/')}: ${detail.message}` : '';
+    throw new UsageError(`invalid OpenAPI document ${source}: ${err.message.split('\n')[0]}${where}`);
+  }
+  const doc = normalizeDocument(raw as OpenApiDocument);
+  return { source, raw: raw as OpenApiDocument, doc, openapi: candidate.openapi };
+}

@@ -1,0 +1,209 @@
+/**
+ * The managed reference server: a real Prefect from PyPI, at the pinned version, in a venv cached per
+ * user and keyed by version, started on a free port with a fresh home and database, and stopped on exit.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream, mkdirSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Database } from '../config/config.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface PrefectPin {
+  prefect: string;
+  constraints: string[];
+}
+
+export function readPin(): PrefectPin {
+  return JSON.parse(readFileSync(path.join(repoRoot, 'prefect-version.json'), 'utf8')) as PrefectPin;
+}
+
+function cacheRoot(): string {
+  return process.env.CONFORMANCE_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'orchestration-conformance');
+}
+
+export function venvDir(pin: PrefectPin = readPin()): string {
+  return path.join(cacheRoot(), `prefect-${pin.prefect}`);
+}
+
+function run(cmd: string, args: string[], what: string): void {
+  const result = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (result.status !== 0) {
+    const tail = `${result.stdout ?? ''}${result.stderr ?? ''}`.split('\n').filter((l) => l && !l.startsWith('WARNING')).slice(-5).join(' | ');
+    throw new Error(`${what} failed (exit ${result.status}): ${tail || result.error?.message}`);
+  }
+}
+
+/** Install the pinned Prefect into its cached venv unless it is there already; returns the prefect binary. */
+export function ensurePrefect(log: (line: string) => void = () => {}): string {
+  const pin = readPin();
+  const dir = venvDir(pin);
+  const marker = path.join(dir, '.installed');
+  const spec = JSON.stringify(pin);
+  const bin = path.join(dir, 'bin', 'prefect');
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === spec && existsSync(bin)) return bin;
+  log(`installing prefect ${pin.prefect} into ${dir}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.dirname(dir), { recursive: true });
+  run(process.env.PYTHON || 'python3', ['-m', 'venv', dir], 'creating the venv');
+  const constraints = path.join(dir, 'constraints.txt');
+  writeFileSync(constraints, pin.constraints.join('\n') + '\n');
+  run(path.join(dir, 'bin', 'pip'), ['install', '--disable-pip-version-check', '-q', `prefect==${pin.prefect}`, '-c', constraints], `pip install prefect==${pin.prefect}`);
+  writeFileSync(marker, spec);
+  return bin;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface ManagedServer {
+  baseUrl: string;
+  database: Database;
+  home: string;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  database?: Database;
+  /** Turns on the server's HTTP Basic auth. */
+  authString?: string;
+  startupDeadlineMs?: number;
+  log?: (line: string) => void;
+}
+
+const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
+
+function psql(sql: string): void {
+  run('psql', ['-h', PG.host, '-p', String(PG.port), '-U', PG.user, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql], `psql: ${sql}`);
+}
+
+async function waitHealthy(baseUrl: string, child: ChildProcess, deadlineMs: number, logFile: string): Promise<void> {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`prefect server exited with code ${child.exitCode} during start-up; see ${logFile}`);
+    try {
+      const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2000) });
+      if (res.ok && (await res.text()).trim() === 'true') return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`prefect server did not become healthy within ${deadlineMs} ms; see ${logFile}`);
+}
+
+const live = new Set<ManagedServer>();
+let exitHooksInstalled = false;
+
+/** Stop every managed server on exit, also on SIGINT/SIGTERM, so that a crash never leaves one behind. */
+function installExitHooks(): void {
+  if (exitHooksInstalled) return;
+  exitHooksInstalled = true;
+  process.on('exit', () => {
+    for (const s of live) (s as ManagedServer & { killNow(): void }).killNow();
+  });
+}
+
+export async function startPrefect(options: StartOptions = {}): Promise<ManagedServer> {
+  const log = options.log ?? (() => {});
+  const database = options.database ?? 'sqlite';
+  const bin = ensurePrefect(log);
+  const port = await freePort();
+  const home = mkdtempSync(path.join(os.tmpdir(), 'conformance-prefect-'));
+  const logFile = path.join(home, 'server.log');
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PREFECT_HOME: home,
+    PREFECT_SERVER_UI_ENABLED: 'false',
+    PREFECT_UI_ENABLED: 'false',
+    PREFECT_SERVER_ANALYTICS_ENABLED: 'false',
+    PREFECT_SERVER_API_HOST: '127.0.0.1',
+    PREFECT_SERVER_API_PORT: String(port),
+    PREFECT_LOGGING_LEVEL: 'WARNING',
+  };
+  for (const key of Object.keys(env)) if (key.startsWith('PREFECT_API_') || key === 'PREFECT_SERVER_API_AUTH_STRING') delete env[key];
+  let dbName: string | undefined;
+  if (database === 'postgres') {
+    dbName = `conformance_${path.basename(home).replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
+    psql(`CREATE DATABASE ${dbName}`);
+    env.PREFECT_SERVER_DATABASE_CONNECTION_URL = `postgresql+asyncpg://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
+  }
+  if (options.authString) env.PREFECT_SERVER_API_AUTH_STRING = options.authString;
+  const out = createWriteStream(logFile);
+  const child = spawn(bin, ['server', 'start', '--host', '127.0.0.1', '--port', String(port), '--no-services'], {
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.pipe(out);
+  child.stderr!.pipe(out);
+  const baseUrl = `http://127.0.0.1:${port}/api`;
+  let stopped = false;
+  const killGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const dropDatabase = () => {
+    if (dbName) {
+      try {
+        psql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      } catch (e) {
+        log(`could not drop ${dbName}: ${(e as Error).message}`);
+      }
+    }
+  };
+  const server: ManagedServer & { killNow(): void } = {
+    baseUrl,
+    database,
+    home,
+    logFile,
+    killNow() {
+      if (stopped) return;
+      stopped = true;
+      killGroup('SIGKILL');
+      dropDatabase();
+      rmSync(home, { recursive: true, force: true });
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      live.delete(server);
+      if (child.exitCode === null) {
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        killGroup('SIGTERM');
+        const timer = setTimeout(() => killGroup('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      dropDatabase();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  live.add(server);
+  installExitHooks();
+  try {
+    await waitHealthy(baseUrl, child, options.startupDeadlineMs ?? 120_000, logFile);
+  } catch (e) {
+    const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-5).join(' | ') : '';
+    await server.stop();
+    throw new Error(`${(e as Error).message} ${tail}`);
+  }
+  log(`prefect ${readPin().prefect} on ${database} at ${baseUrl}`);
+  return server;
+}

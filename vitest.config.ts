@@ -1,0 +1,31 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'conformance',
+          include: ['suites/**/*.test.ts'],
+          // One worker, no isolation: every suite file shares one run (spec, fixtures, exchanges).
+          pool: 'forks',
+          maxWorkers: 1,
+          isolate: false,
+          fileParallelism: false,
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+        },
+      },
+      {
+        test: {
+          name: 'self',
+          include: ['test/**/*.test.ts'],
+          globalSetup: ['test/globalSetup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
