@@ -80,6 +80,9 @@ function typesOf(schema: S): string[] {
   return [];
 }
 
+/** A value where the schema allows any JSON: small, so that bodies stay readable and shrink fast. */
+const anyJson = fc.jsonValue({ maxDepth: 1, depthSize: 'xsmall' });
+
 const DATE_MIN = new Date('2000-01-01T00:00:00Z');
 const DATE_MAX = new Date('2099-12-31T23:59:59Z');
 
@@ -147,7 +150,7 @@ function arbitraryOfType(ctx: GenContext, schema: S, type: string, depth: number
       }
       const minLength = schema.minItems ?? 0;
       const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? minLength + 2, minLength + (depth > 2 ? 0 : 3)));
-      const items = schema.items ? arbitraryFor(schema.items, ctx, depth + 1) : fc.jsonValue({ maxDepth: 1 });
+      const items = schema.items ? arbitraryFor(schema.items, ctx, depth + 1) : anyJson;
       return schema.uniqueItems
         ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
         : fc.array(items, { minLength, maxLength });
@@ -177,7 +180,7 @@ function objectArbitrary(ctx: GenContext, schema: S, depth: number): fc.Arbitrar
     });
   }
   if (Object.keys(properties).length === 0 && extra === undefined && !tooDeep && schema.minProperties === undefined) {
-    return fc.dictionary(fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme-ascii' }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
+    return fc.dictionary(fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme-ascii' }), anyJson, { maxKeys: 3 });
   }
   return record;
 }
@@ -196,7 +199,7 @@ export function arbitraryFor(schema: Schema, ctx: GenContext, depth = 0): fc.Arb
     return fc.oneof(...merged.map((b) => arbitraryFor(b, ctx, depth + 1)));
   }
   const types = typesOf(s);
-  if (types.length === 0) return depth > (ctx.maxDepth ?? 4) ? fc.constant(null) : fc.jsonValue({ maxDepth: 2 });
+  if (types.length === 0) return depth > (ctx.maxDepth ?? 4) ? fc.constant(null) : anyJson;
   if (types.length === 1) return arbitraryOfType(ctx, s, types[0], depth);
   return fc.oneof(...types.map((t) => arbitraryOfType(ctx, s, t, depth)));
 }

@@ -67,6 +67,8 @@ const MAX_ATTEMPTS = 5;
 
 export class HttpClient {
   private readonly agent: Agent;
+  /** For retries after a dropped socket: every request gets a connection of its own, closed after it. */
+  private readonly freshAgent: Agent;
   private active = 0;
   private readonly waiting: Array<() => void> = [];
   private seq = 0;
@@ -84,6 +86,7 @@ export class HttpClient {
       keepAliveTimeout: 2000,
       keepAliveMaxTimeout: 4000,
     });
+    this.freshAgent = new Agent({ connections: options.concurrency, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, pipelining: 0 });
   }
 
   private authHeaders(): Record<string, string> {
@@ -175,7 +178,7 @@ export class HttpClient {
     this.requestCount++;
     const deadline = AbortSignal.timeout(this.options.timeoutMs * 2);
     try {
-      const res = await undiciRequest(url, { method: spec.method as 'GET', headers, body, dispatcher: this.agent, signal: deadline, reset: freshConnection });
+      const res = await undiciRequest(url, { method: spec.method as 'GET', headers, body, dispatcher: freshConnection ? this.freshAgent : this.agent, signal: deadline, reset: freshConnection });
       const responseHeaders: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
       const max = this.options.maxBodyBytes ?? 8 * 1024 * 1024;
@@ -241,6 +244,6 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    await Promise.all([this.agent.close(), this.freshAgent.close()]);
   }
 }

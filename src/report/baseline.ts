@@ -17,9 +17,22 @@ export interface BaselineEntry {
    * A body that shows the deviation, sent on every run beside the generated ones, so that a deviation
    * found by generation is reproduced whatever the seed (and an entry that stops failing is noticed).
    */
-  replay?: { kind: 'generated' | 'negative'; negative?: 'wrong-type' | 'missing-required' | 'extra-property' | 'out-of-range' | 'malformed-json'; json?: unknown; raw?: string };
+  replay?: Replay;
+  /** The entry applies only to a managed target whose description contains this (e.g. "sqlite"). */
+  onlyOn?: string;
   /** After this date (YYYY-MM-DD) the entry no longer excuses anything. */
   expires?: string;
+}
+
+export interface Replay {
+  kind: 'generated' | 'negative';
+  negative?: 'wrong-type' | 'missing-required' | 'extra-property' | 'out-of-range' | 'malformed-json';
+  /** The whole body to send. */
+  json?: unknown;
+  /** Fields laid over the run's own valid body (which names the run's own objects). */
+  overlay?: Record<string, unknown>;
+  /** How many times to send it (a duplicate shows what a first request cannot). */
+  repeat?: number;
 }
 
 export interface Baseline {
@@ -41,6 +54,11 @@ export function loadBaseline(file: string | undefined): Baseline {
   return data as Baseline;
 }
 
+/** Keep the entries that apply to this target (`onlyOn` against the managed target's description). */
+export function forTarget(baseline: Baseline, managed: string | undefined): Baseline {
+  return { ...baseline, entries: baseline.entries.filter((e) => !e.onlyOn || (managed ?? '').includes(e.onlyOn)) };
+}
+
 export function findEntry(baseline: Baseline, check: string, operation: string): BaselineEntry | undefined {
   return baseline.entries.find((e) => e.check === check && (e.operation === operation || e.operation === '*'));
 }
@@ -58,6 +76,6 @@ export function applyBaseline(status: VerdictStatus, entry: BaselineEntry | unde
   return status;
 }
 
-export function replaysFor(baseline: Baseline, operation: string): NonNullable<BaselineEntry['replay']>[] {
+export function replaysFor(baseline: Baseline, operation: string): Replay[] {
   return baseline.entries.filter((e) => e.operation === operation && e.replay && !isExpired(e)).map((e) => e.replay!);
 }

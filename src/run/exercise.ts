@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { CannotBuild, bodyArbitrary, buildRecipe, isReadOperation, resolvePathParams, withPath, type CaseContext } from '../cases/requests.js';
 import { negativeCases, type NegativeKind } from '../cases/negative.js';
 import type { Exchange, HttpClient, RequestSpec } from '../http/client.js';
-import type { BaselineEntry } from '../report/baseline.js';
+import type { Replay } from '../report/baseline.js';
 import type { FixturePool } from '../resources/pool.js';
 import { FixtureError } from '../resources/pool.js';
 import { jsonBodySchema, type Operation } from '../spec/operations.js';
@@ -42,9 +42,17 @@ export interface ExerciseContext {
   readOnly: boolean;
   disposable: boolean;
   /** Bodies the baseline says show a known deviation of this operation. */
-  replays(op: Operation): Array<NonNullable<BaselineEntry['replay']>>;
+  replays(op: Operation): Replay[];
   /** A problem with one exchange, for the generated-body property (contract rules that apply to valid input). */
   problemWithValidExchange(op: Operation, exchange: Exchange): string | undefined;
+}
+
+/** Requests one failing property may spend on shrinking its counterexample. */
+const SHRINK_BUDGET = 30;
+
+/** `"{{name}}"` in a replayed overlay becomes a fresh name of the run's, so that an upsert creates anew. */
+function withFreshNames(value: Record<string, unknown>, fresh: () => string): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(value), (_k, v) => (v === '{{name}}' ? fresh() : v)) as Record<string, unknown>;
 }
 
 function stableHash(text: string): number {
@@ -83,8 +91,11 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     if (arb) {
       // One seed per operation, derived from the run's seed: a replay of one operation needs only its key.
       const seed = (ctx.seed + stableHash(op.key)) % 2 ** 31;
+      // Shrinking is bounded by a count of requests, not by time, so that a replay sends the same ones.
+      let budget = ctx.runs + SHRINK_BUDGET;
       const result = await fc.check(
         fc.asyncProperty(arb, async (body) => {
+          if (budget-- <= 0) return true;
           const exchange = await send('generated', { ...built.spec, json: body }, built.pathParams);
           return ctx.problemWithValidExchange(op, exchange) === undefined;
         }),
@@ -107,9 +118,11 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   }
 
   for (const replay of ctx.replays(op)) {
-    const spec: RequestSpec =
-      replay.raw !== undefined ? { ...built.spec, json: undefined, raw: replay.raw, headers: { 'content-type': 'application/json' } } : { ...built.spec, json: replay.json };
-    await send(replay.kind, spec, built.pathParams, { negative: replay.negative, detail: 'the baseline\'s replayed body' });
+    for (let i = 0; i < (replay.repeat ?? 1); i++) {
+      const overlay = replay.overlay ? withFreshNames(replay.overlay, () => ctx.cases.safe.name()) : undefined;
+      const json = overlay ? { ...(built.spec.json as object), ...overlay } : replay.json;
+      await send(replay.kind, { ...built.spec, json }, built.pathParams, { negative: replay.negative, detail: 'the baseline\'s replayed body' });
+    }
   }
 
   const own = ctx.cases.model.collectionOf(op);

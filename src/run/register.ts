@@ -6,7 +6,7 @@
 import { test } from 'vitest';
 import type { Check, ResultStatus } from '../checks/types.js';
 import { HttpClient, type Exchange } from '../http/client.js';
-import { applyBaseline, findEntry, loadBaseline, type Baseline } from '../report/baseline.js';
+import { applyBaseline, findEntry, forTarget, loadBaseline, type Baseline } from '../report/baseline.js';
 import type { CheckResult, OperationSummary, RecordedExchange, RunInfo } from '../report/results.js';
 import type { Operation } from '../spec/operations.js';
 import type { Session } from './session.js';
@@ -36,7 +36,7 @@ export function collectionLabel(session: Session, op: Operation): string {
 }
 
 export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>, ctx: Ctx, operations: Operation[] = session.operations): void {
-  baseline ??= loadBaseline(session.config.baselinePath);
+  baseline ??= forTarget(loadBaseline(session.config.baselinePath), process.env.CONFORMANCE_MANAGED);
   for (const check of checks) {
     for (const op of operations) {
       if (!check.appliesTo(op, ctx)) continue;

@@ -16,7 +16,7 @@ import { FixturePool } from '../resources/pool.js';
 import { loadSpec, type LoadedSpec } from '../spec/load.js';
 import type { Operation } from '../spec/operations.js';
 import { SchemaValidators } from '../spec/validators.js';
-import { loadBaseline, replaysFor } from '../report/baseline.js';
+import { forTarget, loadBaseline, replaysFor } from '../report/baseline.js';
 import type { OperationSummary, RunInfo } from '../report/results.js';
 import { TOOL } from '../report/tool.js';
 import { exerciseOperation, type ExerciseContext, type OperationRun } from './exercise.js';
@@ -64,7 +64,7 @@ async function createSession(): Promise<Session> {
   const specSource = config.specSource ?? `${config.baseUrl}/openapi.json`;
   const spec = await loadSpec(specSource, { headers: client.options.apiKey || client.options.authString ? authHeaders(config) : {}, timeoutMs: config.requestTimeoutMs });
   const model = buildModel(spec.doc);
-  const baseline = loadBaseline(config.baselinePath);
+  const baseline = forTarget(loadBaseline(config.baselinePath), process.env.CONFORMANCE_MANAGED);
   const validators = new SchemaValidators(spec.doc);
   const pool = new FixturePool(model, client, new Ledger(files?.ledger), config.readOnly);
   const cases: CaseContext = { model, fixtures: pool, safe: new SafeValues(config.runTag), profile: profileFor(spec) };
