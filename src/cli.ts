@@ -124,7 +124,7 @@ async function runCommand(args: string[]): Promise<number> {
       CONFORMANCE_STARTED_AT: startedAt,
       CONFORMANCE_BASELINE: baselinePath ?? '',
       CONFORMANCE_DISPOSABLE_TARGET: config.disposable ? '1' : '',
-      CONFORMANCE_MANAGED: server ? `prefect ${readPin().prefect} on ${server.database}` : '',
+      CONFORMANCE_TARGET_LABEL: server ? `prefect ${readPin().prefect} on ${server.database}` : (env.CONFORMANCE_TARGET_LABEL ?? ''),
     };
     delete childEnv.PREFECT_API_URL;
     await runVitest(childEnv, config.outDir, (kill) => (killChild = kill));

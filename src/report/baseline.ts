@@ -18,7 +18,9 @@ export interface BaselineEntry {
    * found by generation is reproduced whatever the seed (and an entry that stops failing is noticed).
    */
   replay?: Replay;
-  /** The entry applies only to a managed target whose description contains this (e.g. "sqlite"). */
+  /** The deviation shows only sometimes (it depends on timing): a pass is not reported as xpass. */
+  intermittent?: boolean;
+  /** The entry applies only to a target whose label (CONFORMANCE_TARGET_LABEL, set by the managed launcher) contains this, e.g. "sqlite". */
   onlyOn?: string;
   /** After this date (YYYY-MM-DD) the entry no longer excuses anything. */
   expires?: string;
@@ -54,9 +56,9 @@ export function loadBaseline(file: string | undefined): Baseline {
   return data as Baseline;
 }
 
-/** Keep the entries that apply to this target (`onlyOn` against the managed target's description). */
-export function forTarget(baseline: Baseline, managed: string | undefined): Baseline {
-  return { ...baseline, entries: baseline.entries.filter((e) => !e.onlyOn || (managed ?? '').includes(e.onlyOn)) };
+/** Keep the entries that apply to this target (`onlyOn` against the target's label). */
+export function forTarget(baseline: Baseline, label: string | undefined): Baseline {
+  return { ...baseline, entries: baseline.entries.filter((e) => !e.onlyOn || (label ?? '').includes(e.onlyOn)) };
 }
 
 export function findEntry(baseline: Baseline, check: string, operation: string): BaselineEntry | undefined {
@@ -71,8 +73,8 @@ export function isExpired(entry: BaselineEntry, today = new Date()): boolean {
 export function applyBaseline(status: VerdictStatus, entry: BaselineEntry | undefined): ResultStatus {
   if (!entry || isExpired(entry)) return status;
   if (status === 'failed') return 'xfail';
-  // An entry for every operation ("*") is stale only where the check ran and passed everywhere: see report.
-  if (status === 'passed' && entry.operation !== '*') return 'xpass';
+  // An entry for every operation ("*") excuses failures where they show, and says nothing elsewhere.
+  if (status === 'passed' && entry.operation !== '*' && !entry.intermittent) return 'xpass';
   return status;
 }
 

@@ -36,7 +36,7 @@ export function collectionLabel(session: Session, op: Operation): string {
 }
 
 export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>, ctx: Ctx, operations: Operation[] = session.operations): void {
-  baseline ??= forTarget(loadBaseline(session.config.baselinePath), process.env.CONFORMANCE_MANAGED);
+  baseline ??= forTarget(loadBaseline(session.config.baselinePath), process.env.CONFORMANCE_TARGET_LABEL);
   for (const check of checks) {
     for (const op of operations) {
       if (!check.appliesTo(op, ctx)) continue;

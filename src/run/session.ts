@@ -64,7 +64,7 @@ async function createSession(): Promise<Session> {
   const specSource = config.specSource ?? `${config.baseUrl}/openapi.json`;
   const spec = await loadSpec(specSource, { headers: client.options.apiKey || client.options.authString ? authHeaders(config) : {}, timeoutMs: config.requestTimeoutMs });
   const model = buildModel(spec.doc);
-  const baseline = forTarget(loadBaseline(config.baselinePath), process.env.CONFORMANCE_MANAGED);
+  const baseline = forTarget(loadBaseline(config.baselinePath), process.env.CONFORMANCE_TARGET_LABEL);
   const validators = new SchemaValidators(spec.doc);
   const pool = new FixturePool(model, client, new Ledger(files?.ledger), config.readOnly);
   const cases: CaseContext = { model, fixtures: pool, safe: new SafeValues(config.runTag), profile: profileFor(spec) };
@@ -126,7 +126,7 @@ async function createSession(): Promise<Session> {
     runInfo() {
       return {
         tool: TOOL,
-        target: { baseUrl: redactor.text(config.baseUrl!), openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', title: spec.raw.info?.title, profile: cases.profile.name, managed: process.env.CONFORMANCE_MANAGED || undefined },
+        target: { baseUrl: redactor.text(config.baseUrl!), openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', title: spec.raw.info?.title, profile: cases.profile.name, managed: process.env.CONFORMANCE_TARGET_LABEL || undefined },
         seed: config.seed,
         runTag: config.runTag,
         runs: config.runs,

@@ -1,0 +1,64 @@
+/** Bad input to the suite: one clear line on stderr, exit code 2, never a stack trace. */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { freePort } from '../../src/target/prefect.js';
+import { runCli } from '../support/runCli.js';
+
+let server: http.Server;
+let base: string;
+
+beforeAll(async () => {
+  // A server that answers, but not with an OpenAPI document (HTML), or with a broken one.
+  server = http.createServer((req, res) => {
+    if (req.url?.startsWith('/html/')) {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><body>not an API</body></html>');
+    } else if (req.url?.startsWith('/broken/')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ openapi: '3.1.0', info: { title: 'x', version: '1' }, paths: { '/flows/': { get: { responses: 'not an object' } } } }));
+    } else {
+      res.writeHead(404);
+      res.end();
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+function expectOneLine(run: { code: number; stderr: string }, pattern: RegExp) {
+  expect(run.code).toBe(2);
+  const lines = run.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+  expect(run.stderr).not.toMatch(/\n\s+at /);
+}
+
+describe('bad input exits 2 with one line', () => {
+  test('an unreachable URL', async () => {
+    const port = await freePort();
+    expectOneLine(await runCli([], { CONFORMANCE_BASE_URL: `http://127.0.0.1:${port}/api` }), new RegExp(`unreachable: http://127.0.0.1:${port}/api`));
+  });
+
+  test('a URL that serves no OpenAPI document', async () => {
+    expectOneLine(await runCli([], { CONFORMANCE_BASE_URL: `${base}/html` }), /serves no OpenAPI document/);
+  });
+
+  test('an invalid document', async () => {
+    expectOneLine(await runCli([], { CONFORMANCE_BASE_URL: `${base}/broken` }), /invalid OpenAPI document/);
+  });
+
+  test('an unknown flag', async () => {
+    expectOneLine(await runCli(['--no-such-flag']), /unknown flag: --no-such-flag/);
+  });
+
+  test('a malformed CONFORMANCE_BASE_URL', async () => {
+    expectOneLine(await runCli([], { CONFORMANCE_BASE_URL: 'http//missing-colon' }), /CONFORMANCE_BASE_URL is not a valid URL/);
+  });
+
+  test('an unknown command', async () => {
+    expectOneLine(await runCli(['frobnicate']), /unknown command "frobnicate"/);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Against a target that is not declared disposable: objects someone else made before the run survive,
+ * destructive operations are skipped with a reason, and every object the run recorded is gone after.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, inject, test } from 'vitest';
+import type { LedgerEntry } from '../../src/resources/ledger.js';
+import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
+
+const base = () => inject('prefectBaseUrl');
+
+async function post(p: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${base()}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status).toBeLessThan(300);
+  return (await res.json()) as Record<string, unknown>;
+}
+
+const foreign: Record<string, string> = {};
+let run: CliRun;
+
+beforeAll(async () => {
+  const flow = await post('/flows/', { name: 'someone-elses-flow', tags: ['production'] });
+  foreign['/flows/'] = String(flow.id);
+  foreign['/flow_runs/'] = String((await post('/flow_runs/', { flow_id: flow.id, tags: ['production'] })).id);
+  foreign['/deployments/'] = String((await post('/deployments/', { name: 'someone-elses-deployment', flow_id: flow.id })).id);
+  foreign['/variables/'] = String((await post('/variables/', { name: 'someone_elses_variable', value: 1 })).id);
+  run = await runCli([], { CONFORMANCE_BASE_URL: base(), CONFORMANCE_BASELINE: prefectBaseline, CONFORMANCE_TARGET_LABEL: sqliteLabel });
+});
+
+describe('a run against a shared (non-disposable) target', () => {
+  test('passes, with destructive operations skipped and their reason given', () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const admin = run.results!.operations.find((o) => o.method === 'PUT' && o.path === '/admin/storage')!;
+    expect(admin.exercised).toBe(false);
+    expect(admin.note).toMatch(/unsafe on a shared target/);
+  });
+
+  test('foreign objects created before the run survive it', async () => {
+    for (const [collection, id] of Object.entries(foreign)) {
+      const res = await fetch(`${base()}${collection}${id}`);
+      expect(res.status, `${collection}${id}`).toBe(200);
+    }
+  });
+
+  test('every object the run recorded is gone', async () => {
+    const ledger = readFileSync(path.join(run.outDir, '.run', 'ledger.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LedgerEntry);
+    expect(ledger.length).toBeGreaterThan(50);
+    const left: string[] = [];
+    for (const entry of ledger.filter((e) => e.deletePath)) {
+      let res = await fetch(`${base()}${entry.deletePath}`);
+      // Schedules and workers have no GET of their own: a second DELETE says whether they still exist.
+      if (res.status === 405) res = await fetch(`${base()}${entry.deletePath}`, { method: 'DELETE' });
+      if (res.status !== 404) left.push(`${entry.deletePath} → ${res.status}`);
+    }
+    expect(left).toEqual([]);
+  });
+
+  test('no flow, flow run or deployment carrying the run tag is left', async () => {
+    const tag = run.results!.runTag;
+    for (const collection of ['flows', 'flow_runs', 'deployments']) {
+      const res = await fetch(`${base()}/${collection}/count`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ [collection]: { tags: { all_: [tag] } } }),
+      });
+      expect(await res.json(), collection).toBe(0);
+    }
+  });
+});

@@ -1,0 +1,54 @@
+/** Run the conformance CLI as a user would, in a child process, and read what it wrote. */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readPin } from '../../src/target/prefect.js';
+import type { Results } from '../../src/report/results.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const prefectBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
+export const sqliteLabel = `prefect ${readPin().prefect} on sqlite`;
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  outDir: string;
+  results?: Results;
+}
+
+/** The environment of a user who configured nothing: no CONFORMANCE_* and no PREFECT_API_* variables. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_') && !k.startsWith('PREFECT_') && !k.startsWith('VITEST')) env[k] = v;
+  return { ...env, CONFORMANCE_QUIET: '1', ...extra };
+}
+
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 300_000): Promise<CliRun> {
+  const outDir = env.CONFORMANCE_OUT ?? mkdtempSync(path.join(os.tmpdir(), 'conformance-out-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts'), ...args], {
+    cwd: repoRoot,
+    env: cleanEnv({ CONFORMANCE_OUT: outDir, ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      const file = path.join(outDir, 'results.json');
+      const results = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Results) : undefined;
+      resolve({ code: code ?? -1, stdout, stderr, outDir, results });
+    }),
+  );
+}
+
+/** "check-id OPERATION" of every check that failed (not xfail). */
+export function failedChecks(results: Results | undefined): string[] {
+  return (results?.checks ?? []).filter((c) => c.status === 'failed' || c.status === 'xpass').map((c) => `${c.id} ${c.operation}`);
+}

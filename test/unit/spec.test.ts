@@ -1,0 +1,49 @@
+/** The spec loader: validates a clone, refuses what is not a document, and indexes every operation. */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { UsageError } from '../../src/config/config.js';
+import { loadSpec } from '../../src/spec/load.js';
+import { documentsStatus, indexOperations } from '../../src/spec/operations.js';
+import { referenceDocPath } from './support.js';
+
+function tempFile(content: string): string {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'spec-')), 'openapi.json');
+  writeFileSync(file, content);
+  return file;
+}
+
+describe('loadSpec', () => {
+  test('loads the reference document and leaves the input untouched', async () => {
+    const before = readFileSync(referenceDocPath, 'utf8');
+    const spec = await loadSpec(referenceDocPath);
+    expect(spec.openapi).toBe('3.1.0');
+    expect(JSON.stringify(spec.raw)).toBe(JSON.stringify(JSON.parse(before)));
+    const ops = indexOperations(spec.doc);
+    expect(ops.length).toBe(179);
+    expect(new Set(ops.map((o) => o.key)).size).toBe(ops.length);
+  });
+
+  test.each([
+    ['not JSON', '<html>hello</html>', /serves no OpenAPI document \(not JSON\)/],
+    ['JSON without openapi', '{"hello": 1}', /serves no OpenAPI document/],
+    ['unsupported version', '{"openapi": "2.0", "paths": {}}', /not supported/],
+    ['invalid document', '{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/x": {"get": {"responses": "nope"}}}}', /invalid OpenAPI document/],
+  ])('%s is a usage error', async (_name, content, message) => {
+    await expect(loadSpec(tempFile(content))).rejects.toThrow(UsageError);
+    await expect(loadSpec(tempFile(content))).rejects.toThrow(message);
+  });
+
+  test('a missing file is a usage error', async () => {
+    await expect(loadSpec('/nonexistent/openapi.json')).rejects.toThrow(UsageError);
+  });
+
+  test('documented statuses include 4XX ranges', async () => {
+    const spec = await loadSpec(referenceDocPath);
+    const op = indexOperations(spec.doc).find((o) => o.key === 'GET /flows/{id}')!;
+    expect(documentsStatus(op, 200)).toBe(true);
+    expect(documentsStatus(op, 201)).toBe(false);
+    expect(documentsStatus({ ...op, responses: { '4XX': { content: {} } } }, 404)).toBe(true);
+  });
+});
