@@ -1,0 +1,102 @@
+/**
+ * `npm run bench`: the default conformance run against a managed Prefect on SQLite (installed first, so
+ * installation is not measured), with wall time, requests, the suite's own CPU and peak memory, and the
+ * server's CPU beside it. Writes reports/bench.json and prints a table. It states numbers; it fails nothing.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Results } from './report/results.js';
+import { ensurePrefect, readPin, startPrefect } from './target/prefect.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TICKS = 100; // USER_HZ on Linux
+
+/** utime+stime (and, with children, the CPU of children that were waited for), in seconds. */
+function cpuSeconds(pid: number | 'self', withChildren: boolean): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  // fields[11..14] are utime, stime, cutime, cstime (stat fields 14..17)
+  return (fields[11] + fields[12] + (withChildren ? fields[13] + fields[14] : 0)) / TICKS;
+}
+
+function rssKb(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    return line ? Number(line.split(/\s+/)[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process and every descendant, by walking /proc. */
+function tree(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parentOf) if (ppid === out[i]) out.push(pid);
+  return out;
+}
+
+async function main(): Promise<void> {
+  ensurePrefect((l) => process.stderr.write(`${l}\n`));
+  const server = await startPrefect({ database: 'sqlite' });
+  const serverPid = Number(readFileSync(`/proc/self/task/${process.pid}/children`, 'utf8').trim().split(/\s+/)[0]);
+  const outDir = path.join(repoRoot, 'reports', 'bench-run');
+  const serverCpuBefore = tree(serverPid).reduce((s, p) => s + cpuSeconds(p, true), 0);
+  const selfBefore = cpuSeconds('self', true);
+  const started = performance.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
+    cwd: repoRoot,
+    env: { ...process.env, CONFORMANCE_BASE_URL: server.baseUrl, CONFORMANCE_DISPOSABLE_TARGET: '1', CONFORMANCE_OUT: outDir, CONFORMANCE_QUIET: '1', CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`, CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let peakRssKb = 0;
+  const sampler = setInterval(() => {
+    peakRssKb = Math.max(peakRssKb, tree(child.pid!).reduce((s, p) => s + rssKb(p), 0));
+  }, 100);
+  const code = await new Promise<number>((r) => child.on('exit', (c) => r(c ?? 1)));
+  clearInterval(sampler);
+  const wallSeconds = (performance.now() - started) / 1000;
+  // The suite's children were waited for, so their CPU is in our cutime/cstime; the server's is not.
+  const suiteCpuSeconds = cpuSeconds('self', true) - selfBefore;
+  const serverCpuSeconds = tree(serverPid).reduce((s, p) => s + cpuSeconds(p, true), 0) - serverCpuBefore;
+  await server.stop();
+  const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as Results;
+  const cores = os.cpus().length;
+  const bench = {
+    date: new Date().toISOString(),
+    machine: { cores, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
+    target: `prefect ${readPin().prefect} on sqlite (managed)`,
+    exitCode: code,
+    wallSeconds: Number(wallSeconds.toFixed(2)),
+    requests: results.summary.requests,
+    requestsPerSecond: Number((results.summary.requests / wallSeconds).toFixed(1)),
+    checks: results.checks.length,
+    suiteCpuSeconds: Number(suiteCpuSeconds.toFixed(2)),
+    suiteCpuShareOfMachine: Number((suiteCpuSeconds / (wallSeconds * cores)).toFixed(3)),
+    serverCpuSeconds: Number(serverCpuSeconds.toFixed(2)),
+    peakRssMB: Math.round(peakRssKb / 1024),
+    concurrency: Number(process.env.CONFORMANCE_CONCURRENCY ?? 4),
+    runs: results.runs,
+  };
+  mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
+  writeFileSync(path.join(repoRoot, 'reports', 'bench.json'), JSON.stringify(bench, null, 2));
+  const rows = Object.entries(bench).filter(([, v]) => typeof v !== 'object');
+  process.stdout.write(rows.map(([k, v]) => `${k.padEnd(24)} ${v}`).join('\n') + '\n');
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench: ${(e as Error).message}\n`);
+  process.exit(1);
+});
