@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagsToEnv, loadConfig, secretsOf, UsageError, type Config } from './config/config.js';
+import { authHeaders } from './http/auth.js';
 import { HttpClient } from './http/client.js';
 import { Redactor } from './http/redact.js';
 import { profileFor } from './model/profiles/index.js';
@@ -25,12 +26,6 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 
 function log(line: string): void {
   if (!process.env.CONFORMANCE_QUIET) process.stderr.write(`conformance: ${line}\n`);
-}
-
-function authHeaders(config: Config): Record<string, string> {
-  if (config.apiKey) return { authorization: `Bearer ${config.apiKey}` };
-  if (config.authString) return { authorization: `Basic ${Buffer.from(config.authString).toString('base64')}` };
-  return {};
 }
 
 /** Any HTTP answer at all means the target is reachable; a refused or timed-out connection does not. */

@@ -5,6 +5,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
+import { authHeaders } from './auth.js';
 import { Redactor } from './redact.js';
 
 export interface RequestSpec {
@@ -89,12 +90,6 @@ export class HttpClient {
     this.freshAgent = new Agent({ connections: options.concurrency, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, pipelining: 0 });
   }
 
-  private authHeaders(): Record<string, string> {
-    if (this.options.apiKey) return { authorization: `Bearer ${this.options.apiKey}` };
-    if (this.options.authString) return { authorization: `Basic ${Buffer.from(this.options.authString).toString('base64')}` };
-    return {};
-  }
-
   private async slot<T>(fn: () => Promise<T>): Promise<T> {
     if (this.active >= this.options.concurrency) await new Promise<void>((r) => this.waiting.push(r));
     this.active++;
@@ -155,7 +150,7 @@ export class HttpClient {
     const url = this.url(spec);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.versionHeader) headers[this.options.versionHeader.name] = this.options.versionHeader.value;
-    if (!spec.withoutAuth) Object.assign(headers, this.authHeaders());
+    if (!spec.withoutAuth) Object.assign(headers, authHeaders(this.options));
     let body: string | undefined;
     if (spec.raw !== undefined) body = spec.raw;
     else if (spec.json !== undefined) {

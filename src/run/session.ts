@@ -7,6 +7,7 @@ import { loadConfig, secretsOf, type Config } from '../config/config.js';
 import { SafeValues } from '../cases/safeValues.js';
 import type { CaseContext } from '../cases/requests.js';
 import { problemWithValidExchange } from '../checks/contract.js';
+import { authHeaders } from '../http/auth.js';
 import { HttpClient } from '../http/client.js';
 import { Redactor } from '../http/redact.js';
 import { buildModel, type ApiModel } from '../model/model.js';
@@ -62,7 +63,7 @@ async function createSession(): Promise<Session> {
     exchangeLog: files?.exchanges,
   });
   const specSource = config.specSource ?? `${config.baseUrl}/openapi.json`;
-  const spec = await loadSpec(specSource, { headers: client.options.apiKey || client.options.authString ? authHeaders(config) : {}, timeoutMs: config.requestTimeoutMs });
+  const spec = await loadSpec(specSource, { headers: authHeaders(config), timeoutMs: config.requestTimeoutMs });
   const model = buildModel(spec.doc);
   const baseline = forTarget(loadBaseline(config.baselinePath), process.env.CONFORMANCE_TARGET_LABEL);
   const validators = new SchemaValidators(spec.doc);
@@ -139,12 +140,6 @@ async function createSession(): Promise<Session> {
       return r;
     },
   };
-}
-
-function authHeaders(config: Config): Record<string, string> {
-  if (config.apiKey) return { authorization: `Bearer ${config.apiKey}` };
-  if (config.authString) return { authorization: `Basic ${Buffer.from(config.authString).toString('base64')}` };
-  return {};
 }
 
 let current: Promise<Session> | undefined;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CaseContext } from '../../cases/requests.js';
 import type { Operation } from '../../spec/operations.js';
-import type { Profile, Safety } from './profile.js';
+import { unknownIdentifier, type Profile, type Safety } from './profile.js';
 
 const BULK = /^\/(\w+)\/(bulk_delete|bulk_set_state)\/?$/;
 
@@ -19,9 +19,7 @@ export const prefectProfile: Profile = {
   name: 'prefect',
   // A task run without a flow run, or an artifact without one, is legal but not what clients send.
   optionalReferences: ['flow_run_id'],
-  unknownValue(schema) {
-    return (schema as { format?: string }).format === 'uuid' ? '5f0e0c6a-0000-4000-8000-00000000beef' : 'conformance-unknown-0000';
-  },
+  unknownValue: unknownIdentifier,
   pathValue(op: Operation, name: string) {
     // The views the server ships a local copy of (api/collections.py: KNOWN_VIEWS, collections_data/views).
     if (op.path === '/collections/views/{view}' && name === 'view') return 'aggregate-worker-metadata';

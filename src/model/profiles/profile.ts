@@ -51,3 +51,8 @@ export interface Profile {
   /** Why an operation cannot reach 2xx on this target, when that is known and not a defect. */
   unreachable?(op: Operation): string | undefined;
 }
+
+/** An identifier that names no object: a fixed UUID where the schema says uuid, else a fixed name. */
+export function unknownIdentifier(schema: Schema): string {
+  return (schema as { format?: string }).format === 'uuid' ? '5f0e0c6a-0000-4000-8000-00000000beef' : 'conformance-unknown-0000';
+}
