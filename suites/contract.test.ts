@@ -1,5 +1,4 @@
 /** Family `contract`: every operation of the target's document against what the document promises. */
-import { afterAll } from 'vitest';
 import { contractChecks } from '../src/checks/contract.js';
 import { registerChecks } from '../src/run/register.js';
 import { getSession } from '../src/run/session.js';
@@ -7,7 +6,3 @@ import { getSession } from '../src/run/session.js';
 const session = await getSession();
 await session.exerciseAll();
 registerChecks(session, contractChecks, { validators: session.validators, runOf: (op) => session.runOf(op) });
-afterAll(({}, suite) => {
-  suite.meta.operations = session.operationSummaries();
-  suite.meta.runInfo = session.runInfo();
-});

@@ -3,7 +3,7 @@
  * that vitest's runner, sharding and reporters serve us. The verdict, with the baseline applied, travels
  * to the reporter in the test's meta.
  */
-import { test } from 'vitest';
+import { afterAll, test } from 'vitest';
 import type { Check, ResultStatus } from '../checks/types.js';
 import { HttpClient, type Exchange } from '../http/client.js';
 import { applyBaseline, findEntry, forTarget, loadBaseline, type Baseline } from '../report/baseline.js';
@@ -37,6 +37,11 @@ export function collectionLabel(session: Session, op: Operation): string {
 
 export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>, ctx: Ctx, operations: Operation[] = session.operations): void {
   baseline ??= forTarget(loadBaseline(session.config.baselinePath), process.env.CONFORMANCE_TARGET_LABEL);
+  // Every suite file carries the run's view of operations and target, so that shards merge whole.
+  afterAll(({}, suite) => {
+    suite.meta.operations = session.operationSummaries();
+    suite.meta.runInfo = session.runInfo();
+  });
   for (const check of checks) {
     for (const op of operations) {
       if (!check.appliesTo(op, ctx)) continue;

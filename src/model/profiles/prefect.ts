@@ -87,6 +87,20 @@ export const prefectProfile: Profile = {
     }
     return undefined;
   },
+  // Computed on every read from the clock (schemas/core.py FlowRun.estimated_*), so they differ between two GETs.
+  volatileFields: ['estimated_run_time', 'estimated_start_time_delta'],
+  upserts: {
+    'POST /flows/': ['name'],
+    'POST /deployments/': ['flow_id', 'name'],
+    'POST /task_runs/': ['flow_run_id', 'task_key', 'dynamic_key'],
+  },
+  version: { minimum: '0.8.0' },
+  orchestration: {
+    source: 'Prefect profile: server/orchestration/core_policy.py (facts §8)',
+    pendingToPendingAborts: true,
+    runningBeforeScheduledWaits: true,
+    forceBypasses: true,
+  },
   unreachable(op: Operation) {
     if (op.key === 'GET /csrf-token')
       return 'CSRF protection is off on the server (PREFECT_SERVER_API_CSRF_PROTECTION_ENABLED defaults to false), and then it answers 422 by design';

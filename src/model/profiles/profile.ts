@@ -48,6 +48,14 @@ export interface Profile {
   /** Optional body fields that name another object and should be filled (e.g. `flow_run_id` of a task run). */
   optionalReferences?: string[];
   safety(op: Operation): Safety | undefined;
+  /** Fields that change by themselves (durations computed from the clock): left out when bodies are compared. */
+  volatileFields?: string[];
+  /** Creates the target documents as upserts, with the fields that identify the object. */
+  upserts?: Record<string, string[]>;
+  /** The API version header's rules, where the target documents them. */
+  version?: { minimum?: string };
+  /** Orchestration rules the target documents (Prefect: server/orchestration/core_policy.py). */
+  orchestration?: OrchestrationRules;
   /** Why an operation cannot reach 2xx on this target, when that is known and not a defect. */
   unreachable?(op: Operation): string | undefined;
 }
@@ -55,4 +63,14 @@ export interface Profile {
 /** An identifier that names no object: a fixed UUID where the schema says uuid, else a fixed name. */
 export function unknownIdentifier(schema: Schema): string {
   return (schema as { format?: string }).format === 'uuid' ? '5f0e0c6a-0000-4000-8000-00000000beef' : 'conformance-unknown-0000';
+}
+
+export interface OrchestrationRules {
+  /** Where the rules are written down, for the checks' clause. */
+  source: string;
+  /** A repeated PENDING is refused without changing the run. */
+  pendingToPendingAborts: boolean;
+  /** RUNNING before the scheduled time is deferred; `force` bypasses the rules. */
+  runningBeforeScheduledWaits: boolean;
+  forceBypasses: boolean;
 }
