@@ -93,7 +93,8 @@ async function runCommand(args: string[]): Promise<number> {
     if (!baseUrl) {
       log(`no target configured: starting a managed Prefect ${readPin().prefect} server on ${config.database}`);
       try {
-        server = await startPrefect({ database: config.database, log });
+        // With an auth string and no target, the managed server is started with that auth (HTTP Basic).
+        server = await startPrefect({ database: config.database, authString: config.authString, log });
       } catch (e) {
         throw new UsageError(`cannot start the managed Prefect server: ${(e as Error).message.split('\n')[0]}`);
       }

@@ -95,6 +95,7 @@ async function waitHealthy(baseUrl: string, child: ChildProcess, deadlineMs: num
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`prefect server exited with code ${child.exitCode} during start-up; see ${logFile}`);
     try {
+      // /health is exempt from the server's auth (facts §7), so this works with an auth string too.
       const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2000) });
       if (res.ok && (await res.text()).trim() === 'true') return;
     } catch {

@@ -7,29 +7,33 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
+import { exitCodeOf } from '../../src/report/results.js';
 import { failedChecks, prefectBaseline, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
-import { contractMutants, type MutantCase } from './registry.js';
+import { contractMutants, verbMutants, type MutantCase } from './registry.js';
+import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 
-const mutants: MutantCase[] = [...contractMutants];
+const mutants: MutantCase[] = [...contractMutants, ...verbMutants];
 const matrix: Array<{ mutant: string; breaks: string; expected: string[]; failed: string[]; killed: boolean }> = [];
-let proxy: RunningProxy;
+const proxies: Partial<Record<'plain' | 'cloud', RunningProxy>> = {};
 
-function runAgainstProxy(operations: string) {
+function runAgainstProxy(operations: string, target: 'plain' | 'cloud' = 'plain') {
   return runCli([], {
-    CONFORMANCE_BASE_URL: proxy.baseUrl,
+    CONFORMANCE_BASE_URL: proxies[target]!.baseUrl,
     CONFORMANCE_OPERATIONS: operations,
     CONFORMANCE_DISPOSABLE_TARGET: '1',
     CONFORMANCE_BASELINE: prefectBaseline,
     CONFORMANCE_TARGET_LABEL: sqliteLabel,
+    ...(target === 'cloud' ? { CONFORMANCE_API_KEY: CLOUD_KEY } : {}),
   });
 }
 
 beforeAll(async () => {
-  proxy = await startProxy(inject('prefectBaseUrl'));
+  proxies.plain = await startProxy(inject('prefectBaseUrl'));
+  proxies.cloud = await startCloudProxy(inject('prefectBaseUrl'));
 });
 
 afterAll(async () => {
-  await proxy?.close();
+  await Promise.all(Object.values(proxies).map((p) => p?.close()));
   const out = path.join(repoRoot, 'reports');
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, 'mutants.json'), JSON.stringify(matrix, null, 2));
@@ -39,24 +43,29 @@ afterAll(async () => {
 });
 
 describe('kill matrix', () => {
-  test('the unmutated proxy gives no failure outside the baseline', async () => {
-    proxy.setMutant(undefined);
-    const operations = [...new Set(mutants.map((m) => m.operations))].join('|');
-    const run = await runAgainstProxy(operations);
-    expect(failedChecks(run.results)).toEqual([]);
-    expect(run.results?.checks.length).toBeGreaterThan(0);
-    expect(run.code).toBe(0);
-  });
+  for (const target of ['plain', 'cloud'] as const) {
+    test(`the unmutated ${target} proxy gives no failure outside the baseline`, async () => {
+      proxies[target]!.setMutant(undefined);
+      const operations = [...new Set(mutants.filter((m) => (m.target ?? 'plain') === target).map((m) => m.operations))].join('|');
+      const run = await runAgainstProxy(operations, target);
+      expect(failedChecks(run.results)).toEqual([]);
+      expect(run.results?.checks.length).toBeGreaterThan(0);
+      expect(run.code).toBe(0);
+    });
+  }
 
-  for (const { mutant, operations, killedBy } of mutants) {
+  for (const { mutant, operations, killedBy, target = 'plain' } of mutants) {
     test(`${mutant.id} is killed by ${killedBy.join(', ')}`, async () => {
-      proxy.setMutant(mutant);
-      const run = await runAgainstProxy(operations);
+      proxies[target]!.setMutant(mutant);
+      const run = await runAgainstProxy(operations, target);
       const failed = failedChecks(run.results);
       const killed = killedBy.every((k) => failed.includes(k));
       matrix.push({ mutant: mutant.id, breaks: mutant.breaks, expected: killedBy, failed, killed });
       expect(failed).toEqual(expect.arrayContaining(killedBy));
-      expect(run.code).toBe(1);
+      // The exit code follows the verdicts: 1 when any MUST failed (the mutant's or a collateral one), else 0.
+      expect(run.code).toBe(exitCodeOf(run.results!));
+      if (run.results!.checks.some((c) => killedBy.includes(`${c.id} ${c.operation}`) && c.level === 'MUST')) expect(run.code).toBe(1);
+      proxies[target]!.setMutant(undefined);
     });
   }
 });

@@ -2,10 +2,13 @@
  * The mutants: each breaks one behaviour of the real server, and names the check (and operation) that
  * must catch it. The kill matrix runs the suite against each, scoped to the operations it touches.
  */
-import { json, matches, type Mutant } from '../support/proxy.js';
+import { CLOUD_KEY } from '../support/cloudProxy.js';
+import { json, matches, type Mutant, type ProxiedRequest, type ProxiedResponse } from '../support/proxy.js';
 
 export interface MutantCase {
   mutant: Mutant;
+  /** Which proxy the mutant sits in: the plain one, or the cloud-shaped one that requires a Bearer key. */
+  target?: 'plain' | 'cloud';
   /** CONFORMANCE_OPERATIONS for the run: the operations the mutant touches. */
   operations: string;
   /** The checks that must fail: "check-id OPERATION". */
@@ -112,5 +115,186 @@ export const contractMutants: MutantCase[] = [
     },
     operations: '^DELETE /flows/\\{id\\}$',
     killedBy: ['contract.unknown-id-404 DELETE /flows/{id}', 'contract.no-5xx DELETE /flows/{id}'],
+  },
+];
+
+const jsonResponse = (status: number, value: unknown): ProxiedResponse => ({ status, headers: { 'content-type': 'application/json' }, body: json.body(value) });
+const bodyOf = (req: ProxiedRequest) => (json.parse(req.body) ?? {}) as Record<string, unknown>;
+const idIn = (req: ProxiedRequest) => req.path.split('?')[0].split('/')[2];
+let putCounter = 0;
+
+export const verbMutants: MutantCase[] = [
+  {
+    mutant: {
+      id: 'methods-get-side-effect',
+      breaks: 'GET /flows/{id} also adds a tag to the flow',
+      onResponse: async (req, res, upstream) => {
+        if (matches(FLOW_ITEM, 'GET', req) && res.status === 200) {
+          const flow = json.parse(res.body) as { tags: string[] };
+          await upstream('PATCH', req.path, { tags: [...flow.tags, `touched-${flow.tags.length}`] });
+        }
+        return res;
+      },
+    },
+    operations: '^GET /flows/\\{id\\}$',
+    killedBy: ['methods.get-safe GET /flows/{id}'],
+  },
+  {
+    mutant: {
+      id: 'methods-get-reads-body',
+      breaks: 'GET /flows/{id} with a body is refused',
+      onRequest: (req) => (matches(FLOW_ITEM, 'GET', req) && req.body.length > 0 ? jsonResponse(400, { detail: 'GET with a body' }) : req),
+    },
+    operations: '^GET /flows/\\{id\\}$',
+    killedBy: ['methods.get-ignores-body GET /flows/{id}'],
+  },
+  {
+    mutant: {
+      id: 'methods-delete-204-twice',
+      breaks: 'DELETE /flows/{id} answers 204 where the flow is already gone',
+      onResponse: (req, res) => (matches(FLOW_ITEM, 'DELETE', req) && res.status === 404 ? { status: 204, headers: {}, body: Buffer.alloc(0) } : res),
+    },
+    operations: '^DELETE /flows/\\{id\\}$',
+    killedBy: ['methods.delete-twice-404 DELETE /flows/{id}'],
+  },
+  {
+    mutant: {
+      id: 'methods-delete-two',
+      breaks: 'DELETE /flows/{id} also deletes the newest other flow of the run',
+      onResponse: async (req, res, upstream) => {
+        if (matches(FLOW_ITEM, 'DELETE', req) && res.status === 204) {
+          const others = await upstream('POST', '/flows/filter', { flows: { id: { not_any_: [idIn(req)] }, name: { like_: 'conformance-' } }, sort: 'CREATED_DESC', limit: 1 });
+          const [other] = json.parse(others.body) as Array<{ id: string }>;
+          if (other) await upstream('DELETE', `/flows/${other.id}`);
+        }
+        return res;
+      },
+    },
+    operations: '^DELETE /flows/\\{id\\}$',
+    killedBy: ['methods.delete-only-target DELETE /flows/{id}'],
+  },
+  {
+    mutant: {
+      id: 'methods-put-not-idempotent',
+      breaks: 'PUT /saved_searches/ stores a different filter each time',
+      onRequest: (req) =>
+        matches('/saved_searches/', 'PUT', req)
+          ? { ...req, body: json.body({ ...bodyOf(req), filters: [{ object: 'flow', property: 'name', type: 'string', operation: 'eq', value: `v${++putCounter}` }] }) }
+          : req,
+    },
+    operations: '^PUT /saved_searches/$',
+    killedBy: ['methods.put-idempotent PUT /saved_searches/'],
+  },
+  {
+    mutant: {
+      id: 'methods-405-as-404',
+      breaks: 'a method a path does not offer answers 404',
+      onResponse: (_req, res) => (res.status === 405 ? jsonResponse(404, { detail: 'Not Found' }) : res),
+    },
+    operations: '^GET /flows/\\{id\\}$',
+    killedBy: ['methods.405 GET /flows/{id}'],
+  },
+  {
+    mutant: {
+      id: 'methods-405-as-500',
+      breaks: 'a method a path does not offer answers 500',
+      onResponse: (_req, res) => (res.status === 405 ? jsonResponse(500, { detail: 'boom' }) : res),
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['methods.405 POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'orchestration-create-ignores-state',
+      breaks: 'create_flow_run drops the state it is given',
+      onRequest: (req) => {
+        if (!matches('/deployments/{id}/create_flow_run', 'POST', req)) return req;
+        const { state: _dropped, ...rest } = bodyOf(req);
+        return { ...req, body: json.body(rest) };
+      },
+    },
+    operations: '^POST /deployments/\\{id\\}/create_flow_run$',
+    killedBy: ['orchestration.create-flow-run-state POST /deployments/{id}/create_flow_run'],
+  },
+  {
+    mutant: {
+      id: 'orchestration-accepts-forbidden',
+      breaks: 'set_state answers ACCEPT where the rules ABORT or WAIT',
+      onResponse: (req, res) => {
+        if (!matches('/flow_runs/{id}/set_state', 'POST', req)) return res;
+        const result = json.parse(res.body) as { status?: string };
+        return result?.status === 'ABORT' || result?.status === 'WAIT' ? { ...res, status: 201, body: json.body({ ...result, status: 'ACCEPT', details: { type: 'accept_details' } }) } : res;
+      },
+    },
+    operations: '^POST /flow_runs/\\{id\\}/set_state$',
+    killedBy: ['orchestration.pending-twice-aborts POST /flow_runs/{id}/set_state', 'orchestration.running-early-waits POST /flow_runs/{id}/set_state'],
+  },
+  {
+    mutant: {
+      id: 'orchestration-accept-without-change',
+      breaks: 'set_state answers ACCEPT without changing the run',
+      onRequest: (req) =>
+        matches('/flow_runs/{id}/set_state', 'POST', req)
+          ? jsonResponse(201, { status: 'ACCEPT', state: { type: (bodyOf(req).state as { type: string }).type }, details: { type: 'accept_details' } })
+          : req,
+    },
+    operations: '^POST /flow_runs/\\{id\\}/set_state$',
+    killedBy: ['orchestration.set-state-legal-path POST /flow_runs/{id}/set_state'],
+  },
+  {
+    mutant: {
+      id: 'versioning-malformed-accepted',
+      breaks: 'a malformed version header is accepted',
+      onRequest: (req) => {
+        const v = req.headers['x-prefect-api-version'];
+        if (v === undefined || /^\d+\.\d+\.\d+$/.test(v)) return req;
+        const { ['x-prefect-api-version']: _dropped, ...headers } = req.headers;
+        return { ...req, headers };
+      },
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['versioning.malformed-refused POST /flows/filter'],
+  },
+  {
+    target: 'cloud',
+    mutant: {
+      id: 'auth-bypassed',
+      breaks: 'POST /flows/filter is served without credentials',
+      onRequest: (req) => (matches('/flows/filter', 'POST', req) && !req.headers.authorization ? { ...req, headers: { ...req.headers, authorization: `Bearer ${CLOUD_KEY}` } } : req),
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['auth.required POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'errors-500-for-malformed-id',
+      breaks: 'an identifier that is not a UUID answers 500',
+      onResponse: (req, res) => (req.path.includes('not-a-uuid') ? jsonResponse(500, { detail: 'boom' }) : res),
+    },
+    operations: '^GET /flows/\\{id\\}$',
+    killedBy: ['errors.malformed-id GET /flows/{id}'],
+  },
+  {
+    mutant: {
+      id: 'errors-4xx-as-html',
+      breaks: 'POST /flows/filter answers its 4xx as an HTML page',
+      onResponse: (req, res) => (matches('/flows/filter', 'POST', req) && res.status >= 400 && res.status < 500 ? { ...res, headers: { 'content-type': 'text/html' }, body: Buffer.from('<html><body>Bad request</body></html>') } : res),
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['errors.4xx-json POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'spec-get-with-body',
+      breaks: 'the served document gives GET /flows/{id} a request body',
+      onResponse: (req, res) => {
+        if (!matches('/openapi.json', 'GET', req)) return res;
+        const doc = json.parse(res.body) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+        doc.paths['/flows/{id}'].get.requestBody = { content: { 'application/json': { schema: { type: 'object' } } } };
+        return { ...res, body: json.body(doc) };
+      },
+    },
+    operations: '^GET /flows/\\{id\\}$',
+    killedBy: ['spec.get-without-body GET /flows/{id}'],
   },
 ];

@@ -25,9 +25,19 @@ export interface Mutant {
   /** What the mutant breaks, in words. */
   breaks: string;
   /** Rewrite the request before it goes upstream (or answer it without going upstream). */
-  onRequest?(req: ProxiedRequest): ProxiedRequest | ProxiedResponse;
+  onRequest?(req: ProxiedRequest, upstream: Upstream): ProxiedRequest | ProxiedResponse | Promise<ProxiedRequest | ProxiedResponse>;
   /** Rewrite the real response. */
-  onResponse?(req: ProxiedRequest, res: ProxiedResponse): ProxiedResponse;
+  onResponse?(req: ProxiedRequest, res: ProxiedResponse, upstream: Upstream): ProxiedResponse | Promise<ProxiedResponse>;
+}
+
+/** The real server behind the proxy, for mutants whose fault is an extra request (a GET that writes). */
+export type Upstream = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ProxiedResponse>;
+
+export interface ProxyOptions {
+  /** The path the proxy serves the API under, e.g. `/api/accounts/<uuid>/workspaces/<uuid>`; default: the upstream's. */
+  prefix?: string;
+  /** Answers a request before any mutant or the upstream sees it (a cloud edition's auth). */
+  gate?(req: ProxiedRequest): ProxiedResponse | undefined;
 }
 
 export interface RunningProxy {
@@ -44,9 +54,20 @@ function isResponse(x: ProxiedRequest | ProxiedResponse): x is ProxiedResponse {
 
 const HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
 
-export async function startProxy(upstreamBaseUrl: string): Promise<RunningProxy> {
+export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions = {}): Promise<RunningProxy> {
   const upstream = new URL(upstreamBaseUrl);
   const apiRoot = upstream.pathname.replace(/\/$/, '');
+  const servedRoot = options.prefix ?? apiRoot;
+  const toUpstream: Upstream = async (method, path, body, headers = {}) => {
+    const up = await request(`${upstream.origin}${apiRoot}${path}`, {
+      method: method as 'GET',
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
+    });
+    const upHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) upHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    return { status: up.statusCode, headers: upHeaders, body: Buffer.from(await up.body.arrayBuffer()) };
+  };
   let mutant: Mutant | undefined;
   const seen: string[] = [];
   const server = http.createServer(async (incoming, outgoing) => {
@@ -55,23 +76,23 @@ export async function startProxy(upstreamBaseUrl: string): Promise<RunningProxy>
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const url = new URL(incoming.url ?? '/', 'http://proxy');
-    let req: ProxiedRequest = { method: incoming.method ?? 'GET', path: url.pathname.slice(apiRoot.length) + url.search, headers, body: Buffer.concat(chunks) };
+    if (!url.pathname.startsWith(servedRoot)) {
+      outgoing.writeHead(404, { 'content-type': 'application/json' });
+      outgoing.end('{"detail":"Not Found"}');
+      return;
+    }
+    let req: ProxiedRequest = { method: incoming.method ?? 'GET', path: url.pathname.slice(servedRoot.length) + url.search, headers, body: Buffer.concat(chunks) };
     seen.push(`${req.method} ${req.path}`);
     try {
       let res: ProxiedResponse;
-      const rewritten = mutant?.onRequest ? mutant.onRequest(req) : req;
+      const rewritten = mutant?.onRequest ? await mutant.onRequest(req, toUpstream) : req;
+      const refused = isResponse(rewritten) ? undefined : options.gate?.(rewritten);
       if (isResponse(rewritten)) res = rewritten;
+      else if (refused) res = refused;
       else {
         req = rewritten;
-        const up = await request(`${upstream.origin}${apiRoot}${req.path}`, {
-          method: req.method as 'GET',
-          headers: req.headers,
-          body: req.body.length > 0 || !['GET', 'HEAD'].includes(req.method) ? req.body : undefined,
-        });
-        const upHeaders: Record<string, string> = {};
-        for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) upHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v);
-        res = { status: up.statusCode, headers: upHeaders, body: Buffer.from(await up.body.arrayBuffer()) };
-        if (mutant?.onResponse) res = mutant.onResponse(req, res);
+        res = await toUpstream(req.method, req.path, req.body.length > 0 || !['GET', 'HEAD'].includes(req.method) ? req.body : undefined, req.headers);
+        if (mutant?.onResponse) res = await mutant.onResponse(req, res, toUpstream);
       }
       outgoing.writeHead(res.status, { ...res.headers, 'content-length': String(res.body.length) });
       outgoing.end(res.body);
@@ -83,7 +104,7 @@ export async function startProxy(upstreamBaseUrl: string): Promise<RunningProxy>
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}${apiRoot}`,
+    baseUrl: `http://127.0.0.1:${port}${servedRoot}`,
     seen,
     setMutant(m) {
       mutant = m;
