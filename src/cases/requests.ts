@@ -34,10 +34,13 @@ export class CannotBuild extends Error {}
  * so that shared objects stay as other requests expect them.
  */
 export function mutatesNamedObject(model: ApiModel, op: Operation, param: string): boolean {
-  if (!['DELETE', 'PATCH', 'PUT'].includes(op.method)) return false;
   const own = model.collectionOf(op);
   const ref = model.referenceFor(op, param, 'path');
-  return own !== undefined && ref?.collection === own.path && op.path.replace(/\/$/, '').endsWith(`{${param}}`);
+  if (own === undefined || ref?.collection !== own.path) return false;
+  const path = op.path.replace(/\/$/, '');
+  if (['DELETE', 'PATCH', 'PUT'].includes(op.method)) return path.endsWith(`{${param}}`);
+  // An action on the object (`/flow_runs/{id}/set_state`, `/deployments/{id}/pause_deployment`) changes it too.
+  return op.method === 'POST' && !isReadOperation(op) && /^\/[\w-]+$/.test(path.slice(path.indexOf(`{${param}}`) + param.length + 2));
 }
 
 function fill(path: string, params: Record<string, unknown>): string {

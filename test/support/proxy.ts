@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 
 export interface ProxiedRequest {
   method: string;
@@ -58,8 +58,13 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
   const upstream = new URL(upstreamBaseUrl);
   const apiRoot = upstream.pathname.replace(/\/$/, '');
   const servedRoot = options.prefix ?? apiRoot;
+  // uvicorn closes a kept-alive socket after an unhandled exception without saying so: a connection per
+  // request keeps one server fault from showing up as a 502 on the next, unrelated request.
+  const dispatcher = new Agent({ pipelining: 0 });
   const toUpstream: Upstream = async (method, path, body, headers = {}) => {
     const up = await request(`${upstream.origin}${apiRoot}${path}`, {
+      dispatcher,
+      reset: true,
       method: method as 'GET',
       headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
@@ -113,7 +118,7 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => void dispatcher.close().then(() => resolve()));
       }),
   };
 }

@@ -1,0 +1,76 @@
+/**
+ * Auth against real components: the managed Prefect with HTTP Basic (PREFECT_SERVER_API_AUTH_STRING),
+ * and a cloud-shaped proxy that wants `Authorization: Bearer <key>` under /api/accounts/…/workspaces/….
+ * Both runs are clean, the auth checks ran, and no secret appears in any file the run wrote.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
+import type { RunningProxy } from '../support/proxy.js';
+import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
+
+const AUTH_STRING = 'conformance-admin:Sup3r-s3cret-passw0rd';
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? filesUnder(file) : [file];
+  });
+}
+
+function expectNoSecret(run: CliRun, secrets: string[]) {
+  const files = filesUnder(run.outDir);
+  expect(files.length).toBeGreaterThanOrEqual(3);
+  for (const file of files) {
+    const text = readFileSync(file, 'utf8');
+    for (const secret of secrets) expect(text.includes(secret), `${secret} in ${file}`).toBe(false);
+  }
+  for (const secret of secrets) expect(run.stdout + run.stderr).not.toContain(secret);
+}
+
+function expectAuthChecked(run: CliRun) {
+  const auth = run.results!.checks.filter((c) => c.family === 'auth');
+  expect(auth.filter((c) => c.id === 'auth.required' && c.status === 'passed').length).toBeGreaterThan(10);
+  expect(auth.filter((c) => c.status === 'failed')).toEqual([]);
+}
+
+describe('HTTP Basic on the managed server', () => {
+  let run: CliRun;
+  beforeAll(async () => {
+    run = await runCli([], { CONFORMANCE_AUTH_STRING: AUTH_STRING });
+  });
+
+  test('runs clean with the auth checks', () => {
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expectAuthChecked(run);
+    expect(run.results!.checks.find((c) => c.id === 'auth.health-exemption' && c.operation === 'GET /health')?.message).toMatch(/^exempt/);
+  });
+
+  test('writes no secret anywhere', () => {
+    const password = AUTH_STRING.split(':')[1];
+    expectNoSecret(run, [AUTH_STRING, password, Buffer.from(AUTH_STRING).toString('base64')]);
+  });
+});
+
+describe('a cloud-shaped target with a Bearer key', () => {
+  let proxy: RunningProxy;
+  let run: CliRun;
+  beforeAll(async () => {
+    proxy = await startCloudProxy(inject('prefectBaseUrl'));
+    run = await runCli([], { CONFORMANCE_BASE_URL: proxy.baseUrl, CONFORMANCE_API_KEY: CLOUD_KEY, CONFORMANCE_BASELINE: prefectBaseline, CONFORMANCE_TARGET_LABEL: sqliteLabel });
+  });
+  afterAll(() => proxy?.close());
+
+  test('runs clean under /api/accounts/<uuid>/workspaces/<uuid>', () => {
+    expect(proxy.baseUrl).toMatch(/\/api\/accounts\/[0-9a-f-]{36}\/workspaces\/[0-9a-f-]{36}$/);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expectAuthChecked(run);
+  });
+
+  test('writes no secret anywhere', () => {
+    expectNoSecret(run, [CLOUD_KEY]);
+  });
+});
