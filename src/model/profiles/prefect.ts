@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CaseContext } from '../../cases/requests.js';
 import type { Operation } from '../../spec/operations.js';
+import { prefectOperators } from './operators.js';
 import { unknownIdentifier, type Profile, type Safety } from './profile.js';
 
 const BULK = /^\/(\w+)\/(bulk_delete|bulk_set_state)\/?$/;
@@ -101,6 +102,24 @@ export const prefectProfile: Profile = {
     runningBeforeScheduledWaits: true,
     forceBypasses: true,
   },
+  filterSemantics: {
+    operators: prefectOperators,
+    ignoredFields: { 'deployments.concurrency_limit': 'deprecated and ignored (schemas/filters.py DeploymentFilterConcurrencyLimit; facts part 2)' },
+    // A flow run's start_time filters and sorts COALESCE(start_time, expected_start_time); is_null_ looks at start_time alone (facts §2).
+    fieldValue(key, obj, path, operator, corpus) {
+      // flows.deployment.is_null_: whether any deployment is of the flow (FlowFilterDeployment).
+      if (key === 'flows' && path.join('.') === 'deployment') return (corpus.deployments ?? []).filter((d) => d.flow_id === obj.id);
+      const value = path.reduce<unknown>((o, p) => (o as Record<string, unknown> | undefined)?.[p], obj);
+      if (key === 'flow_runs' && path.join('.') === 'start_time' && operator !== 'is_null_') return value ?? obj.expected_start_time;
+      return value;
+    },
+  },
+  sortKey(key, value) {
+    if (key === 'flow_runs' && /^START_TIME_/.test(value)) return (o) => o.start_time ?? o.expected_start_time;
+    return undefined;
+  },
+  // PREFECT_SERVER_API_DEFAULT_LIMIT (api/dependencies.py LimitBody): the document does not carry it.
+  maxLimit: 200,
   unreachable(op: Operation) {
     if (op.key === 'GET /csrf-token')
       return 'CSRF protection is off on the server (PREFECT_SERVER_API_CSRF_PROTECTION_ENABLED defaults to false), and then it answers 422 by design';

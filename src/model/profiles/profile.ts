@@ -3,6 +3,7 @@
  * destructive beyond the run's own objects, and request details a schema does not express.
  */
 import type { CaseContext } from '../../cases/requests.js';
+import type { FilterSemantics } from '../../checks/oracle.js';
 import type { Operation, Schema } from '../../spec/operations.js';
 
 export interface RecipeInput extends CaseContext {
@@ -56,6 +57,12 @@ export interface Profile {
   version?: { minimum?: string };
   /** Orchestration rules the target documents (Prefect: server/orchestration/core_policy.py). */
   orchestration?: OrchestrationRules;
+  /** What filter operators mean, and per-field quirks. */
+  filterSemantics?: FilterSemantics;
+  /** The key a sort value orders by, for a collection (default: the value's name less _ASC/_DESC). */
+  sortKey?(collectionKey: string, value: string): ((obj: Record<string, unknown>) => unknown) | undefined;
+  /** The largest limit the target accepts, where the document does not say. */
+  maxLimit?: number;
   /** Why an operation cannot reach 2xx on this target, when that is known and not a defect. */
   unreachable?(op: Operation): string | undefined;
 }

@@ -1,0 +1,151 @@
+/**
+ * Generated filter bodies for a collection (fast-check): one to three field criteria drawn from the
+ * document's filter model, with operands drawn from the run's corpus (values present, absent, at the
+ * boundary, in the other case, with ILIKE wildcards, empty lists and strings), sometimes combined with
+ * `operator: or_`, sometimes with a filter on a related collection.
+ */
+import fc from 'fast-check';
+import { nonNull, type FilterField, type FilterModel } from '../model/filters.js';
+import type { OpenApiDocument } from '../spec/load.js';
+import type { Schema } from '../spec/operations.js';
+import type { Corpus, FilterSemantics, Obj } from '../checks/oracle.js';
+import { related } from '../checks/oracle.js';
+
+export interface Criterion {
+  key: string;
+  path: string[];
+  operator: string;
+  operand: unknown;
+}
+
+/** (collection, field, operator) triples, as coverage counts them. */
+export const tripleOf = (c: Pick<Criterion, 'key' | 'path' | 'operator'>) => `${c.key}.${c.path.join('.')}.${c.operator}`;
+
+function values(semantics: FilterSemantics, key: string, corpus: Corpus, field: FilterField, operator: string): unknown[] {
+  const out: unknown[] = [];
+  for (const obj of corpus[key] ?? []) {
+    const v = semantics.fieldValue ? semantics.fieldValue(key, obj, field.path, operator, corpus) : field.path.reduce<unknown>((o, p) => (o as Obj)?.[p], obj);
+    if (Array.isArray(v)) out.push(...v);
+    else if (v !== null && v !== undefined) out.push(v);
+  }
+  return [...new Set(out.map((v) => JSON.stringify(v)))].map((v) => JSON.parse(v));
+}
+
+/** A value no object has, of the operand's kind: a UUID, an enum member nobody uses, else a string. */
+function absentFor(doc: OpenApiDocument, schema: Schema, seen: unknown[]): unknown[] {
+  const s = nonNull(doc, schema) as Schema & { items?: Schema; format?: string };
+  const item = (s.items ? nonNull(doc, s.items) : s) as { format?: string; enum?: unknown[] };
+  if (item.enum) return item.enum.filter((v) => !seen.includes(v)).slice(0, 1);
+  return [item.format === 'uuid' ? '5f0e0c6a-0000-4000-8000-00000000beef' : 'conformance-absent-value'];
+}
+
+function operandArbitrary(operator: string, seen: unknown[], bound: string, absent: unknown[]): fc.Arbitrary<unknown> | undefined {
+  const strings = seen.filter((v): v is string => typeof v === 'string');
+  switch (operator) {
+    case 'any_':
+    case 'not_any_':
+    case 'all_':
+    case 'id_':
+    case 'type_':
+      return fc.subarray([...seen, ...absent], { maxLength: Math.min(3, seen.length + absent.length) });
+    case 'eq_':
+      return seen.length ? fc.constantFrom(...seen) : fc.boolean();
+    case 'is_null_':
+    case 'exists_':
+      return fc.boolean();
+    case 'before_':
+    case 'after_': {
+      // The stored value itself (the inclusive boundary, to the microsecond) or a millisecond either side.
+      const times = [...strings.filter((s) => /\d{4}-\d{2}-\d{2}T/.test(s)), bound];
+      return fc.tuple(fc.constantFrom(...times), fc.constantFrom(-1, 0, 0, 1)).map(([t, d]) => (d === 0 ? t : new Date(Date.parse(t) + d).toISOString()));
+    }
+    case 'like_':
+    case 'startswith_': {
+      if (!strings.length) return undefined;
+      return fc.tuple(fc.constantFrom(...strings), fc.nat(), fc.nat(), fc.constantFrom('same', 'upper', 'lower', 'wild')).map(([s, a, b, how]) => {
+        const start = operator === 'startswith_' ? 0 : a % s.length;
+        const part = s.slice(start, start + 1 + (b % Math.max(1, s.length - start)));
+        if (how === 'upper') return part.toUpperCase();
+        if (how === 'lower') return part.toLowerCase();
+        if (how === 'wild') return part.replace(/[-%]/g, '_');
+        return part;
+      });
+    }
+    case 'ge_':
+    case 'le_':
+      return seen.length ? fc.constantFrom(...seen) : undefined;
+  }
+  return undefined;
+}
+
+export interface FilterCases {
+  /** Criteria the generator can draw, by triple. */
+  triples: Map<string, fc.Arbitrary<Criterion>>;
+  /** Triples of the document the semantics cannot judge, with the reason. */
+  unknown: Map<string, string>;
+}
+
+/** What the generator can say about each filter field and operator of the model. */
+export function filterCases(doc: OpenApiDocument, model: FilterModel, semantics: FilterSemantics, corpus: Corpus, bound: string): FilterCases {
+  const triples = new Map<string, fc.Arbitrary<Criterion>>();
+  const unknown = new Map<string, string>();
+  for (const [key, filter] of Object.entries(model.filters)) {
+    for (const field of filter.fields)
+      for (const operator of Object.keys(field.operators)) {
+        const triple = tripleOf({ key, path: field.path, operator });
+        if (!semantics.operators[operator]) {
+          unknown.set(triple, `the profile gives no meaning to ${operator}`);
+          continue;
+        }
+        const ignored = semantics.ignoredFields?.[`${key}.${field.path.join('.')}`];
+        if (ignored) {
+          unknown.set(triple, `the profile says the target ignores it: ${ignored}`);
+          continue;
+        }
+        if (!corpus[key]?.length) {
+          unknown.set(triple, `no corpus of ${key}`);
+          continue;
+        }
+        if (key !== model.ownKey && related(model.ownKey!, corpus[model.ownKey!]?.[0] ?? {}, key, corpus[key][0]) === undefined) {
+          unknown.set(triple, `no *_id field relates ${model.ownKey} and ${key}`);
+          continue;
+        }
+        const seen = values(semantics, key, corpus, field, operator);
+        const arb = operandArbitrary(operator, seen, bound, absentFor(doc, field.operators[operator], seen));
+        if (!arb) {
+          unknown.set(triple, `no operand for ${operator} from the corpus`);
+          continue;
+        }
+        triples.set(triple, arb.map((operand) => ({ key, path: field.path, operator, operand })));
+      }
+  }
+  return { triples, unknown };
+}
+
+function put(body: Obj, c: Criterion): void {
+  let node = (body[c.key] ??= {}) as Obj;
+  for (const p of c.path) node = (node[p] ??= {}) as Obj;
+  node[c.operator] = c.operand;
+}
+
+/** A body of one to three criteria (own and related collections), maybe with `operator: or_`. */
+export function filterBodyArbitrary(model: FilterModel, cases: FilterCases): fc.Arbitrary<{ body: Obj; criteria: Criterion[]; or: boolean }> {
+  const arbs = [...cases.triples.values()];
+  return fc
+    .tuple(fc.uniqueArray(fc.oneof(...arbs), { minLength: 1, maxLength: 3, selector: tripleOf }), fc.boolean(), fc.boolean())
+    .map(([criteria, wantOr, emptyRelated]) => {
+      const body: Obj = {};
+      // Prefect drops a state sub-filter with both any_ and not_any_ (facts §2): never ask for both.
+      const kept = criteria.filter((c, i) => !criteria.slice(0, i).some((d) => d.key === c.key && d.path.join('.') === c.path.join('.')));
+      for (const c of kept) put(body, c);
+      const own = model.ownKey!;
+      const ownCount = kept.filter((c) => c.key === own).length;
+      const or = wantOr && model.filters[own].combinable && ownCount >= 2;
+      if (or) (body[own] as Obj).operator = 'or_';
+      if (emptyRelated && kept.every((c) => c.key === own)) {
+        const rel = Object.keys(model.filters).find((k) => k !== own && cases.triples.has([...cases.triples.keys()].find((t) => t.startsWith(`${k}.`)) ?? ''));
+        if (rel) body[rel] = {};
+      }
+      return { body, criteria: kept, or };
+    });
+}

@@ -1,0 +1,65 @@
+/**
+ * What the query families (filters, sorting, pagination, aggregates) share: the run's corpus, the filter
+ * model of each core collection, the profile's semantics, and a scoped query through the run's client.
+ */
+import type { Exchange } from '../http/client.js';
+import { filterModel, type FilterModel } from '../model/filters.js';
+import type { Session } from '../run/session.js';
+import { buildCorpus, type BuiltCorpus } from '../resources/corpus.js';
+import type { Operation } from '../spec/operations.js';
+import type { FilterSemantics, Obj } from './oracle.js';
+
+/** The spec's five core collections (§2). */
+export const CORE = ['flows', 'flow_runs', 'task_runs', 'deployments', 'artifacts'];
+
+export interface QueryContext {
+  built: BuiltCorpus;
+  models: Map<string, FilterModel>;
+  semantics: FilterSemantics;
+  /** The ids of the run's objects of a collection. */
+  ids(key: string): string[];
+  /** POST the body to the operation; answer, and the ids of the run's objects in it. */
+  query(op: Operation, body: Obj): Promise<{ exchange: Exchange; ids: string[] }>;
+}
+
+const contexts = new WeakMap<Session, Promise<QueryContext>>();
+
+export function queryContext(session: Session): Promise<QueryContext> {
+  let p = contexts.get(session);
+  if (!p) {
+    p = (async () => {
+      if (session.config.readOnly) throw new Error('read-only mode: the query checks need a corpus of their own');
+      const semantics = session.cases.profile.filterSemantics;
+      if (!semantics) throw new Error(`the ${session.cases.profile.name} profile gives no filter semantics`);
+      const models = new Map<string, FilterModel>();
+      for (const key of CORE) {
+        const c = session.model.collections.get(`/${key}`);
+        const m = c && filterModel(session.model, c);
+        if (m?.ownKey) models.set(key, m);
+      }
+      const built = await buildCorpus(session);
+      const own = new Map(Object.entries(built.corpus).map(([k, objs]) => [k, new Set(objs.map((o) => String(o.id)))]));
+      return {
+        built,
+        models,
+        semantics,
+        ids: (key) => [...(own.get(key) ?? [])],
+        async query(op, body) {
+          const exchange = await session.client.send({ method: 'POST', template: op.path, path: op.path, json: body, idempotent: true });
+          const key = session.model.collectionOf(op)?.name ?? '';
+          const mine = own.get(key) ?? new Set<string>();
+          const ids = Array.isArray(exchange.json) ? (exchange.json as Obj[]).map((o) => String(o.id)).filter((id) => mine.has(id)) : [];
+          return { exchange, ids };
+        },
+      };
+    })();
+    contexts.set(session, p);
+  }
+  return p;
+}
+
+/** The filter model of the collection an operation belongs to, when it is one of the core five. */
+export function coreModelOf(session: Session, op: Operation): string | undefined {
+  const c = session.model.collectionOf(op);
+  return c && CORE.includes(c.name) && c.parentParams.length === 0 ? c.name : undefined;
+}

@@ -1,0 +1,78 @@
+/**
+ * The run's own corpus for the query checks: objects of the core collections made through the
+ * document's create operations, with the hard cases in them, then read back as the server stores them.
+ * Every object is recorded for cleanup like any other; names carry the run's prefix.
+ */
+import type { Exchange } from '../http/client.js';
+import type { Session } from '../run/session.js';
+import type { Corpus, Obj } from '../checks/oracle.js';
+
+export const STATE_TYPES = ['SCHEDULED', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'CRASHED', 'PAUSED', 'CANCELLING'];
+
+export interface BuiltCorpus {
+  corpus: Corpus;
+  /** A time some runs start at exactly (the boundary of before_/after_). */
+  bound: string;
+  /** Collections whose corpus could not be made, and why. */
+  missing: Record<string, string>;
+  tags: string[];
+}
+
+async function create(session: Session, path: string, body: Obj): Promise<Obj | string> {
+  const c = session.model.collections.get(path);
+  if (!c?.create) return `no create operation for ${path}`;
+  const ex: Exchange = await session.client.send({ method: c.create.method, template: c.create.path, path: c.create.path, json: body });
+  session.pool.noteCreated(c.create, ex, {});
+  return ex.status >= 200 && ex.status < 300 && ex.json && typeof ex.json === 'object' ? (ex.json as Obj) : `${c.create.key} answered ${ex.status}: ${ex.body.slice(0, 200)}`;
+}
+
+async function readBack(session: Session, key: string, ids: unknown[]): Promise<Obj[]> {
+  const c = session.model.collections.get(`/${key}`)!;
+  const ex = await session.client.send({ method: 'POST', template: c.filter!.path, path: c.filter!.path, json: { [key]: { id: { any_: ids } }, limit: 200 }, idempotent: true });
+  return Array.isArray(ex.json) ? (ex.json as Obj[]) : [];
+}
+
+export async function buildCorpus(session: Session): Promise<BuiltCorpus> {
+  const T = session.config.runTag;
+  const tags = [`${T}-a`, `${T}-b`, `${T}-c`];
+  const missing: Record<string, string> = {};
+  const made: Record<string, Obj[]> = { flows: [], deployments: [], flow_runs: [], task_runs: [], artifacts: [] };
+  const keep = (key: string, r: Obj | string) => (typeof r === 'string' ? void (missing[key] ??= r) : void made[key].push(r));
+  const bound = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000).toISOString();
+  const at = (ms: number) => new Date(Date.parse(bound) + ms).toISOString();
+
+  // Names that differ only in case; `_` and `%` that ILIKE reads as wildcards; flows with and without runs.
+  const flowNames = ['Alpha', 'alpha', 'd_1', 'd-1-1', '50%off', 'Zeta'];
+  // The first flow is tagged and gets the FAILED run: the seed's example (§4.3 rule 4) has an answer.
+  const flowTags = [[tags[0]], [], [tags[0], tags[1]], [tags[1]], tags, []];
+  for (let i = 0; i < flowNames.length; i++) keep('flows', await create(session, '/flows', { name: `${T}-${flowNames[i]}`, tags: flowTags[i] }));
+  const flows = made.flows;
+  for (let i = 0; i < Math.min(3, flows.length); i++)
+    keep('deployments', await create(session, '/deployments', { name: `${T}-dep-${['A', 'b', 'c_1'][i]}`, flow_id: flows[i].id, tags: flowTags[i + 1], paused: i === 1 }));
+  // One run per state type, on the first four flows; expected start times around (and exactly at) the bound.
+  for (let i = 0; i < STATE_TYPES.length && flows.length > 0; i++) {
+    const deployment = i % 3 === 0 ? made.deployments[0] : undefined;
+    const state: Obj = { type: STATE_TYPES[i] };
+    if (STATE_TYPES[i] === 'SCHEDULED') state.state_details = { scheduled_time: at(0) };
+    keep(
+      'flow_runs',
+      await create(session, '/flow_runs', {
+        flow_id: deployment ? deployment.flow_id : flows[i % 4].id,
+        deployment_id: deployment?.id,
+        name: `${T}-run-${i % 2 ? 'X' : 'x'}${i}`,
+        tags: flowTags[i % flowTags.length],
+        state,
+      }),
+    );
+  }
+  const runs = made.flow_runs;
+  for (let i = 0; i < Math.min(6, runs.length * 2); i++)
+    keep('task_runs', await create(session, '/task_runs', { flow_run_id: runs[i % 3].id, task_key: `${T}-task-${i % 2}`, dynamic_key: `${i}`, name: `${T}-task-${i}`, tags: flowTags[i % flowTags.length], state: { type: STATE_TYPES[i % STATE_TYPES.length] } }));
+  // Artifacts with a key and without one (exists_).
+  for (let i = 0; i < 4 && runs.length > 0; i++)
+    keep('artifacts', await create(session, '/artifacts', { key: i < 2 ? `${T}-key-${i}` : undefined, type: i % 2 ? 'table' : 'markdown', flow_run_id: runs[i % 2].id, data: i }));
+
+  const corpus: Corpus = {};
+  for (const [key, objs] of Object.entries(made)) if (objs.length) corpus[key] = await readBack(session, key, objs.map((o) => o.id));
+  return { corpus, bound, missing, tags };
+}
