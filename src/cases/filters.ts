@@ -78,9 +78,37 @@ function operandArbitrary(operator: string, seen: unknown[], bound: string, abse
   return undefined;
 }
 
+/** The operands every triple is tried with before random ones: the boundary and the empty cases. */
+function edgeOperands(operator: string, seen: unknown[], absent: unknown[]): unknown[] {
+  const strings = seen.filter((v): v is string => typeof v === 'string');
+  switch (operator) {
+    case 'any_':
+    case 'not_any_':
+    case 'all_':
+      return [seen.slice(0, 1), seen.slice(0, 2), [], absent];
+    case 'is_null_':
+    case 'exists_':
+      return [true, false];
+    case 'eq_':
+      return seen.length ? seen : [true, false];
+    case 'before_':
+    case 'after_':
+      return strings.filter((t) => /\d{4}-\d{2}-\d{2}T/.test(t)).slice(0, 3);
+    case 'like_':
+    case 'startswith_':
+      return strings.length ? [strings[0].slice(0, 3).toUpperCase(), strings[strings.length - 1].slice(-3).toLowerCase(), ''] : [];
+    case 'ge_':
+    case 'le_':
+      return seen.slice(0, 2);
+  }
+  return [];
+}
+
 export interface FilterCases {
   /** Criteria the generator can draw, by triple. */
   triples: Map<string, fc.Arbitrary<Criterion>>;
+  /** One-criterion bodies every run tries first: each triple with its edge operands. */
+  examples: Criterion[];
   /** Triples of the document the semantics cannot judge, with the reason. */
   unknown: Map<string, string>;
 }
@@ -89,6 +117,7 @@ export interface FilterCases {
 export function filterCases(doc: OpenApiDocument, model: FilterModel, semantics: FilterSemantics, corpus: Corpus, bound: string): FilterCases {
   const triples = new Map<string, fc.Arbitrary<Criterion>>();
   const unknown = new Map<string, string>();
+  const examples: Criterion[] = [];
   for (const [key, filter] of Object.entries(model.filters)) {
     for (const field of filter.fields)
       for (const operator of Object.keys(field.operators)) {
@@ -97,9 +126,8 @@ export function filterCases(doc: OpenApiDocument, model: FilterModel, semantics:
           unknown.set(triple, `the profile gives no meaning to ${operator}`);
           continue;
         }
-        const ignored = semantics.ignoredFields?.[`${key}.${field.path.join('.')}`];
-        if (ignored) {
-          unknown.set(triple, `the profile says the target ignores it: ${ignored}`);
+        if (field.deprecated) {
+          unknown.set(triple, `the document marks the field deprecated: ${field.deprecated}`);
           continue;
         }
         if (!corpus[key]?.length) {
@@ -111,7 +139,9 @@ export function filterCases(doc: OpenApiDocument, model: FilterModel, semantics:
           continue;
         }
         const seen = values(semantics, key, corpus, field, operator);
-        const arb = operandArbitrary(operator, seen, bound, absentFor(doc, field.operators[operator], seen));
+        const absent = absentFor(doc, field.operators[operator], seen);
+        const arb = operandArbitrary(operator, seen, bound, absent);
+        if (arb) for (const operand of edgeOperands(operator, seen, absent)) examples.push({ key, path: field.path, operator, operand });
         if (!arb) {
           unknown.set(triple, `no operand for ${operator} from the corpus`);
           continue;
@@ -119,7 +149,14 @@ export function filterCases(doc: OpenApiDocument, model: FilterModel, semantics:
         triples.set(triple, arb.map((operand) => ({ key, path: field.path, operator, operand })));
       }
   }
-  return { triples, unknown };
+  return { triples, unknown, examples };
+}
+
+/** The body of one criterion (`{key: {path…: {operator: operand}}}`). */
+export function bodyOf(criteria: Criterion[]): Obj {
+  const body: Obj = {};
+  for (const c of criteria) put(body, c);
+  return body;
 }
 
 function put(body: Obj, c: Criterion): void {

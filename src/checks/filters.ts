@@ -3,7 +3,7 @@
  * the run's own objects; the seed's own example; the edge operands. Failures shrink to a minimal filter.
  */
 import fc from 'fast-check';
-import { filterBodyArbitrary, filterCases, tripleOf } from '../cases/filters.js';
+import { bodyOf, filterBodyArbitrary, filterCases, tripleOf } from '../cases/filters.js';
 import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import { evaluate, Unsupported, type Obj } from './oracle.js';
@@ -52,7 +52,8 @@ export const filtersChecks: Array<Check<Session>> = [
         const cases = filterCases(session.model.doc, model, q.semantics, q.built.corpus, q.built.bound);
         for (const [triple, reason] of cases.unknown) if (!coverage.has(triple)) coverage.set(triple, { checked: 0, skipped: reason });
         let last: { body: Obj; server: string[]; oracle: string[]; exchange: Awaited<ReturnType<QueryContext['query']>>['exchange'] } | undefined;
-        let budget = session.config.runs * 3 + 40;
+        const examples = cases.examples.map((c) => [{ body: bodyOf([c]), criteria: [c], or: false }] as [{ body: Obj; criteria: typeof c[]; or: boolean }]);
+        let budget = examples.length + session.config.runs * 3 + 40;
         const seed = session.config.seed;
         const result = await fc.check(
           fc.asyncProperty(filterBodyArbitrary(model, cases), async ({ body, criteria, or }) => {
@@ -75,9 +76,9 @@ export const filtersChecks: Array<Check<Session>> = [
             if (!same) last = { body: sent, server: ids, oracle: [...expected], exchange };
             return same;
           }),
-          { seed, numRuns: session.config.runs * 3, endOnFailure: false },
+          { seed, numRuns: examples.length + session.config.runs * 3, examples, endOnFailure: false },
         );
-        if (!result.failed) return pass(`${result.numRuns} generated filters agreed with the oracle`);
+        if (!result.failed) return pass(`${examples.length} edge and ${result.numRuns - examples.length} generated filters agreed with the oracle`);
         const l = last!;
         const extra = l.server.filter((id) => !l.oracle.includes(id));
         const missing = l.oracle.filter((id) => !l.server.includes(id));

@@ -15,8 +15,6 @@ export interface FilterSemantics {
   operators: Record<string, OperatorMeaning>;
   /** The value a filter field compares, for an object of the collection (default: the value at the path). */
   fieldValue?(collectionKey: string, obj: Obj, path: string[], operator: string, corpus: Corpus): unknown;
-  /** "collection.field" the target documents but ignores, with the reason (not generated, reported as skipped). */
-  ignoredFields?: Record<string, string>;
 }
 
 const singular = (key: string) => key.replace(/s$/, '');

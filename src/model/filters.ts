@@ -11,6 +11,8 @@ import type { ApiModel, Collection } from './model.js';
 export interface FilterField {
   /** e.g. ['state', 'type'] */
   path: string[];
+  /** The document marks the field deprecated (its description, if it gives one). */
+  deprecated?: string;
   /** operator → operand schema */
   operators: Record<string, Schema>;
 }
@@ -46,7 +48,7 @@ export function nonNull(doc: OpenApiDocument, schema: Schema): S {
   return s;
 }
 
-function fieldsOf(doc: OpenApiDocument, schema: S, prefix: string[]): FilterField[] {
+function fieldsOf(doc: OpenApiDocument, schema: S, prefix: string[], deprecated?: string): FilterField[] {
   const out: FilterField[] = [];
   const operators: Record<string, Schema> = {};
   for (const [name, sub] of Object.entries(schema.properties ?? {})) {
@@ -54,10 +56,11 @@ function fieldsOf(doc: OpenApiDocument, schema: S, prefix: string[]): FilterFiel
     if (name.endsWith('_')) operators[name] = sub;
     else {
       const child = nonNull(doc, sub);
-      if (child.properties) out.push(...fieldsOf(doc, child, [...prefix, name]));
+      const marked = (sub as { deprecated?: boolean; description?: string }).deprecated ? ((sub as { description?: string }).description ?? 'deprecated') : deprecated;
+      if (child.properties) out.push(...fieldsOf(doc, child, [...prefix, name], marked));
     }
   }
-  if (Object.keys(operators).length > 0) out.unshift({ path: prefix, operators });
+  if (Object.keys(operators).length > 0) out.unshift({ path: prefix, operators, deprecated });
   return out;
 }
 

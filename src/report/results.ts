@@ -52,6 +52,11 @@ export interface Results extends RunInfo {
   operations: OperationSummary[];
   checks: CheckResult[];
   summary: { passed: number; failed: number; skipped: number; xfail: number; xpass: number; requests: number; byFamily: Record<string, Record<string, number>>; byLevel: Record<string, Record<string, number>> };
+  /** design.md's table: every filter (collection, field, operator) and every sort value, checked or skipped with the reason. */
+  coverage?: {
+    filters: Array<{ operation?: string; triple: string; checked: number; skipped?: string }>;
+    sorts: Array<{ value: string; operation: string; status: ResultStatus; message?: string }>;
+  };
   cleanup?: { deleted: number; alreadyGone: number; failed: Array<{ collection: string; id: string; reason: string }>; notDeletable: Array<{ collection: string; id: string }> };
   exitCode?: number;
   errors?: string[];

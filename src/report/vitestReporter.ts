@@ -52,6 +52,16 @@ export default class ResultsReporter implements Reporter {
       }
     }
     checks.sort((a, b) => a.family.localeCompare(b.family) || a.id.localeCompare(b.id) || a.operation.localeCompare(b.operation));
+    const filterCoverage = new Map<string, { triple: string; checked: number; skipped?: string }>();
+    for (const module of testModules)
+      for (const row of module.meta().filterCoverage ?? []) {
+        const seen = filterCoverage.get(row.triple);
+        filterCoverage.set(row.triple, { triple: row.triple, checked: (seen?.checked ?? 0) + row.checked, skipped: (seen?.checked ?? 0) + row.checked ? undefined : row.skipped });
+      }
+    const coverage = {
+      filters: [...filterCoverage.values()].sort((a, b) => a.triple.localeCompare(b.triple)),
+      sorts: checks.filter((c) => c.family === 'sorting').map((c) => ({ value: c.id.replace(/^sorting\./, ''), operation: c.operation, status: c.status, message: c.message })),
+    };
     const operations = mergeOperations(operationLists);
     const requests = operations.reduce((n, o) => n + o.requests, 0);
     const results: Results = {
@@ -68,6 +78,7 @@ export default class ResultsReporter implements Reporter {
       operations,
       checks,
       summary: summarize(checks, requests),
+      coverage,
       errors: errors.length ? errors : undefined,
     };
     const out = process.env.CONFORMANCE_OUT || 'reports';

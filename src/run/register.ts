@@ -17,6 +17,8 @@ declare module 'vitest' {
     /** Set on a suite file: its view of the run's operations and target. */
     operations?: OperationSummary[];
     runInfo?: RunInfo;
+    /** Set by the filters suite: every (collection.field.operator) of the filter schemas, checked or why not. */
+    filterCoverage?: Array<{ triple: string; checked: number; skipped?: string }>;
   }
 }
 

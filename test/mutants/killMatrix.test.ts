@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { failedChecks, prefectBaseline, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
-import { contractMutants, verbMutants, type MutantCase } from './registry.js';
+import { contractMutants, queryMutants, verbMutants, type MutantCase } from './registry.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 
-const mutants: MutantCase[] = [...contractMutants, ...verbMutants];
+const mutants: MutantCase[] = [...contractMutants, ...verbMutants, ...queryMutants];
 const matrix: Array<{ mutant: string; breaks: string; expected: string[]; failed: string[]; killed: boolean }> = [];
 const proxies: Partial<Record<'plain' | 'cloud', RunningProxy>> = {};
 

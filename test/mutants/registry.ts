@@ -298,3 +298,158 @@ export const verbMutants: MutantCase[] = [
     killedBy: ['spec.get-without-body GET /flows/{id}'],
   },
 ];
+
+/** Rewrite every `operator` key (at any depth) of a filter body with `edit`. */
+function rewriteOperators(value: unknown, edit: (key: string, v: unknown, path: string[]) => Array<[string, unknown]> | undefined, path: string[] = []): unknown {
+  if (Array.isArray(value) || !value || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const replaced = k.endsWith('_') ? edit(k, v, path) : undefined;
+    if (replaced) for (const [nk, nv] of replaced) out[nk] = nv;
+    else out[k] = rewriteOperators(v, edit, [...path, k]);
+  }
+  return out;
+}
+
+function bodyMutant(id: string, breaks: string, template: string, edit: Parameters<typeof rewriteOperators>[1]): Mutant {
+  return { id, breaks, onRequest: (req) => (matches(template, 'POST', req) ? { ...req, body: json.body(rewriteOperators(bodyOf(req), edit)) } : req) };
+}
+
+/** Drop response items the server "should not" have returned, by a rule on the request and the item. */
+function responseFilter(id: string, breaks: string, template: string, keep: (req: Record<string, unknown>, item: Record<string, unknown>) => boolean): Mutant {
+  return {
+    id,
+    breaks,
+    onResponse: (req, res) => {
+      if (!matches(template, 'POST', req) || res.status !== 200) return res;
+      const items = json.parse(res.body);
+      return Array.isArray(items) ? { ...res, body: json.body(items.filter((i) => keep(bodyOf(req), i as Record<string, unknown>))) } : res;
+    },
+  };
+}
+
+const at = (obj: unknown, path: string[]) => path.reduce<unknown>((o, p) => (o as Record<string, unknown> | undefined)?.[p], obj);
+const usec = (t: unknown) => {
+  const m = String(t).match(/^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(.*)$/);
+  return m ? BigInt(Date.parse(`${m[1]}${m[3] || 'Z'}`)) * 1000n + BigInt((m[2] ?? '').padEnd(6, '0').slice(0, 6)) : 0n;
+};
+const QUERY = (collection: string) => `^POST /${collection}/(filter|count|paginate)$`;
+
+export const queryMutants: MutantCase[] = [
+  { mutant: bodyMutant('filters-any-as-all', 'tags.any_ is read as all_', '/flow_runs/filter', (k, v, p) => (k === 'any_' && p.at(-1) === 'tags' ? [['all_', v]] : undefined)), operations: QUERY('flow_runs'), killedBy: ['filters.oracle POST /flow_runs/filter'] },
+  { mutant: bodyMutant('filters-all-as-any', 'tags.all_ is read as any_', '/flow_runs/filter', (k, v, p) => (k === 'all_' && p.at(-1) === 'tags' ? [['any_', v]] : undefined)), operations: QUERY('flow_runs'), killedBy: ['filters.oracle POST /flow_runs/filter'] },
+  {
+    mutant: responseFilter('filters-before-exclusive', 'before_ leaves out what is exactly at the bound', '/flow_runs/filter', (req, item) => {
+      const bound = at(req, ['flow_runs', 'expected_start_time', 'before_']);
+      return bound === undefined || usec(item.expected_start_time) < usec(bound);
+    }),
+    operations: QUERY('flow_runs'),
+    killedBy: ['filters.oracle POST /flow_runs/filter'],
+  },
+  {
+    mutant: responseFilter('filters-after-exclusive', 'after_ leaves out what is exactly at the bound', '/flow_runs/filter', (req, item) => {
+      const bound = at(req, ['flow_runs', 'expected_start_time', 'after_']);
+      return bound === undefined || usec(item.expected_start_time) > usec(bound);
+    }),
+    operations: QUERY('flow_runs'),
+    killedBy: ['filters.oracle POST /flow_runs/filter'],
+  },
+  { mutant: bodyMutant('filters-is-null-inverted', 'is_null_ means its opposite', '/flow_runs/filter', (k, v) => (k === 'is_null_' && typeof v === 'boolean' ? [[k, !v]] : undefined)), operations: QUERY('flow_runs'), killedBy: ['filters.oracle POST /flow_runs/filter'] },
+  {
+    mutant: responseFilter('filters-like-case-sensitive', 'like_ matches case-sensitively', '/flows/filter', (req, item) => {
+      const like = at(req, ['flows', 'name', 'like_']);
+      if (typeof like !== 'string' || like === '') return true;
+      const pattern = new RegExp(like.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.'));
+      return pattern.test(String(item.name));
+    }),
+    operations: QUERY('flows'),
+    killedBy: ['filters.oracle POST /flows/filter'],
+  },
+  { mutant: bodyMutant('filters-not-any-ignored', 'not_any_ is ignored', '/flows/filter', (k) => (k === 'not_any_' ? [] : undefined)), operations: QUERY('flows'), killedBy: ['filters.oracle POST /flows/filter'] },
+  { mutant: bodyMutant('filters-eq-ignored', 'eq_ is ignored', '/deployments/filter', (k) => (k === 'eq_' ? [] : undefined)), operations: QUERY('deployments'), killedBy: ['filters.oracle POST /deployments/filter'] },
+  { mutant: bodyMutant('filters-exists-inverted', 'exists_ means its opposite', '/artifacts/filter', (k, v) => (k === 'exists_' && typeof v === 'boolean' ? [[k, !v]] : undefined)), operations: QUERY('artifacts'), killedBy: ['filters.oracle POST /artifacts/filter'] },
+  {
+    mutant: {
+      id: 'filters-related-ignored',
+      breaks: 'a filter on a related collection is ignored',
+      onRequest: (req) => {
+        if (!matches('/flows/filter', 'POST', req)) return req;
+        const { flow_runs: _a, deployments: _b, task_runs: _c, ...rest } = bodyOf(req);
+        return { ...req, body: json.body(rest) };
+      },
+    },
+    operations: QUERY('flows'),
+    killedBy: ['filters.seed-example POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'filters-and-as-or',
+      breaks: 'the criteria of a filter are ORed',
+      onRequest: (req) => {
+        if (!matches('/flow_runs/filter', 'POST', req)) return req;
+        const body = bodyOf(req);
+        const own = body.flow_runs as Record<string, unknown> | undefined;
+        return own && Object.keys(own).length >= 2 ? { ...req, body: json.body({ ...body, flow_runs: { ...own, operator: 'or_' } }) } : req;
+      },
+    },
+    operations: QUERY('flow_runs'),
+    killedBy: ['filters.oracle POST /flow_runs/filter'],
+  },
+  {
+    mutant: {
+      id: 'sorting-name-asc-reversed',
+      breaks: 'sort NAME_ASC comes back in descending order',
+      onResponse: (req, res) => (matches('/flows/filter', 'POST', req) && bodyOf(req).sort === 'NAME_ASC' && res.status === 200 ? { ...res, body: json.body((json.parse(res.body) as unknown[]).reverse()) } : res),
+    },
+    operations: QUERY('flows'),
+    killedBy: ['sorting.NAME_ASC POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'pagination-limit-ignored',
+      breaks: 'limit is ignored',
+      onRequest: (req) => {
+        if (!matches('/flows/filter', 'POST', req)) return req;
+        const { limit: _dropped, ...rest } = bodyOf(req);
+        return { ...req, body: json.body(rest) };
+      },
+    },
+    operations: QUERY('flows'),
+    killedBy: ['pagination.limit-zero POST /flows/filter', 'pagination.windows POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'pagination-offset-off-by-one',
+      breaks: 'offset skips one more than asked',
+      onRequest: (req) => {
+        if (!matches('/flows/filter', 'POST', req)) return req;
+        const body = bodyOf(req);
+        return typeof body.offset === 'number' ? { ...req, body: json.body({ ...body, offset: body.offset + 1 }) } : req;
+      },
+    },
+    operations: QUERY('flows'),
+    killedBy: ['pagination.windows POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'aggregates-count-off-by-one',
+      breaks: 'count answers one more',
+      onResponse: (req, res) => (matches('/flows/count', 'POST', req) && res.status === 200 ? { ...res, body: json.body(Number(json.parse(res.body)) + 1) } : res),
+    },
+    operations: QUERY('flows'),
+    killedBy: ['aggregates.count-agrees POST /flows/count'],
+  },
+  {
+    mutant: {
+      id: 'aggregates-paginate-pages-wrong',
+      breaks: 'paginate reports one page too many',
+      onResponse: (req, res) => {
+        if (!matches('/flows/paginate', 'POST', req) || res.status !== 200) return res;
+        const page = json.parse(res.body) as Record<string, number>;
+        return { ...res, body: json.body({ ...page, pages: page.pages + 1 }) };
+      },
+    },
+    operations: QUERY('flows'),
+    killedBy: ['aggregates.paginate-agrees POST /flows/paginate'],
+  },
+];

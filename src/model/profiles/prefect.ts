@@ -104,7 +104,6 @@ export const prefectProfile: Profile = {
   },
   filterSemantics: {
     operators: prefectOperators,
-    ignoredFields: { 'deployments.concurrency_limit': 'deprecated and ignored (schemas/filters.py DeploymentFilterConcurrencyLimit; facts part 2)' },
     // A flow run's start_time filters and sorts COALESCE(start_time, expected_start_time); is_null_ looks at start_time alone (facts §2).
     fieldValue(key, obj, path, operator, corpus) {
       // flows.deployment.is_null_: whether any deployment is of the flow (FlowFilterDeployment).
