@@ -121,6 +121,7 @@ async function runCommand(args: string[]): Promise<number> {
       CONFORMANCE_BASELINE: baselinePath ?? '',
       CONFORMANCE_DISPOSABLE_TARGET: config.disposable ? '1' : '',
       CONFORMANCE_TARGET_LABEL: server ? `prefect ${readPin().prefect} on ${server.database}` : (env.CONFORMANCE_TARGET_LABEL ?? ''),
+      CONFORMANCE_MANAGED_SERVER: server ? `prefect ${readPin().prefect} on ${server.database}` : '',
     };
     delete childEnv.PREFECT_API_URL;
     await runVitest(childEnv, config.outDir, (kill) => (killChild = kill));

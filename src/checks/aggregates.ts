@@ -7,16 +7,18 @@ import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import { scoped } from './filters.js';
 import type { Obj } from './oracle.js';
+import { micros } from '../model/profiles/operators.js';
+import { jsonBodySchema, resolveRef } from '../spec/operations.js';
 import { is2xx, probing, send, Skip } from './probe.js';
 import { coreModelOf, queryContext } from './queryContext.js';
-import { fail, pass, type Check } from './types.js';
+import { fail, pass, type Check, type Verdict } from './types.js';
 
 const isOpOf = (kind: 'count' | 'paginate') => (op: Operation, session: Session) => {
   const key = coreModelOf(session, op);
   return key !== undefined && session.model.collections.get(`/${key}`)?.[kind] === op;
 };
 
-export const aggregatesChecks: Array<Check<Session>> = [
+export const countChecks: Array<Check<Session>> = [
   {
     id: 'aggregates.count-agrees',
     family: 'aggregates',
@@ -88,3 +90,88 @@ export const aggregatesChecks: Array<Check<Session>> = [
       }),
   },
 ];
+
+const HISTORY = /^POST \/(flow_runs|task_runs)\/history\/?$/;
+
+/** The body fields of a history operation, read off its schema (`history_interval_seconds` in Prefect 3). */
+function historyFields(session: Session, op: Operation): { interval: string } | undefined {
+  const schema = jsonBodySchema(op);
+  const props = schema ? Object.keys((resolveRef<{ properties?: object }>(session.model.doc, schema).properties ?? {}) as object) : [];
+  const interval = props.find((p) => p.startsWith('history_interval'));
+  return interval && props.includes('history_start') && props.includes('history_end') ? { interval } : undefined;
+}
+
+async function historyOf(session: Session, op: Operation, key: string, ids: string[], start: number, end: number, intervalSeconds: number) {
+  const fields = historyFields(session, op)!;
+  return send(session, undefined, {
+    method: 'POST',
+    template: op.path,
+    path: op.path,
+    json: { history_start: new Date(start).toISOString(), history_end: new Date(end).toISOString(), [fields.interval]: intervalSeconds, [key]: { id: { any_: ids } } },
+    idempotent: true,
+  });
+}
+
+export const historyChecks: Array<Check<Session>> = [
+  {
+    id: 'aggregates.history',
+    family: 'aggregates',
+    level: 'MUST',
+    clause: '4.2 (history); OpenAPI document',
+    title: 'MUST bin the history by start, end and interval, and count in each bin and state type the runs whose expected start falls in it',
+    appliesTo: (op, session) => HISTORY.test(op.key) && historyFields(session, op) !== undefined,
+    run: (op, session) =>
+      probing(async (): Promise<Verdict> => {
+        const q = await queryContext(session).catch((e: Error) => {
+          throw new Skip(e.message);
+        });
+        const key = op.path.split('/')[1];
+        const runs = q.built.corpus[key] ?? [];
+        if (!runs.length) throw new Skip(`no corpus of ${key}`);
+        const times = runs.map((r) => Date.parse(String(r.expected_start_time)));
+        const intervalSeconds = 600;
+        const start = Math.floor(Math.min(...times) / 1000) * 1000 - 1_800_000;
+        const end = Math.ceil(Math.max(...times) / 1000) * 1000 + 1_800_000;
+        const ex = await historyOf(session, op, key, q.ids(key), start, end, intervalSeconds);
+        if (!is2xx(ex) || !Array.isArray(ex.json)) return fail(`history answered ${ex.status}`, [ex]);
+        const bins = ex.json as Obj[];
+        const expectedBins = Math.min(Math.ceil((end - start) / (intervalSeconds * 1000)), session.cases.profile.historyMaxBins ?? Infinity);
+        if (bins.length !== expectedBins) return fail(`${bins.length} bins; ceil((end - start) / interval) is ${expectedBins}`, [ex]);
+        for (let i = 0; i < bins.length; i++) {
+          const from = start + i * intervalSeconds * 1000;
+          const to = from + intervalSeconds * 1000;
+          if (Date.parse(String(bins[i].interval_start)) !== from || Date.parse(String(bins[i].interval_end)) !== to)
+            return fail(`bin ${i} is [${bins[i].interval_start}, ${bins[i].interval_end}); expected [${new Date(from).toISOString()}, ${new Date(to).toISOString()})`, [ex]);
+          const expected = new Map<string, number>();
+          for (const r of runs) {
+            const t = micros(r.expected_start_time);
+            if (t >= BigInt(from) * 1000n && t < BigInt(to) * 1000n) {
+              const type = String((r.state as Obj | undefined)?.type ?? r.state_type);
+              expected.set(type, (expected.get(type) ?? 0) + 1);
+            }
+          }
+          const got = new Map<string, number>();
+          for (const st of (bins[i].states as Obj[]) ?? []) got.set(String(st.state_type), (got.get(String(st.state_type)) ?? 0) + Number(st.count_runs));
+          const show = (m: Map<string, number>) => JSON.stringify(Object.fromEntries([...m].sort()));
+          if (show(got) !== show(expected)) return fail(`bin ${i} [${bins[i].interval_start}) counts ${show(got)}; the run's objects give ${show(expected)}`, [ex]);
+        }
+        return pass(`${bins.length} bins agree with ${runs.length} ${key}`);
+      }),
+  },
+  {
+    id: 'aggregates.history-invalid-interval',
+    family: 'aggregates',
+    level: 'MUST',
+    clause: '4.2 (history); 7',
+    title: 'MUST refuse a history interval below one second with a 4xx',
+    appliesTo: (op, session) => HISTORY.test(op.key) && historyFields(session, op) !== undefined,
+    run: (op, session) =>
+      probing(async () => {
+        const now = Date.now();
+        const ex = await historyOf(session, op, op.path.split('/')[1], [], now - 3_600_000, now, 0.5);
+        return ex.status >= 400 && ex.status < 500 ? pass(`answered ${ex.status}`) : fail(`an interval of 0.5 s answered ${ex.status}`, [ex]);
+      }),
+  },
+];
+
+export const aggregatesChecks: Array<Check<Session>> = [...countChecks, ...historyChecks];

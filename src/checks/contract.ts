@@ -52,6 +52,11 @@ function schemaProblem(op: Operation, ex: Exchange, ctx: Pick<ContractContext, '
 
 const DOCUMENT = 'OpenAPI document';
 
+/** The server said 503 to this request, then dropped the connection on a retry: unavailable, not broken. */
+function unavailableThenDropped(ex: Exchange): boolean {
+  return ex.status === 0 && (ex.earlier ?? []).includes(503);
+}
+
 export const contractRules: ExchangeRule[] = [
   {
     id: 'contract.no-5xx',
@@ -60,7 +65,7 @@ export const contractRules: ExchangeRule[] = [
     title: 'MUST answer every request, valid or not, without a server error or a broken connection',
     looksAt: all,
     judge: (_op, ex) =>
-      ex.status === 0 ? `no answer: ${ex.error}` : ex.status >= 500 && ex.status !== 503 ? `answered ${ex.status}: ${ex.body.slice(0, 200)}` : undefined,
+      ex.status === 0 && !unavailableThenDropped(ex) ? `no answer: ${ex.error}` : ex.status >= 500 && ex.status !== 503 ? `answered ${ex.status}: ${ex.body.slice(0, 200)}` : undefined,
   },
   {
     // 503 is the server saying "not now" (Prefect: a retryable database error); the client retried it with
@@ -70,7 +75,8 @@ export const contractRules: ExchangeRule[] = [
     clause: '4.1',
     title: 'SHOULD not stay unavailable (503) through bounded retries',
     looksAt: all,
-    judge: (_op, ex) => (ex.status === 503 ? `answered 503 ${ex.attempts} times: ${ex.body.slice(0, 200)}` : undefined),
+    judge: (_op, ex) =>
+      ex.status === 503 ? `answered 503 ${ex.attempts} times: ${ex.body.slice(0, 200)}` : unavailableThenDropped(ex) ? `answered ${ex.earlier!.join(', ')}, then dropped the connection (${ex.error})` : undefined,
   },
   {
     id: 'contract.success-status-documented',

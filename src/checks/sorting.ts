@@ -68,7 +68,7 @@ export function sortingChecks(session: Session): Array<Check<Session>> {
     const filter = session.model.collections.get(`/${key}`)?.filter;
     for (const v of (filter && sortEnum(session, filter)) ?? []) values.add(v);
   }
-  return [...values].sort().map((value) => ({
+  return [defaultSortCheck, ...[...values].sort().map((value) => ({
     id: `sorting.${value}`,
     family: 'sorting',
     level: 'MUST' as const,
@@ -88,8 +88,31 @@ export function sortingChecks(session: Session): Array<Check<Session>> {
         const verdict = judgeOrder(keys, value.endsWith('_DESC'));
         return verdict.ok ? pass(`${value}: ${verdict.how}`) : fail(`${value}: ${verdict.how}: ${JSON.stringify(keys.slice(0, 8))}`, [exchange]);
       }),
-  }));
+  }))];
 }
+
+/** When `sort` is absent, the order is the one the document names as the default. */
+export const defaultSortCheck: Check<Session> = {
+  id: 'sorting.default',
+  family: 'sorting',
+  level: 'MUST',
+  clause: '4.3 rule 6; OpenAPI document (sort default)',
+  title: 'MUST order by the documented default sort when the request names none',
+  appliesTo: (op, s) => coreModelOf(s, op) !== undefined && s.model.collections.get(`/${coreModelOf(s, op)}`)?.filter === op && filterModelCache(s, coreModelOf(s, op)!)?.sort?.default !== undefined,
+  run: (op, s) =>
+    probing(async () => {
+      const q = await queryContext(s).catch((e: Error) => {
+        throw new Skip(e.message);
+      });
+      const key = coreModelOf(s, op)!;
+      const value = filterModelCache(s, key)!.sort!.default!;
+      if (q.ids(key).length < 2) throw new Skip(`fewer than two objects of ${key} in the corpus`);
+      const { exchange } = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, limit: 200 });
+      if (!is2xx(exchange) || !Array.isArray(exchange.json)) return fail(`answered ${exchange.status}`, [exchange]);
+      const verdict = judgeOrder((exchange.json as Obj[]).map(keyOf(s, key, value)), value.endsWith('_DESC'));
+      return verdict.ok ? pass(`no sort: ordered as ${value} (${verdict.how})`) : fail(`no sort: not in the documented default order ${value}: ${verdict.how}`, [exchange]);
+    }),
+};
 
 export function sortEnum(session: Session, op: Operation): string[] | undefined {
   const key = coreModelOf(session, op);

@@ -46,6 +46,8 @@ export interface Exchange {
   error?: string;
   ms: number;
   attempts: number;
+  /** Statuses of the earlier attempts of the same request (0: no answer), oldest first. */
+  earlier?: number[];
 }
 
 export interface ClientOptions {
@@ -123,25 +125,26 @@ export class HttpClient {
   /**
    * A 503 says the request was not served (RFC 9110 §15.6.4; Prefect answers it for retryable database
    * errors such as SQLite's "database is locked"), so it is retried with backoff, a bounded number of times.
-   * A reset or timeout is retried only for requests that are safe to repeat: it may have been served.
+   * A dropped connection is retried once, on a fresh one: the stale keep-alive case below.
    */
   private async sendWithRetry(spec: RequestSpec): Promise<Exchange> {
-    const safeToRepeat = spec.idempotent ?? ['GET', 'HEAD', 'PUT', 'DELETE'].includes(spec.method);
     let attempt = 0;
     let freshConnection = false;
+    const earlier: number[] = [];
     for (;;) {
       attempt++;
       const exchange = await this.sendOnce(spec, attempt, freshConnection);
+      if (earlier.length) exchange.earlier = [...earlier];
+      earlier.push(exchange.status);
       // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;
       // the next request on it dies unread. One retry on a new, unshared connection is safe for any
-      // method; more than one only for requests that are safe to repeat.
+      // method; a second drop is the server's, and is reported.
       const droppedUnread = exchange.status === 0 && /ECONNRESET|UND_ERR_SOCKET/.test(exchange.error ?? '');
       if (droppedUnread && !freshConnection && attempt < MAX_ATTEMPTS) {
         freshConnection = true;
         continue;
       }
-      const retry = exchange.status === 503 || (safeToRepeat && droppedUnread);
-      if (!retry || attempt >= MAX_ATTEMPTS) return exchange;
+      if (exchange.status !== 503 || attempt >= MAX_ATTEMPTS) return exchange;
       await new Promise((r) => setTimeout(r, 100 * 2 ** attempt + Math.random() * 100));
     }
   }

@@ -74,7 +74,8 @@ export function filterModel(model: ApiModel, collection: Collection): FilterMode
   let limit: FilterModel['limit'];
   for (const [key, sub] of Object.entries(root.properties ?? {})) {
     const s = nonNull(model.doc, sub);
-    if (key === 'sort') sort = s.enum ? { values: s.enum, default: (s.default as string | undefined) ?? undefined } : undefined;
+    // The default sits beside the $ref (`{$ref: FlowSort, default: NAME_ASC}`), which resolving drops.
+    if (key === 'sort') sort = s.enum ? { values: s.enum, default: ((sub as S).default ?? s.default) as string | undefined } : undefined;
     else if (key === 'limit') limit = { minimum: s.minimum, maximum: s.maximum, default: s.default as number | undefined };
     else if (s.properties) filters[key] = { key, fields: fieldsOf(model.doc, s, []), combinable: 'operator' in s.properties };
   }

@@ -39,7 +39,7 @@ export interface OperationSummary {
 
 export interface RunInfo {
   tool: { name: string; version: string };
-  target: { baseUrl: string; openapi: string; apiVersion: string; title?: string; profile: string; managed?: string };
+  target: { baseUrl: string; openapi: string; apiVersion: string; title?: string; profile: string; managed?: string; label?: string };
   seed: number;
   runTag: string;
   runs: number;

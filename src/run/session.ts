@@ -127,7 +127,7 @@ async function createSession(): Promise<Session> {
     runInfo() {
       return {
         tool: TOOL,
-        target: { baseUrl: redactor.text(config.baseUrl!), openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', title: spec.raw.info?.title, profile: cases.profile.name, managed: process.env.CONFORMANCE_TARGET_LABEL || undefined },
+        target: { baseUrl: redactor.text(config.baseUrl!), openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', title: spec.raw.info?.title, profile: cases.profile.name, managed: process.env.CONFORMANCE_MANAGED_SERVER || undefined, label: process.env.CONFORMANCE_TARGET_LABEL || undefined },
         seed: config.seed,
         runTag: config.runTag,
         runs: config.runs,

@@ -32,6 +32,7 @@ describe('a run against a shared (non-disposable) target', () => {
   test('passes, with destructive operations skipped and their reason given', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
+    expect(run.results!.target.managed).toBeUndefined();
     const admin = run.results!.operations.find((o) => o.method === 'PUT' && o.path === '/admin/storage')!;
     expect(admin.exercised).toBe(false);
     expect(admin.note).toMatch(/unsafe on a shared target/);

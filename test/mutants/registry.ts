@@ -109,6 +109,15 @@ export const contractMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'contract-connection-dropped',
+      breaks: 'GET /flows/{id} drops the connection without answering (no 503 before it)',
+      onRequest: (req) => (matches(FLOW_ITEM, 'GET', req) ? { status: 0, headers: {}, body: Buffer.alloc(0) } : req),
+    },
+    operations: '^GET /flows/\\{id\\}$',
+    killedBy: ['contract.no-5xx GET /flows/{id}'],
+  },
+  {
+    mutant: {
       id: 'contract-500-for-unknown-id',
       breaks: 'DELETE /flows/{id} answers 500 where the flow does not exist',
       onResponse: (req, res) => (matches(FLOW_ITEM, 'DELETE', req) && res.status === 404 ? { ...res, status: 500, body: json.body({ exception_message: 'Internal Server Error' }) } : res),
@@ -438,6 +447,33 @@ export const queryMutants: MutantCase[] = [
     },
     operations: QUERY('flows'),
     killedBy: ['aggregates.count-agrees POST /flows/count'],
+  },
+  {
+    mutant: {
+      id: 'aggregates-history-bin-shifted',
+      breaks: 'the history moves each bin\'s counts to the next bin',
+      onResponse: (req, res) => {
+        if (!matches('/flow_runs/history', 'POST', req) || res.status !== 200) return res;
+        const bins = json.parse(res.body) as Array<{ states: unknown[] }>;
+        const states = bins.map((b) => b.states);
+        return { ...res, body: json.body(bins.map((b, i) => ({ ...b, states: i === 0 ? [] : states[i - 1] }))) };
+      },
+    },
+    operations: '^POST /flow_runs/history$',
+    killedBy: ['aggregates.history POST /flow_runs/history'],
+  },
+  {
+    mutant: {
+      id: 'aggregates-history-tiny-interval-accepted',
+      breaks: 'a history interval below one second is served',
+      onRequest: (req) => {
+        if (!matches('/flow_runs/history', 'POST', req)) return req;
+        const body = bodyOf(req);
+        return Number(body.history_interval_seconds) < 1 ? { ...req, body: json.body({ ...body, history_interval_seconds: 3600 }) } : req;
+      },
+    },
+    operations: '^POST /flow_runs/history$',
+    killedBy: ['aggregates.history-invalid-interval POST /flow_runs/history'],
   },
   {
     mutant: {

@@ -99,6 +99,11 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
         res = await toUpstream(req.method, req.path, req.body.length > 0 || !['GET', 'HEAD'].includes(req.method) ? req.body : undefined, req.headers);
         if (mutant?.onResponse) res = await mutant.onResponse(req, res, toUpstream);
       }
+      // Status 0 from a mutant: drop the connection without an answer.
+      if (res.status === 0) {
+        incoming.socket.destroy();
+        return;
+      }
       outgoing.writeHead(res.status, { ...res.headers, 'content-length': String(res.body.length) });
       outgoing.end(res.body);
     } catch (e) {

@@ -119,6 +119,7 @@ export const prefectProfile: Profile = {
   },
   // PREFECT_SERVER_API_DEFAULT_LIMIT (api/dependencies.py LimitBody): the document does not carry it.
   maxLimit: 200,
+  historyMaxBins: 500,
   unreachable(op: Operation) {
     if (op.key === 'GET /csrf-token')
       return 'CSRF protection is off on the server (PREFECT_SERVER_API_CSRF_PROTECTION_ENABLED defaults to false), and then it answers 422 by design';

@@ -63,6 +63,8 @@ export interface Profile {
   sortKey?(collectionKey: string, value: string): ((obj: Record<string, unknown>) => unknown) | undefined;
   /** The largest limit the target accepts, where the document does not say. */
   maxLimit?: number;
+  /** The most bins a history answers with (Prefect: 500, api/run_history.py). */
+  historyMaxBins?: number;
   /** Why an operation cannot reach 2xx on this target, when that is known and not a defect. */
   unreachable?(op: Operation): string | undefined;
 }
