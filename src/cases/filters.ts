@@ -73,7 +73,7 @@ function operandArbitrary(operator: string, seen: unknown[], bound: string, abse
     }
     case 'ge_':
     case 'le_':
-      return seen.length ? fc.constantFrom(...seen) : undefined;
+      return seen.length ? fc.constantFrom(...seen) : fc.integer({ min: 0, max: 10 });
   }
   return undefined;
 }
@@ -99,9 +99,14 @@ function edgeOperands(operator: string, seen: unknown[], absent: unknown[]): unk
       return strings.length ? [strings[0].slice(0, 3).toUpperCase(), strings[strings.length - 1].slice(-3).toLowerCase(), ''] : [];
     case 'ge_':
     case 'le_':
-      return seen.slice(0, 2);
+      return seen.length ? seen.slice(0, 2) : [0, 1];
   }
   return [];
+}
+
+/** The document says the server ignores the field ("If provided, will be ignored"). */
+export function documentedAsIgnored(field: FilterField): boolean {
+  return field.deprecated !== undefined && /\bignored\b/i.test(field.deprecated);
 }
 
 export interface FilterCases {
@@ -126,7 +131,8 @@ export function filterCases(doc: OpenApiDocument, model: FilterModel, semantics:
           unknown.set(triple, `the profile gives no meaning to ${operator}`);
           continue;
         }
-        if (field.deprecated) {
+        // A deprecated field the document says is ignored is still checked: the server must ignore it.
+        if (field.deprecated && !documentedAsIgnored(field)) {
           unknown.set(triple, `the document marks the field deprecated: ${field.deprecated}`);
           continue;
         }

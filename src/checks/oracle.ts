@@ -15,6 +15,8 @@ export interface FilterSemantics {
   operators: Record<string, OperatorMeaning>;
   /** The value a filter field compares, for an object of the collection (default: the value at the path). */
   fieldValue?(collectionKey: string, obj: Obj, path: string[], operator: string, corpus: Corpus): unknown;
+  /** "collection.field" the document says the server ignores: every criterion on it drops out. */
+  ignored?: ReadonlySet<string>;
 }
 
 const singular = (key: string) => key.replace(/s$/, '');
@@ -45,6 +47,7 @@ export function matches(semantics: FilterSemantics, key: string, obj: Obj, filte
     for (const [k, v] of Object.entries(n)) {
       if (k === 'operator' || v === null || v === undefined) continue;
       if (k.endsWith('_')) {
+        if (semantics.ignored?.has(`${key}.${path.join('.')}`)) continue;
         const meaning = semantics.operators[k];
         if (!meaning) throw new Unsupported(`operator ${k} on ${key}.${path.join('.')}`);
         const value = semantics.fieldValue ? semantics.fieldValue(key, obj, path, k, corpus) : valueAt(obj, path);

@@ -3,6 +3,7 @@
  * model of each core collection, the profile's semantics, and a scoped query through the run's client.
  */
 import type { Exchange } from '../http/client.js';
+import { documentedAsIgnored } from '../cases/filters.js';
 import { filterModel, type FilterModel } from '../model/filters.js';
 import type { Session } from '../run/session.js';
 import { buildCorpus, type BuiltCorpus } from '../resources/corpus.js';
@@ -29,14 +30,17 @@ export function queryContext(session: Session): Promise<QueryContext> {
   if (!p) {
     p = (async () => {
       if (session.config.readOnly) throw new Error('read-only mode: the query checks need a corpus of their own');
-      const semantics = session.cases.profile.filterSemantics;
-      if (!semantics) throw new Error(`the ${session.cases.profile.name} profile gives no filter semantics`);
+      const profileSemantics = session.cases.profile.filterSemantics;
+      if (!profileSemantics) throw new Error(`the ${session.cases.profile.name} profile gives no filter semantics`);
       const models = new Map<string, FilterModel>();
+      const ignored = new Set<string>();
       for (const key of CORE) {
         const c = session.model.collections.get(`/${key}`);
         const m = c && filterModel(session.model, c);
         if (m?.ownKey) models.set(key, m);
+        for (const [k, f] of Object.entries(m?.filters ?? {})) for (const field of f.fields) if (documentedAsIgnored(field)) ignored.add(`${k}.${field.path.join('.')}`);
       }
+      const semantics: FilterSemantics = { ...profileSemantics, ignored };
       const built = await buildCorpus(session);
       const own = new Map(Object.entries(built.corpus).map(([k, objs]) => [k, new Set(objs.map((o) => String(o.id)))]));
       return {
