@@ -20,6 +20,9 @@ export class FixtureError extends Error {
 
 type Obj = Record<string, unknown>;
 
+/** Extra rounds for a fixture create that stays unavailable (each round is the client's 5 attempts). */
+const FIXTURE_ROUNDS = 3;
+
 export class FixturePool implements FixtureSource {
   private readonly shared = new Map<string, Promise<Obj>>();
   private caseContext?: CaseContext;
@@ -74,7 +77,13 @@ export class FixturePool implements FixtureSource {
     if (!c.create) throw new FixtureError(`${collectionPath} has no create operation in the document`);
     if (this.readOnly) throw new FixtureError(`read-only mode: cannot create a ${c.name} fixture`);
     const built = await buildRecipe(this.caseContext!, c.create);
-    const exchange = await this.client.send(built.spec);
+    let exchange = await this.client.send(built.spec);
+    // Everything else stands on fixtures: a create still unavailable (503) after the client's retries
+    // is tried again after a pause, a bounded number of times (Prefect on SQLite can stay locked for seconds).
+    for (let round = 1; exchange.status === 503 && round <= FIXTURE_ROUNDS; round++) {
+      await new Promise((r) => setTimeout(r, 1000 * round));
+      exchange = await this.client.send(built.spec);
+    }
     if (exchange.status < 200 || exchange.status >= 300)
       throw new FixtureError(`creating a ${c.name} fixture through ${c.create.key} answered ${exchange.status || exchange.error}: ${exchange.body.slice(0, 300)}`, exchange);
     // A create may answer with a list (of what one request made) or without the key it was given.
