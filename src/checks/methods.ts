@@ -290,10 +290,11 @@ function methodNotAllowedChecks(): Array<Check<Session>> {
       clause: '4.1',
       title: 'SHOULD answer 405 to a method the path does not offer',
       appliesTo: (op, session) => firstOfPath(op, session) && probeFor(op, session).method !== undefined,
-      run: async (op, session): Promise<Verdict> => {
-        const ex = await answer(op, session);
-        return ex.status === 405 ? pass(`${ex.method} answered 405`) : fail(`${ex.method} ${op.path}, which the document does not offer, answered ${ex.status || ex.error}`, [ex]);
-      },
+      run: (op, session) =>
+        probing(async (): Promise<Verdict> => {
+          const ex = await answer(op, session);
+          return ex.status === 405 ? pass(`${ex.method} answered 405`) : fail(`${ex.method} ${op.path}, which the document does not offer, answered ${ex.status || ex.error}`, [ex]);
+        }),
     },
     {
       id: 'methods.405-allow',
@@ -302,14 +303,15 @@ function methodNotAllowedChecks(): Array<Check<Session>> {
       clause: '4.1; RFC 9110 §15.5.6',
       title: 'SHOULD list in Allow every method the path offers, with a 405',
       appliesTo: (op, session) => firstOfPath(op, session) && probeFor(op, session).method !== undefined,
-      run: async (op, session): Promise<Verdict> => {
-        const ex = await answer(op, session);
-        if (ex.status !== 405) return skip(`no 405 to look at (answered ${ex.status})`);
-        const allow = new Set((ex.responseHeaders.allow ?? '').split(',').map((m) => m.trim().toUpperCase()).filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS'));
-        const offered = probeFor(op, session).offered;
-        const missing = [...offered].filter((m) => !allow.has(m));
-        return missing.length === 0 ? pass(`Allow: ${ex.responseHeaders.allow}`) : fail(`Allow is "${ex.responseHeaders.allow ?? ''}"; the path also offers ${missing.join(', ')}`, [ex]);
-      },
+      run: (op, session) =>
+        probing(async (): Promise<Verdict> => {
+          const ex = await answer(op, session);
+          if (ex.status !== 405) return skip(`no 405 to look at (answered ${ex.status})`);
+          const allow = new Set((ex.responseHeaders.allow ?? '').split(',').map((m) => m.trim().toUpperCase()).filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS'));
+          const offered = probeFor(op, session).offered;
+          const missing = [...offered].filter((m) => !allow.has(m));
+          return missing.length === 0 ? pass(`Allow: ${ex.responseHeaders.allow}`) : fail(`Allow is "${ex.responseHeaders.allow ?? ''}"; the path also offers ${missing.join(', ')}`, [ex]);
+        }),
     },
   ];
 }

@@ -4,7 +4,7 @@
  * itself (durations computed from the clock).
  */
 import { buildRecipe, CannotBuild, type BuiltRequest } from '../cases/requests.js';
-import type { Exchange, RequestSpec } from '../http/client.js';
+import { BlockedByReadOnly, type Exchange, type RequestSpec } from '../http/client.js';
 import type { Collection } from '../model/model.js';
 import { FixtureError } from '../resources/pool.js';
 import type { Session } from '../run/session.js';
@@ -81,7 +81,7 @@ export async function probing(fn: () => Promise<Verdict>): Promise<Verdict> {
   try {
     return await fn();
   } catch (e) {
-    if (e instanceof Skip) return skip(e.message);
+    if (e instanceof Skip || e instanceof BlockedByReadOnly || e instanceof FixtureError || e instanceof CannotBuild) return skip(e.message);
     throw e;
   }
 }

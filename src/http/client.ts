@@ -62,7 +62,12 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Where to append one line per exchange (for per-operation counts across processes). */
   exchangeLog?: string;
+  /** Read-only mode: a request this says is not a read is never sent (the last line of defence). */
+  isRead?: (spec: RequestSpec) => boolean;
 }
+
+/** Thrown for a request read-only mode refused to send; whoever wanted it reports a skip. */
+export class BlockedByReadOnly extends Error {}
 
 const RECORD_LIMIT = 64 * 1024;
 /** 200+400+800+1600 ms of backoff: long enough for SQLite's write lock to pass, bounded all the same. */
@@ -110,6 +115,7 @@ export class HttpClient {
   }
 
   async send(spec: RequestSpec): Promise<Exchange> {
+    if (this.options.isRead && !this.options.isRead(spec)) throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
     const exchange = await this.slot(() => this.sendWithRetry(spec));
     const key = `${exchange.method} ${exchange.template}`;
     const counts = this.perOperation.get(key) ?? { requests: 0, retried: 0 };

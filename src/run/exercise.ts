@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { CannotBuild, bodyArbitrary, buildRecipe, isReadOperation, resolvePathParams, withPath, type CaseContext } from '../cases/requests.js';
 import { negativeCases, type NegativeKind } from '../cases/negative.js';
-import type { Exchange, HttpClient, RequestSpec } from '../http/client.js';
+import { BlockedByReadOnly, type Exchange, type HttpClient, type RequestSpec } from '../http/client.js';
 import type { Replay } from '../report/baseline.js';
 import type { FixturePool } from '../resources/pool.js';
 import { FixtureError } from '../resources/pool.js';
@@ -80,6 +80,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     built = await buildRecipe(ctx.cases, op);
   } catch (e) {
     if (e instanceof FixtureError || e instanceof CannotBuild) return { ...run, skipped: `prerequisite missing: ${e.message}` };
+    if (e instanceof BlockedByReadOnly) return { ...run, skipped: e.message };
     throw e;
   }
   await send('recipe', built.spec, built.pathParams);

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { loadConfig, secretsOf, type Config } from '../config/config.js';
 import { SafeValues } from '../cases/safeValues.js';
-import type { CaseContext } from '../cases/requests.js';
+import { isReadOperation, type CaseContext } from '../cases/requests.js';
 import { problemWithValidExchange } from '../checks/contract.js';
 import { authHeaders } from '../http/auth.js';
 import { HttpClient } from '../http/client.js';
@@ -61,6 +61,8 @@ async function createSession(): Promise<Session> {
     concurrency: config.concurrency,
     redactor,
     exchangeLog: files?.exchanges,
+    // GETs and the documented read POSTs only (design.md: filter, count, history, paginate).
+    isRead: config.readOnly ? (spec) => isReadOperation({ method: spec.method, path: spec.template } as Operation) : undefined,
   });
   const specSource = config.specSource ?? `${config.baseUrl}/openapi.json`;
   const spec = await loadSpec(specSource, { headers: authHeaders(config), timeoutMs: config.requestTimeoutMs });
