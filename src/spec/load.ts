@@ -38,10 +38,16 @@ async function fetchText(url: string, headers: Record<string, string>, timeoutMs
   return text;
 }
 
+/**
+ * The document is large and a server may build it on first request (Prefect takes over a second): it gets
+ * a deadline of its own, never shorter than this, whatever the per-request timeout of API operations is.
+ */
+export const SPEC_TIMEOUT_FLOOR_MS = 30_000;
+
 export async function loadSpec(source: string, opts: { headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<LoadedSpec> {
   const isUrl = /^https?:\/\//i.test(source);
   let text: string;
-  if (isUrl) text = await fetchText(source, { accept: 'application/json', ...(opts.headers ?? {}) }, opts.timeoutMs ?? 10000);
+  if (isUrl) text = await fetchText(source, { accept: 'application/json', ...(opts.headers ?? {}) }, Math.max(opts.timeoutMs ?? 0, SPEC_TIMEOUT_FLOOR_MS));
   else {
     try {
       text = await readFile(source, 'utf8');

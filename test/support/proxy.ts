@@ -18,6 +18,8 @@ export interface ProxiedResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** Write the answer by hand (a slow drip, half a body then a reset, nothing at all). */
+  writeBy?: (res: http.ServerResponse) => void;
 }
 
 export interface Mutant {
@@ -45,6 +47,8 @@ export interface RunningProxy {
   /** Requests seen, by "METHOD path". */
   seen: string[];
   setMutant(mutant: Mutant | undefined): void;
+  /** Stop listening, as a server that dies mid-run does. */
+  stop(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -99,6 +103,10 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
         res = await toUpstream(req.method, req.path, req.body.length > 0 || !['GET', 'HEAD'].includes(req.method) ? req.body : undefined, req.headers);
         if (mutant?.onResponse) res = await mutant.onResponse(req, res, toUpstream);
       }
+      if (res.writeBy) {
+        res.writeBy(outgoing);
+        return;
+      }
       // Status 0 from a mutant: drop the connection without an answer.
       if (res.status === 0) {
         incoming.socket.destroy();
@@ -120,6 +128,11 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
       mutant = m;
       seen.length = 0;
     },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,0 +1,121 @@
+/**
+ * A misbehaving target is reported, never a crash or a hang: each fault below sits in the proxy in front
+ * of the real server, and the run still ends within its deadlines, writes results.json, and names the fault.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { json, matches, startProxy, type Mutant, type RunningProxy } from '../support/proxy.js';
+import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
+
+const FLOW_ITEM = '/flows/{id}';
+const TIMEOUT_MS = 1000;
+let proxy: RunningProxy;
+
+beforeAll(async () => {
+  proxy = await startProxy(inject('prefectBaseUrl'));
+});
+afterAll(() => proxy?.close());
+
+async function runWith(mutant: Mutant, operations: string, label = sqliteLabel): Promise<CliRun & { seconds: number }> {
+  proxy.setMutant(mutant);
+  const started = Date.now();
+  const run = await runCli([], {
+    CONFORMANCE_BASE_URL: proxy.baseUrl,
+    CONFORMANCE_OPERATIONS: operations,
+    CONFORMANCE_DISPOSABLE_TARGET: '1',
+    CONFORMANCE_TIMEOUT_MS: String(TIMEOUT_MS),
+    CONFORMANCE_RUNS: '2',
+    CONFORMANCE_BASELINE: prefectBaseline,
+    CONFORMANCE_TARGET_LABEL: label,
+  });
+  proxy.setMutant(undefined);
+  return { ...run, seconds: (Date.now() - started) / 1000 };
+}
+
+function failure(run: CliRun, id: string, operation: string) {
+  return run.results?.checks.find((c) => c.id === id && c.operation === operation && c.status === 'failed');
+}
+
+const getFlow = (writeBy: (res: ServerResponse) => void): Mutant => ({
+  id: 'fault',
+  breaks: 'GET /flows/{id}',
+  onRequest: (req) => (matches(FLOW_ITEM, 'GET', req) ? { status: 200, headers: {}, body: Buffer.alloc(0), writeBy } : req),
+});
+
+describe('target faults', () => {
+  test('a request that never answers is ended by the per-request timeout', async () => {
+    const run = await runWith(getFlow(() => {}), '^GET /flows/\\{id\\}$');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1);
+    expect(failure(run, 'contract.no-5xx', 'GET /flows/{id}')?.message).toMatch(/no answer: .*(Timeout|timeout)/);
+    expect(run.seconds).toBeLessThan(120);
+  });
+
+  test('a slow drip of bytes is ended by the total deadline', async () => {
+    const drip: (res: ServerResponse) => void = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => res.write(' '), Math.floor(TIMEOUT_MS / 4));
+      res.on('close', () => clearInterval(timer));
+    };
+    const run = await runWith(getFlow(drip), '^GET /flows/\\{id\\}$');
+    expect(run.code).toBe(1);
+    expect(failure(run, 'contract.no-5xx', 'GET /flows/{id}')?.message).toMatch(/no answer: .*(Abort|Timeout|timeout)/);
+    expect(run.seconds).toBeLessThan(180);
+  });
+
+  test('a connection reset in the middle of a body is reported as no answer', async () => {
+    const cut: (res: ServerResponse) => void = (res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"id": "half a bo');
+      setTimeout(() => res.socket?.destroy(), 50);
+    };
+    const run = await runWith(getFlow(cut), '^GET /flows/\\{id\\}$');
+    expect(run.code).toBe(1);
+    expect(failure(run, 'contract.no-5xx', 'GET /flows/{id}')?.message).toMatch(/no answer/);
+  });
+
+  test('a 50 MB body is cut at the cap and reported', async () => {
+    const huge: Mutant = {
+      id: 'huge',
+      breaks: 'GET /flows/{id} answers 50 MB',
+      onResponse: (req, res) => (matches(FLOW_ITEM, 'GET', req) && res.status === 200 ? { ...res, body: Buffer.concat([Buffer.from('["'), Buffer.alloc(50 * 1024 * 1024, 'x'), Buffer.from('"]')]) } : res),
+    };
+    const run = await runWith(huge, '^GET /flows/\\{id\\}$');
+    expect(run.code).toBe(1);
+    const c = failure(run, 'contract.content-type', 'GET /flows/{id}');
+    expect(c?.message).toMatch(/larger than/);
+    expect(c?.evidence[0].response.truncated).toBe(true);
+  });
+
+  test('a storm of 503s is retried a bounded number of times, then reported', async () => {
+    const storm: Mutant = {
+      id: 'storm',
+      breaks: 'POST /flows/filter answers 503 always',
+      onRequest: (req) => (matches('/flows/filter', 'POST', req) ? { status: 503, headers: { 'content-type': 'application/json' }, body: json.body({ detail: 'busy' }) } : req),
+    };
+    // Without the SQLite label: its intermittent "database is locked" entry would excuse this 503.
+    const run = await runWith(storm, '^POST /flows/filter$', 'a target under test');
+    expect(failure(run, 'contract.available', 'POST /flows/filter')?.message).toMatch(/answered 503 5 times/);
+    expect(run.results).toBeDefined();
+  });
+
+  test('a server that dies in the middle of the run: the rest is reported, the report written, cleanup listed', async () => {
+    let seen = 0;
+    const dies: Mutant = {
+      id: 'dies',
+      breaks: 'the server stops answering after 40 requests',
+      onRequest: (req) => {
+        if (++seen === 40) void proxy.stop();
+        return req;
+      },
+    };
+    const run = await runWith(dies, '^(GET|POST|DELETE|PATCH) /flows/');
+    expect(run.code).toBe(1);
+    expect(run.results).toBeDefined();
+    expect(run.results!.checks.some((c) => c.status === 'failed' && /no answer: .*ECONNREFUSED/.test(c.message ?? ''))).toBe(true);
+    expect(run.results!.cleanup!.failed.length).toBeGreaterThan(0);
+    expect(run.results!.errors?.join(' ')).toMatch(/cleanup could not delete/);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+    proxy = await startProxy(inject('prefectBaseUrl'));
+  });
+});
