@@ -70,6 +70,18 @@ export interface ClientOptions {
 export class BlockedByReadOnly extends Error {}
 
 const RECORD_LIMIT = 64 * 1024;
+
+/**
+ * A request body with what differs between two runs of the same seed masked: identifiers, the run's tag
+ * and names, times, and the order of object keys.
+ */
+export function normalizedBody(spec: Pick<RequestSpec, 'json' | 'raw'>): string {
+  const text = spec.raw ?? (spec.json === undefined ? '' : JSON.stringify(spec.json, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v)));
+  return text
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
+    .replace(/conformance-[a-z0-9]+-[a-z0-9]+(-[\w%]+)?/g, '<name>')
+    .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})?/g, '<time>');
+}
 /** 200+400+800+1600 ms of backoff: long enough for SQLite's write lock to pass, bounded all the same. */
 const MAX_ATTEMPTS = 5;
 
@@ -81,6 +93,8 @@ export class HttpClient {
   private readonly waiting: Array<() => void> = [];
   private seq = 0;
   requestCount = 0;
+  /** One normalised line per exchange: what the run asked for, whatever the ids, names and clock. */
+  readonly signatures: string[] = [];
   /** "METHOD template" → requests sent (retries included), and how many needed a retry after 503. */
   readonly perOperation = new Map<string, { requests: number; retried: number }>();
 
@@ -117,6 +131,7 @@ export class HttpClient {
   async send(spec: RequestSpec): Promise<Exchange> {
     if (this.options.isRead && !this.options.isRead(spec)) throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
     const exchange = await this.slot(() => this.sendWithRetry(spec));
+    this.signatures.push(`${spec.method} ${spec.template} ${normalizedBody(spec)}`);
     const key = `${exchange.method} ${exchange.template}`;
     const counts = this.perOperation.get(key) ?? { requests: 0, retried: 0 };
     counts.requests += exchange.attempts;

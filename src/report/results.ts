@@ -41,6 +41,8 @@ export interface RunInfo {
   tool: { name: string; version: string };
   target: { baseUrl: string; openapi: string; apiVersion: string; title?: string; profile: string; managed?: string; label?: string };
   seed: number;
+  /** sha256 of the run's sorted, normalised requests: the same for two runs of the same seed. */
+  requestSequence?: { sha256: string; requests: number };
   runTag: string;
   runs: number;
   readOnly: boolean;

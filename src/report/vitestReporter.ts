@@ -44,7 +44,8 @@ export default class ResultsReporter implements Reporter {
       for (const err of module.errors()) errors.push(`${path.basename(module.moduleId)}: ${err.message}`);
       const meta = module.meta();
       if (meta.operations) operationLists.push(meta.operations);
-      runInfo ??= meta.runInfo;
+      // Each file reports what the run had sent by its end: the fullest view has the whole request sequence.
+      if (meta.runInfo && (meta.runInfo.requestSequence?.requests ?? 0) >= (runInfo?.requestSequence?.requests ?? -1)) runInfo = meta.runInfo;
       for (const test of module.children.allTests()) {
         const result = test.meta().conformance;
         if (result) checks.push(result);

@@ -29,7 +29,10 @@ async function create(session: Session, path: string, body: Obj): Promise<Obj | 
 async function readBack(session: Session, key: string, ids: unknown[]): Promise<Obj[]> {
   const c = session.model.collections.get(`/${key}`)!;
   const ex = await session.client.send({ method: 'POST', template: c.filter!.path, path: c.filter!.path, json: { [key]: { id: { any_: ids } }, limit: 200 }, idempotent: true });
-  return Array.isArray(ex.json) ? (ex.json as Obj[]) : [];
+  const read = new Map((Array.isArray(ex.json) ? (ex.json as Obj[]) : []).map((o) => [o.id, o]));
+  // In the order the run made them: the server's order (uuid7 ids, random within a millisecond) is not
+  // the same twice, and generated operands are drawn from this order.
+  return ids.map((id) => read.get(id)).filter((o): o is Obj => o !== undefined);
 }
 
 export async function buildCorpus(session: Session): Promise<BuiltCorpus> {

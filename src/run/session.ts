@@ -2,6 +2,8 @@
  * One conformance run inside the vitest worker: config → spec → model → fixtures → exchanges, built
  * once and shared by every suite file (vitest runs them in one worker without isolation).
  */
+import { createHash } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { loadConfig, secretsOf, type Config } from '../config/config.js';
 import { SafeValues } from '../cases/safeValues.js';
@@ -127,10 +129,14 @@ async function createSession(): Promise<Session> {
       });
     },
     runInfo() {
+      const sorted = [...client.signatures].sort();
+      // What the run asked for, normalised, for a diff of two runs of the same seed.
+      if (files) writeFileSync(path.join(path.dirname(files.ledger), 'requests.txt'), sorted.join('\n') + '\n');
       return {
         tool: TOOL,
         target: { baseUrl: redactor.text(config.baseUrl!), openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', title: spec.raw.info?.title, profile: cases.profile.name, managed: process.env.CONFORMANCE_MANAGED_SERVER || undefined, label: process.env.CONFORMANCE_TARGET_LABEL || undefined },
         seed: config.seed,
+        requestSequence: { sha256: createHash('sha256').update(sorted.join('\n')).digest('hex'), requests: sorted.length },
         runTag: config.runTag,
         runs: config.runs,
         readOnly: config.readOnly,

@@ -1,0 +1,29 @@
+/**
+ * The same seed gives the same run: three runs against the real server send the same (normalised)
+ * requests, as the hash in results.json says, and reach the same verdicts.
+ */
+import { describe, expect, inject, test } from 'vitest';
+import { prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
+
+describe('determinism', () => {
+  test('three runs with the same seed: same request sequence, same verdicts', async () => {
+    const runs = [];
+    for (let i = 0; i < 3; i++)
+      runs.push(
+        await runCli([], {
+          CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
+          CONFORMANCE_OPERATIONS: '^(GET|POST|PATCH|DELETE) /(flows|variables)/',
+          CONFORMANCE_SEED: '4242',
+          CONFORMANCE_DISPOSABLE_TARGET: '1',
+          CONFORMANCE_BASELINE: prefectBaseline,
+          CONFORMANCE_TARGET_LABEL: sqliteLabel,
+        }),
+      );
+    const hashes = runs.map((r) => r.results!.requestSequence!.sha256);
+    expect(runs[0].results!.requestSequence!.requests).toBeGreaterThan(100);
+    expect(new Set(hashes).size).toBe(1);
+    const verdicts = runs.map((r) => r.results!.checks.map((c) => `${c.id} ${c.operation} ${c.status}`).join('\n'));
+    expect(verdicts[1]).toBe(verdicts[0]);
+    expect(verdicts[2]).toBe(verdicts[0]);
+  });
+});
