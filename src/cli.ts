@@ -53,9 +53,23 @@ function runVitest(env: NodeJS.ProcessEnv, outDir: string, onChild: (kill: () =>
     path.join(outDir, 'junit.xml'),
   ];
   if (env.CONFORMANCE_SHARD) args.push('--shard', env.CONFORMANCE_SHARD);
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  onChild(() => child.kill('SIGINT'));
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 130 : 1))));
+  // A process group of its own: vitest's main process can exit on SIGINT before its worker has stopped,
+  // and a worker that outlives it would create objects after cleanup has read the ledger.
+  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const signalGroup = (signal: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // the group is gone already
+    }
+  };
+  onChild(() => signalGroup('SIGINT'));
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      signalGroup('SIGKILL');
+      resolve(code ?? (signal ? 130 : 1));
+    }),
+  );
 }
 
 function readResults(file: string): Results | undefined {
