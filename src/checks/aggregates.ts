@@ -10,7 +10,7 @@ import type { Obj } from './oracle.js';
 import { micros } from '../model/profiles/operators.js';
 import { jsonBodySchema, resolveRef } from '../spec/operations.js';
 import { is2xx, probing, send, Skip } from './probe.js';
-import { coreModelOf, queryContext } from './queryContext.js';
+import { coreModelOf, queryContextOrSkip } from './queryContext.js';
 import { fail, pass, type Check, type Verdict } from './types.js';
 
 const isOpOf = (kind: 'count' | 'paginate') => (op: Operation, session: Session) => {
@@ -28,9 +28,7 @@ export const countChecks: Array<Check<Session>> = [
     appliesTo: isOpOf('count'),
     run: (op, session) =>
       probing(async () => {
-        const q = await queryContext(session).catch((e: Error) => {
-          throw new Skip(e.message);
-        });
+        const q = await queryContextOrSkip(session);
         const key = coreModelOf(session, op)!;
         const model = q.models.get(key);
         if (!model || !q.built.corpus[key]?.length) throw new Skip(`no corpus of ${key}`);
@@ -63,9 +61,7 @@ export const countChecks: Array<Check<Session>> = [
     appliesTo: isOpOf('paginate'),
     run: (op, session) =>
       probing(async () => {
-        const q = await queryContext(session).catch((e: Error) => {
-          throw new Skip(e.message);
-        });
+        const q = await queryContextOrSkip(session);
         const key = coreModelOf(session, op)!;
         const ids = q.ids(key);
         if (!ids.length) throw new Skip(`no corpus of ${key}`);
@@ -122,9 +118,7 @@ export const historyChecks: Array<Check<Session>> = [
     appliesTo: (op, session) => HISTORY.test(op.key) && historyFields(session, op) !== undefined,
     run: (op, session) =>
       probing(async (): Promise<Verdict> => {
-        const q = await queryContext(session).catch((e: Error) => {
-          throw new Skip(e.message);
-        });
+        const q = await queryContextOrSkip(session);
         const key = op.path.split('/')[1];
         const runs = q.built.corpus[key] ?? [];
         if (!runs.length) throw new Skip(`no corpus of ${key}`);

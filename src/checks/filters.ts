@@ -7,8 +7,8 @@ import { bodyOf, filterBodyArbitrary, filterCases, tripleOf } from '../cases/fil
 import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import { evaluate, Unsupported, type Obj } from './oracle.js';
-import { is2xx, probing, Skip } from './probe.js';
-import { coreModelOf, queryContext, type QueryContext } from './queryContext.js';
+import { is2xx, probing } from './probe.js';
+import { coreModelOf, queryContextOrSkip, type QueryContext } from './queryContext.js';
 import { fail, pass, skip, type Check, type Verdict } from './types.js';
 
 /** Triples each generated filter used: the coverage table of results.json. */
@@ -17,14 +17,6 @@ export const coverage = new Map<string, { checked: number; skipped?: string }>()
 function isFilterOp(op: Operation, session: Session): boolean {
   const key = coreModelOf(session, op);
   return key !== undefined && session.model.collections.get(`/${key}`)?.filter === op;
-}
-
-async function context(session: Session): Promise<QueryContext> {
-  try {
-    return await queryContext(session);
-  } catch (e) {
-    throw new Skip((e as Error).message);
-  }
 }
 
 /** Scope a body to the run's own objects: `id.any_` ANDed in, unless the filter ORs its fields. */
@@ -45,7 +37,7 @@ export const filtersChecks: Array<Check<Session>> = [
     appliesTo: isFilterOp,
     run: (op, session) =>
       probing(async (): Promise<Verdict> => {
-        const q = await context(session);
+        const q = await queryContextOrSkip(session);
         const key = coreModelOf(session, op)!;
         const model = q.models.get(key);
         if (!model || !q.built.corpus[key]?.length) return skip(`no corpus of ${key}: ${q.built.missing[key] ?? 'no filter model'}`);
@@ -98,7 +90,7 @@ export const filtersChecks: Array<Check<Session>> = [
     appliesTo: (op, session) => isFilterOp(op, session) && coreModelOf(session, op) === 'flows',
     run: (op, session) =>
       probing(async () => {
-        const q = await context(session);
+        const q = await queryContextOrSkip(session);
         const model = q.models.get('flows')!;
         const tag = q.built.tags[0];
         const body = { flows: { tags: { all_: [tag] } }, flow_runs: { state: { type: { any_: ['FAILED'] } } } };
@@ -117,7 +109,7 @@ export const filtersChecks: Array<Check<Session>> = [
     appliesTo: isFilterOp,
     run: (op, session) =>
       probing(async () => {
-        const q = await context(session);
+        const q = await queryContextOrSkip(session);
         const key = coreModelOf(session, op)!;
         if (!q.ids(key).length) return skip(`no corpus of ${key}`);
         const field = q.models.get(key)?.filters[key]?.fields.find((f) => f.path.join('.') !== 'id' && 'any_' in f.operators);

@@ -11,10 +11,6 @@ import { fail, pass, skip, type Check, type Level, type Verdict } from './types.
 const CREATE_FLOW_RUN = /^POST \/deployments\/\{[^}]+\}\/create_flow_run\/?$/;
 const SET_STATE = /^POST \/flow_runs\/\{[^}]+\}\/set_state\/?$/;
 
-function opMatching(session: Session, pattern: RegExp): Operation | undefined {
-  return session.model.operations.find((o) => pattern.test(o.key));
-}
-
 const flowRuns = (session: Session) => {
   const c = session.model.collections.get('/flow_runs');
   if (!c?.create || !c.read) throw new Skip('the document has no /flow_runs create and read');

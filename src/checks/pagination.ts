@@ -8,7 +8,7 @@ import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import type { Obj } from './oracle.js';
 import { is2xx, probing, Skip } from './probe.js';
-import { coreModelOf, queryContext, type QueryContext } from './queryContext.js';
+import { coreModelOf, queryContextOrSkip, type QueryContext } from './queryContext.js';
 import { sortEnum } from './sorting.js';
 import { fail, pass, skip, type Check, type Verdict } from './types.js';
 
@@ -19,9 +19,7 @@ const isFilterOp = (op: Operation, session: Session) => {
 
 function page(session: Session, op: Operation, run: (q: QueryContext, key: string) => Promise<Verdict>, minimum = 1) {
   return probing(async () => {
-    const q = await queryContext(session).catch((e: Error) => {
-      throw new Skip(e.message);
-    });
+    const q = await queryContextOrSkip(session);
     const key = coreModelOf(session, op)!;
     if (q.ids(key).length < minimum) throw new Skip(`fewer than ${minimum} objects of ${key} in the corpus`);
     return run(q, key);

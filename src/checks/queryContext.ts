@@ -9,6 +9,7 @@ import type { Session } from '../run/session.js';
 import { buildCorpus, type BuiltCorpus } from '../resources/corpus.js';
 import type { Operation } from '../spec/operations.js';
 import type { FilterSemantics, Obj } from './oracle.js';
+import { Skip } from './probe.js';
 
 /** The spec's five core collections (§2). */
 export const CORE = ['flows', 'flow_runs', 'task_runs', 'deployments', 'artifacts'];
@@ -66,4 +67,13 @@ export function queryContext(session: Session): Promise<QueryContext> {
 export function coreModelOf(session: Session, op: Operation): string | undefined {
   const c = session.model.collectionOf(op);
   return c && CORE.includes(c.name) && c.parentParams.length === 0 ? c.name : undefined;
+}
+
+/** The query context, or a skip with the reason it cannot be had (read-only mode, no semantics). */
+export async function queryContextOrSkip(session: Session): Promise<QueryContext> {
+  try {
+    return await queryContext(session);
+  } catch (e) {
+    throw new Skip((e as Error).message);
+  }
 }

@@ -8,7 +8,7 @@ import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import type { Obj } from './oracle.js';
 import { is2xx, probing, Skip } from './probe.js';
-import { CORE, coreModelOf, queryContext } from './queryContext.js';
+import { CORE, coreModelOf, queryContextOrSkip } from './queryContext.js';
 import { fail, pass, type Check, type Verdict } from './types.js';
 
 const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -77,9 +77,7 @@ export function sortingChecks(session: Session): Array<Check<Session>> {
     appliesTo: (op: Operation, s: Session) => coreModelOf(s, op) !== undefined && s.model.collections.get(`/${coreModelOf(s, op)}`)?.filter === op && (sortEnum(s, op) ?? []).includes(value),
     run: (op: Operation, s: Session) =>
       probing(async (): Promise<Verdict> => {
-        const q = await queryContext(s).catch((e: Error) => {
-          throw new Skip(e.message);
-        });
+        const q = await queryContextOrSkip(s);
         const key = coreModelOf(s, op)!;
         if (q.ids(key).length < 2) throw new Skip(`fewer than two objects of ${key} in the corpus`);
         const { exchange } = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, sort: value, limit: 200 });
@@ -101,9 +99,7 @@ export const defaultSortCheck: Check<Session> = {
   appliesTo: (op, s) => coreModelOf(s, op) !== undefined && s.model.collections.get(`/${coreModelOf(s, op)}`)?.filter === op && filterModelCache(s, coreModelOf(s, op)!)?.sort?.default !== undefined,
   run: (op, s) =>
     probing(async () => {
-      const q = await queryContext(s).catch((e: Error) => {
-        throw new Skip(e.message);
-      });
+      const q = await queryContextOrSkip(s);
       const key = coreModelOf(s, op)!;
       const value = filterModelCache(s, key)!.sort!.default!;
       if (q.ids(key).length < 2) throw new Skip(`fewer than two objects of ${key} in the corpus`);
