@@ -8,7 +8,7 @@ export default defineConfig({
           name: 'conformance',
           include: ['suites/**/*.test.ts'],
           // One worker, no isolation: every suite file shares one run (spec, fixtures, exchanges).
-          pool: 'forks',
+          pool: 'threads',
           maxWorkers: 1,
           isolate: false,
           fileParallelism: false,

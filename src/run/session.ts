@@ -67,7 +67,9 @@ async function createSession(): Promise<Session> {
     isRead: config.readOnly ? (spec) => isReadOperation({ method: spec.method, path: spec.template } as Operation) : undefined,
   });
   const specSource = config.specSource ?? `${config.baseUrl}/openapi.json`;
-  const spec = await loadSpec(specSource, { headers: authHeaders(config), timeoutMs: config.requestTimeoutMs });
+  // The CLI validated the document and wrote it to the run folder before starting the suites.
+  const validatedByCli = files !== undefined && specSource === files.spec;
+  const spec = await loadSpec(specSource, { headers: authHeaders(config), timeoutMs: config.requestTimeoutMs, validated: validatedByCli });
   const model = buildModel(spec.doc);
   const baseline = forTarget(loadBaseline(config.baselinePath), process.env.CONFORMANCE_TARGET_LABEL);
   const validators = new SchemaValidators(spec.doc);

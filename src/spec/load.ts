@@ -44,7 +44,7 @@ async function fetchText(url: string, headers: Record<string, string>, timeoutMs
  */
 export const SPEC_TIMEOUT_FLOOR_MS = 30_000;
 
-export async function loadSpec(source: string, opts: { headers?: Record<string, string>; timeoutMs?: number } = {}): Promise<LoadedSpec> {
+export async function loadSpec(source: string, opts: { headers?: Record<string, string>; timeoutMs?: number; validated?: boolean } = {}): Promise<LoadedSpec> {
   const isUrl = /^https?:\/\//i.test(source);
   let text: string;
   if (isUrl) text = await fetchText(source, { accept: 'application/json', ...(opts.headers ?? {}) }, Math.max(opts.timeoutMs ?? 0, SPEC_TIMEOUT_FLOOR_MS));
@@ -66,8 +66,9 @@ export async function loadSpec(source: string, opts: { headers?: Record<string, 
     throw new UsageError(`${source} serves no OpenAPI document (no "openapi" version and "paths")`);
   if (!/^3\.[01]\.\d+$/.test(candidate.openapi)) throw new UsageError(`${source}: OpenAPI ${candidate.openapi} is not supported (3.0.x and 3.1.x are)`);
   try {
-    // swagger-parser mutates what it validates: hand it a clone.
-    await SwaggerParser.validate(structuredClone(raw) as never, { dereference: { circular: 'ignore' } } as never);
+    // swagger-parser mutates what it validates: hand it a clone. A copy the supervising CLI has already
+    // validated (`validated`) is not validated twice.
+    if (!opts.validated) await SwaggerParser.validate(structuredClone(raw) as never, { dereference: { circular: 'ignore' } } as never);
   } catch (e) {
     const err = e as Error & { details?: Array<{ message?: string; path?: unknown[] }> };
     const detail = err.details?.[0];
