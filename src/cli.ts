@@ -13,7 +13,9 @@ import { authHeaders } from './http/auth.js';
 import { HttpClient } from './http/client.js';
 import { Redactor } from './http/redact.js';
 import { profileFor } from './model/profiles/index.js';
-import { loadBaseline } from './report/baseline.js';
+import { isExpired, loadBaseline } from './report/baseline.js';
+import { markdownSummary } from './report/markdown.js';
+import { updatedBaseline } from './report/baselineUpdate.js';
 import { exitCodeOf, summarize, type Results } from './report/results.js';
 import { terminalSummary } from './report/terminal.js';
 import { TOOL } from './report/tool.js';
@@ -141,6 +143,7 @@ async function runCommand(args: string[]): Promise<number> {
     await runVitest(childEnv, config.outDir, (kill) => (killChild = kill));
 
     const resultsFile = path.join(config.outDir, 'results.json');
+    const expired = loadBaseline(baselinePath).entries.filter((e) => isExpired(e));
     const results: Results = readResults(resultsFile) ?? {
       tool: TOOL,
       target: { baseUrl, openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', profile: profile.name },
@@ -160,13 +163,16 @@ async function runCommand(args: string[]): Promise<number> {
     results.cleanup = await cleanup(client, files.ledger);
     await client.close();
     if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
+    // An expired entry fails the run: the deviation it excused was due to be fixed, or the entry reviewed.
+    for (const e of expired) (results.errors ??= []).push(`baseline entry expired on ${e.expires}: ${e.check} ${e.operation} (${e.reason})`);
     if (results.cleanup.failed.length) (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
     results.summary.requests += client.requestCount;
     results.durationMs = Date.now() - Date.parse(startedAt);
     results.exitCode = exitCodeOf(results);
     writeFileSync(resultsFile, JSON.stringify(results, null, 2));
+    writeFileSync(path.join(config.outDir, 'summary.md'), markdownSummary(results));
     process.stdout.write(terminalSummary(results) + '\n');
-    log(`reports in ${path.relative(process.cwd(), config.outDir) || '.'}: results.json, junit.xml`);
+    log(`reports in ${path.relative(process.cwd(), config.outDir) || '.'}: results.json, junit.xml, summary.md`);
     return results.exitCode;
   } finally {
     process.off('SIGINT', onSignal);
@@ -175,13 +181,35 @@ async function runCommand(args: string[]): Promise<number> {
   }
 }
 
+/** `baseline update [--from results.json] [--baseline old.json] [--out new.json]` */
+function baselineCommand(args: string[]): number {
+  const [sub, ...rest] = args;
+  if (sub !== 'update') throw new UsageError(`unknown baseline command "${sub ?? ''}" (baseline commands: update)`);
+  const opts: Record<string, string> = {};
+  for (let i = 0; i < rest.length; i += 2) {
+    if (!['--from', '--baseline', '--out'].includes(rest[i]) || rest[i + 1] === undefined) throw new UsageError(`baseline update takes --from FILE, --baseline FILE and --out FILE, got "${rest[i]}"`);
+    opts[rest[i]] = rest[i + 1];
+  }
+  const from = opts['--from'] ?? path.join(process.env.CONFORMANCE_OUT || 'reports', 'results.json');
+  const results = readResults(from);
+  if (!results) throw new UsageError(`cannot read a results.json at ${from}`);
+  const previousFile = opts['--baseline'] ?? process.env.CONFORMANCE_BASELINE;
+  const updated = updatedBaseline(loadBaseline(previousFile), results);
+  const out = opts['--out'] ?? path.join(path.dirname(from), 'baseline.json');
+  writeFileSync(out, JSON.stringify(updated, null, 2) + '\n');
+  process.stdout.write(`${updated.entries.length} entries written to ${out}${previousFile ? ` (from ${previousFile})` : ''}; review the diff before using it\n`);
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv.length > 0 && !argv[0].startsWith('-') ? argv : ['run', ...argv];
   switch (command) {
     case 'run':
       return runCommand(rest);
+    case 'baseline':
+      return baselineCommand(rest);
     default:
-      throw new UsageError(`unknown command "${command}" (commands: run)`);
+      throw new UsageError(`unknown command "${command}" (commands: run, baseline update)`);
   }
 }
 

@@ -60,5 +60,6 @@ describe('bad input exits 2 with one line', () => {
 
   test('an unknown command', async () => {
     expectOneLine(await runCli(['frobnicate']), /unknown command "frobnicate"/);
+    expectOneLine(await runCli(['baseline', 'frobnicate']), /unknown baseline command/);
   });
 });
