@@ -153,7 +153,7 @@ export async function buildRecipe(ctx: CaseContext, op: Operation): Promise<Buil
   }
   if (json === undefined && op.requestBody?.required) json = {};
   return {
-    spec: { method: op.method, template: op.path, path: fill(op.path, pathParams), query, json, idempotent: isReadOperation(op) },
+    spec: { method: op.method, template: op.path, path: fill(op.path, pathParams), query, json },
     pathParams,
     refs,
   };

@@ -14,7 +14,7 @@ const volatileOf = (session: Session) => new Set(['updated', ...(session.cases.p
 async function countOf(session: Session, op: Operation): Promise<number | undefined> {
   const c = session.model.collectionOf(op);
   if (!c?.count || c.parentParams.length > 0) return undefined;
-  const ex = await send(session, undefined, { method: 'POST', template: c.count.path, path: c.count.path, json: {}, idempotent: true });
+  const ex = await send(session, undefined, { method: 'POST', template: c.count.path, path: c.count.path, json: {} });
   return is2xx(ex) && typeof ex.json === 'number' ? ex.json : undefined;
 }
 
@@ -143,7 +143,7 @@ export const methodsChecks: Array<Check<Session>> = [
         const built = await recipe(session, op);
         const getSame = session.model.operations.find((o) => o.method === 'GET' && o.path === op.path);
         const state = async (answer: Awaited<ReturnType<typeof send>>) =>
-          getSame ? (await send(session, undefined, { ...built.spec, method: 'GET', json: undefined, idempotent: true })).json : answer.json;
+          getSame ? (await send(session, undefined, { ...built.spec, method: 'GET', json: undefined })).json : answer.json;
         const first = await send(session, op, built.spec);
         const s1 = await state(first);
         const second = await send(session, op, built.spec);
@@ -277,7 +277,7 @@ function methodNotAllowedChecks(): Array<Check<Session>> {
     let p = notAllowed.get(op);
     if (!p) {
       const { method, path } = probeFor(op, session);
-      p = send(session, undefined, { method: method!, template: op.path, path, json: method === 'GET' ? undefined : {}, idempotent: true });
+      p = send(session, undefined, { method: method!, template: op.path, path, json: method === 'GET' ? undefined : {} });
       notAllowed.set(op, p);
     }
     return p;

@@ -19,7 +19,7 @@ const flowRuns = (session: Session) => {
 
 async function readRun(session: Session, id: unknown): Promise<Exchange> {
   const c = flowRuns(session);
-  return send(session, undefined, { method: 'GET', template: c.read!.path, path: c.read!.path.replace(/\{[^}]+\}/, String(id)), idempotent: true });
+  return send(session, undefined, { method: 'GET', template: c.read!.path, path: c.read!.path.replace(/\{[^}]+\}/, String(id)) });
 }
 
 const stateType = (run: Exchange) => ((run.json as Obj | undefined)?.state as Obj | undefined)?.type;
@@ -129,7 +129,7 @@ export const orchestrationChecks: Array<Check<Session>> = [
     const history = session.model.operations.find((o) => o.method === 'GET' && /^\/flow_run_states\/?$/.test(o.path));
     if (!history) return skip('the document has no state history of a flow run');
     const { steps, runId } = await legalPath(session, op);
-    const ex = await send(session, undefined, { method: 'GET', template: history.path, path: history.path, query: { flow_run_id: String(runId) }, idempotent: true });
+    const ex = await send(session, undefined, { method: 'GET', template: history.path, path: history.path, query: { flow_run_id: String(runId) } });
     if (!is2xx(ex) || !Array.isArray(ex.json)) return unexpected('the state history', ex);
     const types = (ex.json as Obj[]).sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp))).map((s) => s.type);
     const expected = steps.map((s) => s.to);
@@ -143,7 +143,7 @@ export const orchestrationChecks: Array<Check<Session>> = [
     const filter = session.model.collections.get('/flow_runs')?.filter;
     if (!filter) return skip('no /flow_runs/filter');
     const ids = async (types: string[]) => {
-      const ex = await send(session, undefined, { method: 'POST', template: filter.path, path: filter.path, json: { flow_runs: { id: { any_: [run.id] }, state: { type: { any_: types } } } }, idempotent: true });
+      const ex = await send(session, undefined, { method: 'POST', template: filter.path, path: filter.path, json: { flow_runs: { id: { any_: [run.id] }, state: { type: { any_: types } } } } });
       return { ex, ids: Array.isArray(ex.json) ? (ex.json as Obj[]).map((r) => r.id) : [] };
     };
     const [hit, miss] = [await ids(['FAILED']), await ids(['COMPLETED'])];

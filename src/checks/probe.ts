@@ -50,7 +50,7 @@ export async function itemPath(session: Session, collection: Collection, obj: Ob
 }
 
 export function readSpec(collection: Collection, path: string): RequestSpec {
-  return { method: 'GET', template: collection.read!.path, path, idempotent: true };
+  return { method: 'GET', template: collection.read!.path, path };
 }
 
 /** A copy without the fields the profile says change by themselves. */

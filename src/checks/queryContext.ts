@@ -50,7 +50,7 @@ export function queryContext(session: Session): Promise<QueryContext> {
         semantics,
         ids: (key) => [...(own.get(key) ?? [])],
         async query(op, body) {
-          const exchange = await session.client.send({ method: 'POST', template: op.path, path: op.path, json: body, idempotent: true });
+          const exchange = await session.client.send({ method: 'POST', template: op.path, path: op.path, json: body });
           const key = session.model.collectionOf(op)?.name ?? '';
           const mine = own.get(key) ?? new Set<string>();
           const ids = Array.isArray(exchange.json) ? (exchange.json as Obj[]).map((o) => String(o.id)).filter((id) => mine.has(id)) : [];

@@ -19,8 +19,6 @@ export interface RequestSpec {
   /** A value to send as JSON, or `raw` text sent exactly as given. */
   json?: unknown;
   raw?: string;
-  /** True when the request is safe to repeat (GET, or a read POST): only those are retried on 503. */
-  idempotent?: boolean;
   /** Leave out the configured credentials (auth checks). */
   withoutAuth?: boolean;
 }

@@ -28,7 +28,7 @@ async function create(session: Session, path: string, body: Obj): Promise<Obj | 
 
 async function readBack(session: Session, key: string, ids: unknown[]): Promise<Obj[]> {
   const c = session.model.collections.get(`/${key}`)!;
-  const ex = await session.client.send({ method: 'POST', template: c.filter!.path, path: c.filter!.path, json: { [key]: { id: { any_: ids } }, limit: 200 }, idempotent: true });
+  const ex = await session.client.send({ method: 'POST', template: c.filter!.path, path: c.filter!.path, json: { [key]: { id: { any_: ids } }, limit: 200 } });
   const read = new Map((Array.isArray(ex.json) ? (ex.json as Obj[]) : []).map((o) => [o.id, o]));
   // In the order the run made them: the server's order (uuid7 ids, random within a millisecond) is not
   // the same twice, and generated operands are drawn from this order.
