@@ -122,7 +122,7 @@ async function runCommand(args: string[]): Promise<number> {
     const profile = profileFor(spec);
     const managedBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
     const baselinePath = config.baselinePath ?? (server && profile.name === 'prefect' && existsSync(managedBaseline) ? managedBaseline : undefined);
-    loadBaseline(baselinePath);
+    const baseline = loadBaseline(baselinePath);
     log(`target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl}; seed ${config.seed}; run tag ${config.runTag}${baselinePath ? `; baseline ${path.relative(repoRoot, baselinePath)}` : ''}`);
 
     const childEnv: NodeJS.ProcessEnv = {
@@ -143,7 +143,7 @@ async function runCommand(args: string[]): Promise<number> {
     await runVitest(childEnv, config.outDir, (kill) => (killChild = kill));
 
     const resultsFile = path.join(config.outDir, 'results.json');
-    const expired = loadBaseline(baselinePath).entries.filter((e) => isExpired(e));
+    const expired = baseline.entries.filter((e) => isExpired(e));
     const results: Results = readResults(resultsFile) ?? {
       tool: TOOL,
       target: { baseUrl, openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', profile: profile.name },

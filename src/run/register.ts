@@ -6,7 +6,7 @@
 import { afterAll, test } from 'vitest';
 import type { Check, ResultStatus } from '../checks/types.js';
 import { HttpClient, type Exchange } from '../http/client.js';
-import { applyBaseline, findEntry, forTarget, loadBaseline, type Baseline } from '../report/baseline.js';
+import { applyBaseline, findEntry } from '../report/baseline.js';
 import type { CheckResult, OperationSummary, RecordedExchange, RunInfo } from '../report/results.js';
 import type { Operation } from '../spec/operations.js';
 import type { Session } from './session.js';
@@ -22,8 +22,6 @@ declare module 'vitest' {
   }
 }
 
-let baseline: Baseline | undefined;
-
 function recorded(ex: Exchange): RecordedExchange {
   return {
     request: { method: ex.method, url: ex.url, headers: ex.requestHeaders, body: ex.requestBody },
@@ -38,7 +36,6 @@ export function collectionLabel(session: Session, op: Operation): string {
 }
 
 export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>, ctx: Ctx, operations: Operation[] = session.operations): void {
-  baseline ??= forTarget(loadBaseline(session.config.baselinePath), process.env.CONFORMANCE_TARGET_LABEL);
   // Every suite file carries the run's view of operations and target, so that shards merge whole.
   afterAll(({}, suite) => {
     suite.meta.operations = session.operationSummaries();
@@ -55,7 +52,7 @@ export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>,
       if (!check.appliesTo(op, ctx)) continue;
       test(`${check.id} ${op.key}`, async ({ task, skip, annotate }) => {
         const verdict = await check.run(op, ctx);
-        const entry = findEntry(baseline!, check.id, op.key);
+        const entry = findEntry(session.baseline, check.id, op.key);
         const status: ResultStatus = applyBaseline(verdict.status, entry);
         const evidence = (verdict.evidence ?? []).map(recorded);
         task.meta.conformance = {

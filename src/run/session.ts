@@ -19,7 +19,7 @@ import { FixturePool } from '../resources/pool.js';
 import { loadSpec, type LoadedSpec } from '../spec/load.js';
 import type { Operation } from '../spec/operations.js';
 import { SchemaValidators } from '../spec/validators.js';
-import { forTarget, loadBaseline, replaysFor } from '../report/baseline.js';
+import { forTarget, loadBaseline, replaysFor, type Baseline } from '../report/baseline.js';
 import type { OperationSummary, RunInfo } from '../report/results.js';
 import { TOOL } from '../report/tool.js';
 import { exerciseOperation, type ExerciseContext, type OperationRun } from './exercise.js';
@@ -35,6 +35,8 @@ export interface Session {
   redactor: Redactor;
   /** The operations this run covers (all of the document's, unless CONFORMANCE_OPERATIONS narrows them). */
   operations: Operation[];
+  /** The expected failures that apply to this target (loaded once, for replays and verdicts). */
+  baseline: Baseline;
   exercise(op: Operation): Promise<OperationRun>;
   /** Exercise every operation, a bounded number at a time. */
   exerciseAll(): Promise<Map<Operation, OperationRun>>;
@@ -112,6 +114,7 @@ async function createSession(): Promise<Session> {
     cases,
     redactor,
     operations,
+    baseline,
     exercise,
     async exerciseAll() {
       const queue = [...operations];
