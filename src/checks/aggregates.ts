@@ -10,13 +10,10 @@ import type { Obj } from './oracle.js';
 import { micros } from '../model/profiles/operators.js';
 import { jsonBodySchema, resolveRef } from '../spec/operations.js';
 import { is2xx, probing, send, Skip } from './probe.js';
-import { coreModelOf, queryContextOrSkip } from './queryContext.js';
+import { coreModelOf, isCoreQuery, queryContextOrSkip } from './queryContext.js';
 import { fail, pass, type Check, type Verdict } from './types.js';
 
-const isOpOf = (kind: 'count' | 'paginate') => (op: Operation, session: Session) => {
-  const key = coreModelOf(session, op);
-  return key !== undefined && session.model.collections.get(`/${key}`)?.[kind] === op;
-};
+const isOpOf = (kind: 'count' | 'paginate') => (op: Operation, session: Session) => isCoreQuery(session, op, kind);
 
 export const countChecks: Array<Check<Session>> = [
   {

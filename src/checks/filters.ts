@@ -8,16 +8,13 @@ import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import { evaluate, Unsupported, type Obj } from './oracle.js';
 import { is2xx, probing } from './probe.js';
-import { coreModelOf, queryContextOrSkip, type QueryContext } from './queryContext.js';
+import { coreModelOf, isCoreQuery, queryContextOrSkip, type QueryContext } from './queryContext.js';
 import { fail, pass, skip, type Check, type Verdict } from './types.js';
 
 /** Triples each generated filter used: the coverage table of results.json. */
 export const coverage = new Map<string, { checked: number; skipped?: string }>();
 
-function isFilterOp(op: Operation, session: Session): boolean {
-  const key = coreModelOf(session, op);
-  return key !== undefined && session.model.collections.get(`/${key}`)?.filter === op;
-}
+const isFilterOp = (op: Operation, session: Session) => isCoreQuery(session, op, 'filter');
 
 /** Scope a body to the run's own objects: `id.any_` ANDed in, unless the filter ORs its fields. */
 export function scoped(body: Obj, own: string, ids: string[], or: boolean): Obj {

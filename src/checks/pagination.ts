@@ -8,14 +8,11 @@ import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import type { Obj } from './oracle.js';
 import { is2xx, probing, Skip } from './probe.js';
-import { coreModelOf, queryContextOrSkip, type QueryContext } from './queryContext.js';
+import { coreModelOf, isCoreQuery, queryContextOrSkip, type QueryContext } from './queryContext.js';
 import { sortEnum } from './sorting.js';
 import { fail, pass, skip, type Check, type Verdict } from './types.js';
 
-const isFilterOp = (op: Operation, session: Session) => {
-  const key = coreModelOf(session, op);
-  return key !== undefined && session.model.collections.get(`/${key}`)?.filter === op;
-};
+const isFilterOp = (op: Operation, session: Session) => isCoreQuery(session, op, 'filter');
 
 function page(session: Session, op: Operation, run: (q: QueryContext, key: string) => Promise<Verdict>, minimum = 1) {
   return probing(async () => {

@@ -36,8 +36,7 @@ export function queryContext(session: Session): Promise<QueryContext> {
       const models = new Map<string, FilterModel>();
       const ignored = new Set<string>();
       for (const key of CORE) {
-        const c = session.model.collections.get(`/${key}`);
-        const m = c && filterModel(session.model, c);
+        const m = coreFilterModel(session, key);
         if (m?.ownKey) models.set(key, m);
         for (const [k, f] of Object.entries(m?.filters ?? {})) for (const field of f.fields) if (documentedAsIgnored(field)) ignored.add(`${k}.${field.path.join('.')}`);
       }
@@ -63,10 +62,29 @@ export function queryContext(session: Session): Promise<QueryContext> {
   return p;
 }
 
-/** The filter model of the collection an operation belongs to, when it is one of the core five. */
+/** The key (`flows`, …) of the core collection an operation belongs to, if it belongs to one. */
 export function coreModelOf(session: Session, op: Operation): string | undefined {
   const c = session.model.collectionOf(op);
   return c && CORE.includes(c.name) && c.parentParams.length === 0 ? c.name : undefined;
+}
+
+/** The operation is a core collection's filter, count or paginate. */
+export function isCoreQuery(session: Session, op: Operation, kind: 'filter' | 'count' | 'paginate'): boolean {
+  const key = coreModelOf(session, op);
+  return key !== undefined && session.model.collections.get(`/${key}`)?.[kind] === op;
+}
+
+const filterModels = new WeakMap<Session, Map<string, FilterModel | undefined>>();
+
+/** The filter model of a core collection, read off the document once per run (checks register on it too). */
+export function coreFilterModel(session: Session, key: string): FilterModel | undefined {
+  let byKey = filterModels.get(session);
+  if (!byKey) filterModels.set(session, (byKey = new Map()));
+  if (!byKey.has(key)) {
+    const c = session.model.collections.get(`/${key}`);
+    byKey.set(key, c && filterModel(session.model, c));
+  }
+  return byKey.get(key);
 }
 
 /** The query context, or a skip with the reason it cannot be had (read-only mode, no semantics). */

@@ -3,12 +3,11 @@
  * key. Ties may come in any order; where nulls go and how strings collate are the target's choice:
  * detected and reported, never failed.
  */
-import { filterModel, type FilterModel } from '../model/filters.js';
 import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import type { Obj } from './oracle.js';
 import { is2xx, probing, Skip } from './probe.js';
-import { CORE, coreModelOf, queryContextOrSkip } from './queryContext.js';
+import { CORE, coreFilterModel, coreModelOf, isCoreQuery, queryContextOrSkip } from './queryContext.js';
 import { fail, pass, type Check, type Verdict } from './types.js';
 
 const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -74,7 +73,7 @@ export function sortingChecks(session: Session): Array<Check<Session>> {
     level: 'MUST' as const,
     clause: '4.3 rule 6',
     title: `MUST order the result by the key of ${value} (ties in any order; null placement and collation are reported)`,
-    appliesTo: (op: Operation, s: Session) => coreModelOf(s, op) !== undefined && s.model.collections.get(`/${coreModelOf(s, op)}`)?.filter === op && (sortEnum(s, op) ?? []).includes(value),
+    appliesTo: (op: Operation, s: Session) => isCoreQuery(s, op, 'filter') && (sortEnum(s, op) ?? []).includes(value),
     run: (op: Operation, s: Session) =>
       probing(async (): Promise<Verdict> => {
         const q = await queryContextOrSkip(s);
@@ -96,12 +95,12 @@ export const defaultSortCheck: Check<Session> = {
   level: 'MUST',
   clause: '4.3 rule 6; OpenAPI document (sort default)',
   title: 'MUST order by the documented default sort when the request names none',
-  appliesTo: (op, s) => coreModelOf(s, op) !== undefined && s.model.collections.get(`/${coreModelOf(s, op)}`)?.filter === op && filterModelCache(s, coreModelOf(s, op)!)?.sort?.default !== undefined,
+  appliesTo: (op, s) => isCoreQuery(s, op, 'filter') && coreFilterModel(s, coreModelOf(s, op)!)?.sort?.default !== undefined,
   run: (op, s) =>
     probing(async () => {
       const q = await queryContextOrSkip(s);
       const key = coreModelOf(s, op)!;
-      const value = filterModelCache(s, key)!.sort!.default!;
+      const value = coreFilterModel(s, key)!.sort!.default!;
       if (q.ids(key).length < 2) throw new Skip(`fewer than two objects of ${key} in the corpus`);
       const { exchange } = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, limit: 200 });
       if (!is2xx(exchange) || !Array.isArray(exchange.json)) return fail(`answered ${exchange.status}`, [exchange]);
@@ -112,14 +111,5 @@ export const defaultSortCheck: Check<Session> = {
 
 export function sortEnum(session: Session, op: Operation): string[] | undefined {
   const key = coreModelOf(session, op);
-  return key ? filterModelCache(session, key)?.sort?.values : undefined;
-}
-
-const models = new WeakMap<Session, Map<string, FilterModel | undefined>>();
-/** The filter model of a core collection, read off the document once per run. */
-function filterModelCache(session: Session, key: string): FilterModel | undefined {
-  let m = models.get(session);
-  if (!m) models.set(session, (m = new Map()));
-  if (!m.has(key)) m.set(key, filterModel(session.model, session.model.collections.get(`/${key}`)!));
-  return m.get(key);
+  return key ? coreFilterModel(session, key)?.sort?.values : undefined;
 }
