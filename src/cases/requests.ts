@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import type { Exchange, RequestSpec } from '../http/client.js';
-import { bodyReferences, type ApiModel, type Reference } from '../model/model.js';
+import { bodyReferences, namedParam, type ApiModel, type Reference } from '../model/model.js';
 import type { Profile } from '../model/profiles/profile.js';
 import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../spec/operations.js';
 import { arbitraryFor, minimalFor, type FieldHooks, type GenContext } from './arbitrary.js';
@@ -34,11 +34,11 @@ export class CannotBuild extends Error {}
  * so that shared objects stay as other requests expect them.
  */
 export function mutatesNamedObject(model: ApiModel, op: Operation, param: string): boolean {
+  if (['DELETE', 'PATCH', 'PUT'].includes(op.method)) return namedParam(model, op)?.param === param;
   const own = model.collectionOf(op);
   const ref = model.referenceFor(op, param, 'path');
   if (own === undefined || ref?.collection !== own.path) return false;
   const path = op.path.replace(/\/$/, '');
-  if (['DELETE', 'PATCH', 'PUT'].includes(op.method)) return path.endsWith(`{${param}}`);
   // An action on the object (`/flow_runs/{id}/set_state`, `/deployments/{id}/pause_deployment`) changes it too.
   return op.method === 'POST' && !isReadOperation(op) && /^\/[\w-]+$/.test(path.slice(path.indexOf(`{${param}}`) + param.length + 2));
 }
@@ -86,7 +86,7 @@ export interface BuiltRequest {
 
 export async function resolvePathParams(ctx: CaseContext, op: Operation, mode: 'recipe' | 'unknown'): Promise<Record<string, unknown>> {
   const params: Record<string, unknown> = {};
-  const own = ctx.model.collectionOf(op);
+  const named = namedParam(ctx.model, op);
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   for (const p of pathParams) {
     const fixed = ctx.profile.pathValue?.(op, p.name) ?? (await ctx.profile.asyncPathValue?.(ctx, op, p.name));
@@ -95,7 +95,7 @@ export async function resolvePathParams(ctx: CaseContext, op: Operation, mode: '
       continue;
     }
     const ref = ctx.model.referenceFor(op, p.name, 'path');
-    if (mode === 'unknown' && ref?.collection === own?.path && op.path.replace(/\/$/, '').endsWith(`{${p.name}}`)) {
+    if (mode === 'unknown' && named?.param === p.name) {
       params[p.name] = ctx.profile.unknownValue(p.schema);
       continue;
     }

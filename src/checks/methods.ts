@@ -5,6 +5,7 @@
  */
 import type { RequestSpec } from '../http/client.js';
 import type { Session } from '../run/session.js';
+import { namedParam } from '../model/model.js';
 import { jsonBodySchema, resolveRef, type Operation } from '../spec/operations.js';
 import { differences, freshObject, is2xx, itemPath, masked, namedCollection, probing, readSpec, recipe, send, Skip, unexpected, type Obj } from './probe.js';
 import { fail, pass, skip, type Check, type Verdict } from './types.js';
@@ -36,8 +37,7 @@ function deleteScenario(session: Session, op: Operation): Promise<DeleteScenario
       const c = namedCollection(session, op);
       if (!c) throw new Skip('the path names no object of a collection');
       const [target, bystander] = [await freshObject(session, c), await freshObject(session, c)];
-      const param = op.path.replace(/\/$/, '').split('/').pop()!.slice(1, -1);
-      const field = session.model.referenceFor(op, param, 'path')!.field;
+      const field = namedParam(session.model, op)!.ref.field;
       const built = await recipe(session, op);
       const path = built.spec.path.replace(/[^/]+$/, encodeURIComponent(String(target[field])));
       const countBefore = await countOf(session, op);
@@ -217,8 +217,7 @@ export const methodsChecks: Array<Check<Session>> = [
         const change = patchField(undefined, (before.json ?? {}) as Obj, props, session);
         if (!change) return skip('no field PATCH can change that a read shows');
         const built = await recipe(session, op);
-        const param = op.path.replace(/\/$/, '').split('/').pop()!.slice(1, -1);
-        const field = session.model.referenceFor(op, param, 'path')!.field;
+        const field = namedParam(session.model, op)!.ref.field;
         const spec: RequestSpec = { ...built.spec, path: built.spec.path.replace(/[^/]+$/, encodeURIComponent(String(obj[field]))), json: { [change[0]]: change[1] } };
         const patched = await send(session, op, spec);
         if (!is2xx(patched)) return unexpected(`PATCH of ${change[0]}`, patched);

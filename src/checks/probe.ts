@@ -5,7 +5,7 @@
  */
 import { buildRecipe, CannotBuild, type BuiltRequest } from '../cases/requests.js';
 import { BlockedByReadOnly, type Exchange, type RequestSpec } from '../http/client.js';
-import type { Collection } from '../model/model.js';
+import { namedParam, type Collection } from '../model/model.js';
 import { FixtureError } from '../resources/pool.js';
 import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
@@ -92,9 +92,6 @@ export function unexpected(what: string, ex: Exchange): Verdict {
 
 /** Collection of an operation whose path names one of its objects (item or lookup path). */
 export function namedCollection(session: Session, op: Operation): Collection | undefined {
-  const c = session.model.collectionOf(op);
-  if (!c?.item) return undefined;
-  const last = op.path.replace(/\/$/, '').split('/').pop() ?? '';
-  const param = last.startsWith('{') ? last.slice(1, -1) : undefined;
-  return param && session.model.referenceFor(op, param, 'path')?.collection === c.path ? c : undefined;
+  const named = namedParam(session.model, op);
+  return named?.collection.item ? named.collection : undefined;
 }

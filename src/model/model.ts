@@ -159,6 +159,19 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
   return { doc, operations, collections, collectionOf, referenceFor, versionHeader };
 }
 
+/**
+ * The path parameter that names an object of the operation's own collection, when it ends the path:
+ * `{id}` of `/flows/{id}`, `{name}` of `/variables/name/{name}`, `{key}` of `/flow_runs/{id}/input/{key}`.
+ */
+export function namedParam(model: ApiModel, op: Operation): { param: string; ref: Reference; collection: Collection } | undefined {
+  const collection = model.collectionOf(op);
+  const last = op.path.replace(/\/$/, '').split('/').pop() ?? '';
+  if (!collection || !PARAM.test(last)) return undefined;
+  const param = last.slice(1, -1);
+  const ref = model.referenceFor(op, param, 'path');
+  return ref?.collection === collection.path ? { param, ref, collection } : undefined;
+}
+
 /** The required properties of an operation's JSON body that name other objects. */
 export function bodyReferences(model: ApiModel, op: Operation): Array<{ field: string; ref: Reference; required: boolean }> {
   const schema = jsonBodySchema(op);

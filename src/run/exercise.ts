@@ -9,6 +9,7 @@ import { BlockedByReadOnly, type Exchange, type HttpClient, type RequestSpec } f
 import type { Replay } from '../report/baseline.js';
 import type { FixturePool } from '../resources/pool.js';
 import { FixtureError } from '../resources/pool.js';
+import { namedParam } from '../model/model.js';
 import { jsonBodySchema, type Operation } from '../spec/operations.js';
 import type { SchemaValidators } from '../spec/validators.js';
 
@@ -126,9 +127,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     }
   }
 
-  const own = ctx.cases.model.collectionOf(op);
-  const hasOwnItemParam = own && op.parameters.some((p) => p.in === 'path' && ctx.cases.model.referenceFor(op, p.name, 'path')?.collection === own.path && op.path.replace(/\/$/, '').endsWith(`{${p.name}}`));
-  if (hasOwnItemParam) {
+  if (namedParam(ctx.cases.model, op)) {
     try {
       const params = await resolvePathParams(ctx.cases, op, 'unknown');
       await send('unknown', { ...built.spec, path: withPath(op, params) }, params);

@@ -1,6 +1,6 @@
 /** Model inference from the document alone: collections, identifiers, dependencies. */
 import { describe, expect, test } from 'vitest';
-import { buildModel, bodyReferences, plural } from '../../src/model/model.js';
+import { buildModel, bodyReferences, namedParam, plural } from '../../src/model/model.js';
 import { referenceDoc } from './support.js';
 
 const model = buildModel(referenceDoc());
@@ -37,6 +37,14 @@ describe('buildModel', () => {
     expect(bodyReferences(model, op('POST /flow_runs/')).find((r) => r.field === 'flow_id')).toMatchObject({ ref: { collection: '/flows', field: 'id' }, required: true });
     expect(bodyReferences(model, op('POST /deployments/')).map((r) => r.field)).toContain('flow_id');
     expect(model.referenceFor(op('GET /work_pools/{work_pool_name}/queues/{name}'), 'work_pool_name', 'path')).toEqual({ collection: '/work_pools', field: 'name' });
+  });
+
+  test('namedParam: the parameter that ends the path and names an object of the own collection', () => {
+    expect(namedParam(model, op('GET /flows/{id}'))).toMatchObject({ param: 'id', ref: { collection: '/flows', field: 'id' } });
+    expect(namedParam(model, op('PATCH /variables/name/{name}'))).toMatchObject({ param: 'name', ref: { collection: '/variables', field: 'name' } });
+    expect(namedParam(model, op('DELETE /flow_runs/{id}/input/{key}'))?.collection.path).toBe('/flow_runs/{id}/input');
+    expect(namedParam(model, op('POST /flows/filter'))).toBeUndefined();
+    expect(namedParam(model, op('POST /flow_runs/{id}/set_state'))).toBeUndefined();
   });
 
   test('the version header is read from the document', () => {
