@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { nonNull, type FilterField, type FilterModel } from '../model/filters.js';
 import type { OpenApiDocument } from '../spec/load.js';
 import type { Schema } from '../spec/operations.js';
-import type { Corpus, FilterSemantics, Obj } from '../checks/oracle.js';
-import { related } from '../checks/oracle.js';
+import type { Corpus, FilterSemantics, Obj } from '../model/oracle.js';
+import { related } from '../model/oracle.js';
 
 export interface Criterion {
   key: string;

@@ -6,7 +6,7 @@ import { filterBodyArbitrary, filterCases } from '../cases/filters.js';
 import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
 import { scoped } from './filters.js';
-import type { Obj } from './oracle.js';
+import type { Obj } from '../model/oracle.js';
 import { micros } from '../model/profiles/operators.js';
 import { jsonBodySchema, resolveRef } from '../spec/operations.js';
 import { is2xx, probing, send, Skip } from './probe.js';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { bodyOf, filterBodyArbitrary, filterCases, tripleOf } from '../cases/filters.js';
 import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
-import { evaluate, Unsupported, type Obj } from './oracle.js';
+import { evaluate, Unsupported, type Obj } from '../model/oracle.js';
 import { is2xx, probing } from './probe.js';
 import { coreModelOf, isCoreQuery, queryContextOrSkip, type QueryContext } from './queryContext.js';
 import { fail, pass, skip, type Check, type Verdict } from './types.js';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
-import type { Obj } from './oracle.js';
+import type { Obj } from '../model/oracle.js';
 import { is2xx, probing, Skip } from './probe.js';
 import { coreModelOf, isCoreQuery, queryContextOrSkip, type QueryContext } from './queryContext.js';
 import { sortEnum } from './sorting.js';

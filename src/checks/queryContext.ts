@@ -8,7 +8,7 @@ import { filterModel, type FilterModel } from '../model/filters.js';
 import type { Session } from '../run/session.js';
 import { buildCorpus, type BuiltCorpus } from '../resources/corpus.js';
 import type { Operation } from '../spec/operations.js';
-import type { FilterSemantics, Obj } from './oracle.js';
+import type { FilterSemantics, Obj } from '../model/oracle.js';
 import { Skip } from './probe.js';
 
 /** The spec's five core collections (§2). */

@@ -5,7 +5,7 @@
  */
 import type { Session } from '../run/session.js';
 import type { Operation } from '../spec/operations.js';
-import type { Obj } from './oracle.js';
+import type { Obj } from '../model/oracle.js';
 import { is2xx, probing, Skip } from './probe.js';
 import { CORE, coreFilterModel, coreModelOf, isCoreQuery, queryContextOrSkip } from './queryContext.js';
 import { fail, pass, type Check, type Verdict } from './types.js';

@@ -5,7 +5,7 @@
  */
 import type { Exchange } from '../http/client.js';
 import type { Session } from '../run/session.js';
-import type { Corpus, Obj } from '../checks/oracle.js';
+import type { Corpus, Obj } from '../model/oracle.js';
 
 export const STATE_TYPES = ['SCHEDULED', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'CRASHED', 'PAUSED', 'CANCELLING'];
 

@@ -3,7 +3,7 @@
  * destructive beyond the run's own objects, and request details a schema does not express.
  */
 import type { CaseContext } from '../../cases/requests.js';
-import type { FilterSemantics } from '../../checks/oracle.js';
+import type { FilterSemantics } from '../oracle.js';
 import type { Operation, Schema } from '../../spec/operations.js';
 
 export interface RecipeInput extends CaseContext {

@@ -3,8 +3,8 @@
  * so that the server's answer can be compared with it as a set. Knowledge of meaning comes from the
  * profile (operators, field quirks); relations between collections come from `<collection>_id` fields.
  */
-import type { FilterModel } from '../model/filters.js';
-import { IGNORED, type OperatorMeaning } from '../model/profiles/operators.js';
+import type { FilterModel } from './filters.js';
+import { IGNORED, type OperatorMeaning } from './profiles/operators.js';
 
 export type Obj = Record<string, unknown>;
 export type Corpus = Record<string, Obj[]>;
