@@ -125,6 +125,7 @@ async function runCommand(args: string[]): Promise<number> {
     const baseline = loadBaseline(baselinePath);
     log(`target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl}; seed ${config.seed}; run tag ${config.runTag}${baselinePath ? `; baseline ${path.relative(repoRoot, baselinePath)}` : ''}`);
 
+    const managed = server ? `prefect ${readPin().prefect} on ${server.database}` : undefined;
     const childEnv: NodeJS.ProcessEnv = {
       ...env,
       CONFORMANCE_BASE_URL: baseUrl,
@@ -136,8 +137,8 @@ async function runCommand(args: string[]): Promise<number> {
       CONFORMANCE_STARTED_AT: startedAt,
       CONFORMANCE_BASELINE: baselinePath ?? '',
       CONFORMANCE_DISPOSABLE_TARGET: config.disposable ? '1' : '',
-      CONFORMANCE_TARGET_LABEL: server ? `prefect ${readPin().prefect} on ${server.database}` : (env.CONFORMANCE_TARGET_LABEL ?? ''),
-      CONFORMANCE_MANAGED_SERVER: server ? `prefect ${readPin().prefect} on ${server.database}` : '',
+      CONFORMANCE_TARGET_LABEL: managed ?? env.CONFORMANCE_TARGET_LABEL ?? '',
+      CONFORMANCE_MANAGED_SERVER: managed ?? '',
     };
     delete childEnv.PREFECT_API_URL;
     await runVitest(childEnv, config.outDir, (kill) => (killChild = kill));
