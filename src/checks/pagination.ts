@@ -38,7 +38,7 @@ export const paginationChecks: Array<Check<Session>> = [
     page(session, op, async (q, key) => {
       const sort = untiedSort(session, op);
       if (!sort) return skip('no sort value without ties (ID_* or NAME_*) to page by');
-      const base = { [key]: { id: { any_: q.ids(key) } }, sort };
+      const base = { ...q.scope(key), sort };
       const full = await q.query(op, { ...base, limit: 200 });
       if (!is2xx(full.exchange)) return fail(`the whole result answered ${full.exchange.status}`, [full.exchange]);
       const n = full.ids.length;
@@ -58,7 +58,7 @@ export const paginationChecks: Array<Check<Session>> = [
   ),
   check('pagination.limit-zero', 'MUST return nothing for limit 0', (op, session) =>
     page(session, op, async (q, key) => {
-      const { exchange } = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, limit: 0 });
+      const { exchange } = await q.query(op, { ...q.scope(key), limit: 0 });
       if (!is2xx(exchange)) return fail(`limit 0 answered ${exchange.status}`, [exchange]);
       return Array.isArray(exchange.json) && exchange.json.length === 0 ? pass() : fail(`limit 0 returned ${(exchange.json as Obj[]).length} object(s)`, [exchange]);
     }),
@@ -67,8 +67,8 @@ export const paginationChecks: Array<Check<Session>> = [
     page(session, op, async (q, key) => {
       const max = q.models.get(key)?.limit?.maximum ?? session.cases.profile.maxLimit;
       if (max === undefined) return skip('neither the document nor the profile gives a maximum limit');
-      const ok = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, limit: max });
-      const over = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, limit: max + 1 });
+      const ok = await q.query(op, { ...q.scope(key), limit: max });
+      const over = await q.query(op, { ...q.scope(key), limit: max + 1 });
       if (!is2xx(ok.exchange)) return fail(`limit ${max} answered ${ok.exchange.status}`, [ok.exchange]);
       return over.exchange.status >= 400 && over.exchange.status < 500 ? pass(`${max} accepted, ${max + 1} → ${over.exchange.status}`) : fail(`limit ${max + 1} answered ${over.exchange.status}`, [over.exchange]);
     }),
@@ -76,7 +76,7 @@ export const paginationChecks: Array<Check<Session>> = [
   check('pagination.negative-refused', 'MUST refuse a negative limit or offset with a 4xx', (op, session) =>
     page(session, op, async (q, key) => {
       for (const extra of [{ limit: -1 }, { offset: -1 }]) {
-        const { exchange } = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, ...extra });
+        const { exchange } = await q.query(op, { ...q.scope(key), ...extra });
         if (!(exchange.status >= 400 && exchange.status < 500)) return fail(`${JSON.stringify(extra)} answered ${exchange.status}`, [exchange]);
       }
       return pass();
@@ -84,7 +84,7 @@ export const paginationChecks: Array<Check<Session>> = [
   ),
   check('pagination.offset-past-end', 'MUST return nothing for an offset past the end', (op, session) =>
     page(session, op, async (q, key) => {
-      const { exchange } = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, offset: q.ids(key).length + 5 });
+      const { exchange } = await q.query(op, { ...q.scope(key), offset: q.ids(key).length + 5 });
       if (!is2xx(exchange)) return fail(`answered ${exchange.status}`, [exchange]);
       return Array.isArray(exchange.json) && exchange.json.length === 0 ? pass() : fail(`returned ${(exchange.json as Obj[]).length} object(s) past the end`, [exchange]);
     }),

@@ -20,6 +20,8 @@ export interface QueryContext {
   semantics: FilterSemantics;
   /** The ids of the run's objects of a collection. */
   ids(key: string): string[];
+  /** A filter body on the run's own objects of a collection (`{key: {id: {any_: ids}}}`), to spread into a query. */
+  scope(key: string): Obj;
   /** POST the body to the operation; answer, and the ids of the run's objects in it. */
   query(op: Operation, body: Obj): Promise<{ exchange: Exchange; ids: string[] }>;
 }
@@ -48,6 +50,7 @@ export function queryContext(session: Session): Promise<QueryContext> {
         models,
         semantics,
         ids: (key) => [...(own.get(key) ?? [])],
+        scope: (key) => ({ [key]: { id: { any_: [...(own.get(key) ?? [])] } } }),
         async query(op, body) {
           const exchange = await session.client.send({ method: 'POST', template: op.path, path: op.path, json: body });
           const key = session.model.collectionOf(op)?.name ?? '';

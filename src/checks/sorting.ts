@@ -79,7 +79,7 @@ export function sortingChecks(session: Session): Array<Check<Session>> {
         const q = await queryContextOrSkip(s);
         const key = coreModelOf(s, op)!;
         if (q.ids(key).length < 2) throw new Skip(`fewer than two objects of ${key} in the corpus`);
-        const { exchange } = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, sort: value, limit: 200 });
+        const { exchange } = await q.query(op, { ...q.scope(key), sort: value, limit: 200 });
         if (!is2xx(exchange) || !Array.isArray(exchange.json)) return fail(`sort ${value} answered ${exchange.status}`, [exchange]);
         const keys = (exchange.json as Obj[]).map(keyOf(s, key, value));
         const verdict = judgeOrder(keys, value.endsWith('_DESC'));
@@ -102,7 +102,7 @@ export const defaultSortCheck: Check<Session> = {
       const key = coreModelOf(s, op)!;
       const value = coreFilterModel(s, key)!.sort!.default!;
       if (q.ids(key).length < 2) throw new Skip(`fewer than two objects of ${key} in the corpus`);
-      const { exchange } = await q.query(op, { [key]: { id: { any_: q.ids(key) } }, limit: 200 });
+      const { exchange } = await q.query(op, { ...q.scope(key), limit: 200 });
       if (!is2xx(exchange) || !Array.isArray(exchange.json)) return fail(`answered ${exchange.status}`, [exchange]);
       const verdict = judgeOrder((exchange.json as Obj[]).map(keyOf(s, key, value)), value.endsWith('_DESC'));
       return verdict.ok ? pass(`no sort: ordered as ${value} (${verdict.how})`) : fail(`no sort: not in the documented default order ${value}: ${verdict.how}`, [exchange]);
