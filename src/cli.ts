@@ -14,6 +14,7 @@ import { HttpClient } from './http/client.js';
 import { Redactor } from './http/redact.js';
 import { profileFor } from './model/profiles/index.js';
 import { isExpired, loadBaseline } from './report/baseline.js';
+import { htmlReport } from './report/html.js';
 import { markdownSummary } from './report/markdown.js';
 import { updatedBaseline } from './report/baselineUpdate.js';
 import { exitCodeOf, summarize, type Results } from './report/results.js';
@@ -172,8 +173,9 @@ async function runCommand(args: string[]): Promise<number> {
     results.exitCode = exitCodeOf(results);
     writeFileSync(resultsFile, JSON.stringify(results, null, 2));
     writeFileSync(path.join(config.outDir, 'summary.md'), markdownSummary(results));
+    writeFileSync(path.join(config.outDir, 'index.html'), htmlReport(results));
     process.stdout.write(terminalSummary(results) + '\n');
-    log(`reports in ${path.relative(process.cwd(), config.outDir) || '.'}: results.json, junit.xml, summary.md`);
+    log(`reports in ${path.relative(process.cwd(), config.outDir) || '.'}: index.html, results.json, junit.xml, summary.md`);
     return results.exitCode;
   } finally {
     process.off('SIGINT', onSignal);

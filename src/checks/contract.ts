@@ -57,6 +57,13 @@ function unavailableThenDropped(ex: Exchange): boolean {
   return ex.status === 0 && (ex.earlier ?? []).includes(503);
 }
 
+function stayedUnavailable(ex: Exchange): boolean {
+  return ex.status === 503 || unavailableThenDropped(ex);
+}
+
+/** The rules that judge an exchange the server answered "not now" to; the others have nothing to judge in it. */
+const JUDGE_UNAVAILABLE = new Set(['contract.no-5xx', 'contract.available']);
+
 export const contractRules: ExchangeRule[] = [
   {
     id: 'contract.no-5xx',
@@ -189,8 +196,11 @@ export function problemWithValidExchange(validators: SchemaValidators, op: Opera
 function verdictOf(rule: ExchangeRule, op: Operation, ctx: ContractContext): Verdict {
   const run = ctx.runOf(op);
   if (run.skipped) return skip(run.skipped);
-  const relevant = run.sent.filter((s) => rule.looksAt(s));
-  if (relevant.length === 0) return skip('no exchange of this kind for the operation');
+  const ofThisKind = run.sent.filter((s) => rule.looksAt(s));
+  if (ofThisKind.length === 0) return skip('no exchange of this kind for the operation');
+  // A request that stayed 503 through the retries says nothing about status codes or schemas; contract.available reports it.
+  const relevant = JUDGE_UNAVAILABLE.has(rule.id) ? ofThisKind : ofThisKind.filter((s) => !stayedUnavailable(s.exchange));
+  if (relevant.length === 0) return skip(`the server stayed unavailable (503) for all ${ofThisKind.length} exchange(s) of this kind; contract.available reports it`);
   if ((rule.id === 'contract.reaches-2xx' || rule.id === 'contract.valid-input-accepted') && run.unreachable) {
     const ok = relevant.every((s) => s.exchange.status >= 200 && s.exchange.status < 300);
     return ok ? pass() : skip(`cannot reach 2xx here: ${run.unreachable}`);

@@ -13,6 +13,8 @@ export interface CheckResult {
   family: string;
   level: Level;
   clause: string;
+  /** The spec's words for the clause. */
+  clauseText?: string;
   title: string;
   operation: string;
   collection: string;

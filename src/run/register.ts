@@ -4,6 +4,7 @@
  * to the reporter in the test's meta.
  */
 import { afterAll, test } from 'vitest';
+import { clauseText } from '../checks/clauses.js';
 import type { Check, ResultStatus } from '../checks/types.js';
 import { HttpClient, type Exchange } from '../http/client.js';
 import { applyBaseline, findEntry } from '../report/baseline.js';
@@ -60,6 +61,7 @@ export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>,
           family: check.family,
           level: check.level,
           clause: check.clause,
+          clauseText: clauseText(check.clause),
           title: check.title,
           operation: op.key,
           collection: collectionLabel(session, op),

@@ -3,15 +3,19 @@
  * own Prefect (SQLite), exercises every operation of the document, writes its reports, cleans up and
  * stops the server.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { beforeAll, describe, expect, test } from 'vitest';
-import { runCli, type CliRun } from '../support/runCli.js';
+import { pathToFileURL } from 'node:url';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { launchChromium } from '../support/browser.js';
+import { repoRoot, runCli, type CliRun } from '../support/runCli.js';
 
 let run: CliRun;
 
 beforeAll(async () => {
   run = await runCli([]);
+  mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
 });
 
 describe('npm run conformance with nothing configured', () => {
@@ -44,6 +48,7 @@ describe('npm run conformance with nothing configured', () => {
     expect(r.durationMs).toBeGreaterThan(0);
     for (const c of r.checks.slice(0, 50)) expect(Object.keys(c)).toEqual(expect.arrayContaining(['id', 'family', 'level', 'clause', 'title', 'operation', 'status']));
     expect(r.summary.requests).toBeGreaterThan(r.operations.length);
+    expect(existsSync(path.join(run.outDir, 'index.html'))).toBe(true);
     const junit = readFileSync(path.join(run.outDir, 'junit.xml'), 'utf8');
     expect(junit).toContain('<testsuites');
     expect((junit.match(/<testcase /g) ?? []).length).toBe(r.checks.length);
@@ -55,5 +60,63 @@ describe('npm run conformance with nothing configured', () => {
     expect(c.deleted).toBeGreaterThan(50);
     expect(existsSync(path.join(run.outDir, '.run', 'ledger.jsonl'))).toBe(true);
     await expect(fetch(`${run.results!.target.baseUrl}/health`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+  });
+});
+
+describe('the HTML report of that run, in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  const requested: string[] = [];
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on('request', (req) => requested.push(req.url()));
+    await page.goto(pathToFileURL(path.join(run.outDir, 'index.html')).href);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  test('opens offline from disk: the page asks for nothing but itself', () => {
+    expect(requested.length).toBeGreaterThan(0);
+    expect(requested.filter((u) => !u.startsWith('file:'))).toEqual([]);
+  });
+
+  test('shows the counts of results.json: by status, by family and by level', async () => {
+    const r = run.results!;
+    for (const status of ['passed', 'failed', 'skipped', 'xfail', 'xpass'] as const)
+      expect(await page.getByTestId(`count-${status}`).textContent(), status).toBe(String(r.summary[status]));
+    for (const [table, rows] of [['by-family', r.summary.byFamily], ['by-level', r.summary.byLevel]] as const)
+      for (const [key, counts] of Object.entries(rows))
+        for (const [status, n] of Object.entries(counts))
+          expect(await page.locator(`[data-testid=${table}] td[data-key="${key}"][data-status=${status}]`).textContent(), `${table} ${key} ${status}`).toBe(String(n));
+    expect(await page.getByTestId('shown-count').textContent()).toBe(String(r.checks.length));
+    expect(await page.locator('li.check:visible').count()).toBe(r.checks.length);
+    expect(await page.locator('[data-testid=coverage-matrix] tbody tr').count()).toBe(r.operations.length);
+    await page.screenshot({ path: path.join(repoRoot, 'reports', 'html-report-summary.png') });
+  });
+
+  test('filters by status, then by family, and expands a failure to its exchange, curl and baseline reason', async () => {
+    const r = run.results!;
+    await page.locator('[data-status-card=xfail]').click();
+    expect(await page.getByTestId('shown-count').textContent()).toBe(String(r.summary.xfail));
+    const visibleStatuses = await page.locator('li.check:visible').evaluateAll((rows) => [...new Set(rows.map((row) => (row as HTMLElement).dataset.status))]);
+    expect(visibleStatuses).toEqual(['xfail']);
+
+    await page.locator('fieldset[data-filter=family] input[value=contract]').uncheck();
+    const expected = r.checks.filter((c) => c.status === 'xfail' && c.family !== 'contract');
+    expect(await page.getByTestId('shown-count').textContent()).toBe(String(expected.length));
+    expect(await page.locator('li.check:visible').count()).toBe(expected.length);
+
+    const first = page.locator('li.check:visible').first();
+    await first.locator('summary').click();
+    const id = await first.locator('summary code').textContent();
+    const result = expected.find((c) => c.id === id)!;
+    expect(await first.locator('[data-field=baseline]').textContent()).toContain(result.baseline!.reason);
+    if (result.repro) expect(await first.locator('pre.curl').first().textContent()).toBe(result.repro);
+    await first.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(repoRoot, 'reports', 'html-report-failure.png') });
   });
 });

@@ -1,0 +1,192 @@
+/**
+ * `reports/index.html`: one self-contained page (no network, no external files) that a person reads after
+ * a run: the summary, a coverage matrix of operations by check family, and every check, with each
+ * failure expandable to its redacted exchanges, curl line, seed, clause and baseline state. The exchanges
+ * in results.json are redacted when they are recorded; this page shows only what results.json holds.
+ */
+import type { ResultStatus } from '../checks/types.js';
+import type { CheckResult, RecordedExchange, Results } from './results.js';
+
+const STATUSES: ResultStatus[] = ['failed', 'xpass', 'xfail', 'passed', 'skipped'];
+const LEVELS = ['MUST', 'SHOULD', 'MAY'];
+/** The status a matrix cell shows for several checks: the most alarming one. */
+const SEVERITY: Record<ResultStatus, number> = { failed: 4, xpass: 3, xfail: 2, passed: 1, skipped: 0 };
+
+function esc(text: unknown): string {
+  return String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+function count(counts: Record<string, number> | undefined, status: string): number {
+  return counts?.[status] ?? 0;
+}
+
+function countsTable(title: string, rows: Record<string, Record<string, number>>, order: string[], testId: string): string {
+  const keys = [...order.filter((k) => rows[k]), ...Object.keys(rows).filter((k) => !order.includes(k)).sort()];
+  return `<table class="counts" data-testid="${testId}"><caption>${esc(title)}</caption>
+<thead><tr><th></th>${STATUSES.map((s) => `<th class="st-${s}">${s}</th>`).join('')}</tr></thead><tbody>
+${keys.map((k) => `<tr><th>${esc(k)}</th>${STATUSES.map((s) => `<td data-key="${esc(k)}" data-status="${s}">${count(rows[k], s) || ''}</td>`).join('')}</tr>`).join('\n')}
+</tbody></table>`;
+}
+
+function headerBlock(r: Results): string {
+  const fields: Array<[string, string]> = [
+    ['target', r.target.label || r.target.baseUrl],
+    ['base URL', r.target.baseUrl],
+    ['API', `${r.target.title ?? ''} ${r.target.apiVersion} (OpenAPI ${r.target.openapi}, profile ${r.target.profile})`],
+    ['tool', `${r.tool.name} ${r.tool.version}`],
+    ['seed', `${r.seed}${r.requestSequence ? ` · request sequence ${r.requestSequence.sha256.slice(0, 16)}… (${r.requestSequence.requests})` : ''}`],
+    ['started', r.startedAt],
+    ['duration', `${(r.durationMs / 1000).toFixed(1)} s · ${r.summary.requests} requests`],
+    ['mode', r.readOnly ? 'read-only' : 'read-write'],
+    ['exit code', String(r.exitCode ?? '')],
+  ];
+  return `<dl class="run">${fields.map(([k, v]) => `<dt>${esc(k)}</dt><dd data-field="${esc(k)}">${esc(v)}</dd>`).join('')}</dl>`;
+}
+
+function statusCards(r: Results): string {
+  return `<div class="cards">${STATUSES.map(
+    (s) => `<button type="button" class="card st-${s}" data-status-card="${s}" title="show only ${s}"><span class="n" data-testid="count-${s}">${r.summary[s]}</span> ${s}</button>`,
+  ).join('')}</div>`;
+}
+
+function coverageMatrix(r: Results): string {
+  const families = [...new Set(r.checks.map((c) => c.family))].sort();
+  const cells = new Map<string, CheckResult[]>();
+  for (const c of r.checks) {
+    const key = `${c.operation}\u0000${c.family}`;
+    (cells.get(key) ?? cells.set(key, []).get(key)!).push(c);
+  }
+  const rows = r.operations.map((op) => {
+    const key = `${op.method} ${op.path}`;
+    const tds = families.map((f) => {
+      const list = cells.get(`${key}\u0000${f}`) ?? [];
+      if (list.length === 0) return '<td class="none">·</td>';
+      const worst = list.reduce((a, b) => (SEVERITY[b.status] > SEVERITY[a.status] ? b : a)).status;
+      const tally = STATUSES.map((s) => [s, list.filter((c) => c.status === s).length] as const).filter(([, n]) => n > 0);
+      return `<td class="st-${worst}" title="${esc(tally.map(([s, n]) => `${n} ${s}`).join(', '))}">${esc(worst)}</td>`;
+    });
+    const reach = !op.exercised ? 'not exercised' : op.reached2xx ? '2xx' : 'no 2xx';
+    return `<tr><th class="op">${esc(key)}</th><td class="reach" title="${esc(op.note ?? '')}">${reach} · ${op.requests}</td>${tds.join('')}</tr>`;
+  });
+  return `<table class="matrix" data-testid="coverage-matrix"><thead><tr><th>operation</th><th>reached · requests</th>${families.map((f) => `<th>${esc(f)}</th>`).join('')}</tr></thead>
+<tbody>${rows.join('\n')}</tbody></table>`;
+}
+
+function exchangeBlock(ex: RecordedExchange, n: number): string {
+  const reqHeaders = Object.entries(ex.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n');
+  const resHeaders = Object.entries(ex.response.headers).map(([k, v]) => `${k}: ${v}`).join('\n');
+  const answer = ex.response.status === 0 ? `no answer: ${ex.response.error ?? ''}` : `${ex.response.status}${ex.response.truncated ? ' (body truncated)' : ''}`;
+  return `<div class="exchange"><h5>exchange ${n} · ${esc(ex.ms)} ms</h5>
+<pre class="req">${esc(`${ex.request.method} ${ex.request.url}\n${reqHeaders}${ex.request.body !== undefined ? `\n\n${ex.request.body}` : ''}`)}</pre>
+<pre class="res">${esc(`${answer}\n${resHeaders}\n\n${ex.response.body}`)}</pre>
+<pre class="curl">${esc(ex.curl)}</pre></div>`;
+}
+
+function checkRow(c: CheckResult, seed: number): string {
+  const attrs = `data-status="${c.status}" data-family="${esc(c.family)}" data-level="${c.level}"`;
+  const head = `<span class="badge st-${c.status}">${c.status}</span> <span class="lvl">${c.level}</span> <code>${esc(c.id)}</code> <span class="op">${esc(c.operation)}</span> <span class="msg">${esc((c.message ?? '').slice(0, 200))}</span>`;
+  const expandable = c.status === 'failed' || c.status === 'xpass' || c.status === 'xfail';
+  if (!expandable) return `<li class="check" ${attrs}>${head}</li>`;
+  const replay = c.seed !== undefined ? `CONFORMANCE_SEED=${seed} (property seed ${c.seed}, path ${c.path ?? '-'})` : `CONFORMANCE_SEED=${seed}`;
+  const baseline = c.baseline ? `expected failure (baseline): ${c.baseline.reason}${c.baseline.expires ? `; expires ${c.baseline.expires}` : ''}` : 'not in the baseline';
+  return `<li class="check" ${attrs}><details><summary>${head}</summary>
+<dl class="detail"><dt>rule</dt><dd>${esc(c.title)}</dd>
+<dt>clause</dt><dd>${esc(c.clause)}${c.clauseText ? ` — ${esc(c.clauseText)}` : ''}</dd>
+<dt>message</dt><dd><pre>${esc(c.message ?? '')}</pre></dd>
+<dt>replay</dt><dd><code>${esc(replay)}</code></dd>
+<dt>baseline</dt><dd data-field="baseline">${esc(baseline)}</dd>
+${c.repro ? `<dt>curl</dt><dd><pre class="curl">${esc(c.repro)}</pre></dd>` : ''}</dl>
+${c.evidence.map((ex, i) => exchangeBlock(ex, i + 1)).join('\n')}
+</details></li>`;
+}
+
+function filterBar(r: Results): string {
+  const families = [...new Set(r.checks.map((c) => c.family))].sort();
+  const group = (name: string, values: string[], checked: (v: string) => boolean) =>
+    `<fieldset data-filter="${name}"><legend>${name}</legend>${values
+      .map((v) => `<label><input type="checkbox" name="${name}" value="${esc(v)}"${checked(v) ? ' checked' : ''}> ${esc(v)}</label>`)
+      .join(' ')}</fieldset>`;
+  return `<form class="filters" data-testid="filters">${group('status', STATUSES, () => true)}${group('family', families, () => true)}${group('level', LEVELS, () => true)}
+<label class="search">text <input type="search" name="text" placeholder="check id, operation or message"></label></form>
+<p data-testid="shown">showing <span data-testid="shown-count">${r.checks.length}</span> of ${r.checks.length} checks</p>`;
+}
+
+const STYLE = `
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#1d1d1f}
+h1{font-size:1.5em;margin:0 0 .5em}h2{font-size:1.2em;margin:1.5em 0 .5em;border-bottom:1px solid #ddd}
+dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em;margin:0}dl.run dt{color:#666}dl.run dd{margin:0}
+.cards{display:flex;gap:.5em;margin:1em 0}.card{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;background:#fafafa;cursor:pointer;font:inherit}
+.card .n{font-size:1.6em;font-weight:600;display:block}
+.st-failed{background:#fde2e1}.st-xpass{background:#fff0c2}.st-xfail{background:#efe6fb}.st-passed{background:#e3f6e5}.st-skipped{background:#eef0f2}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.15em .5em;text-align:left}caption{text-align:left;font-weight:600}
+table.counts td{text-align:right;min-width:3em}
+.matrix-wrap{max-height:32em;overflow:auto;border:1px solid #ddd}table.matrix{margin:0;font-size:12px}table.matrix th.op{font-family:monospace;white-space:nowrap}
+table.matrix thead th{position:sticky;top:0;background:#fff}td.none{color:#bbb;text-align:center}
+form.filters{display:flex;flex-wrap:wrap;gap:.5em;align-items:flex-start}fieldset{border:1px solid #ddd;border-radius:4px}
+ul.checks{list-style:none;padding:0;margin:0}li.check{border-bottom:1px solid #eee;padding:.2em 0}li.check[hidden]{display:none}
+.badge{display:inline-block;min-width:4.5em;text-align:center;border-radius:3px;font-size:12px}.lvl{font-size:12px;color:#555}
+.op{font-family:monospace}.msg{color:#555}summary{cursor:pointer}
+pre{white-space:pre-wrap;word-break:break-all;background:#f6f8fa;padding:.4em;margin:.2em 0;font-size:12px;max-height:20em;overflow:auto}
+dl.detail{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}dl.detail dd{margin:0}.exchange{margin:.5em 0 .5em 1em}h5{margin:.3em 0}
+.errors li{color:#a40000}`;
+
+/** Filtering: a check row is shown when its status, family and level are all ticked and it contains the text. */
+const SCRIPT = `
+(function(){
+  var form=document.querySelector('form.filters');
+  var rows=[].slice.call(document.querySelectorAll('li.check'));
+  var shown=document.querySelector('[data-testid=shown-count]');
+  function ticked(name){return [].slice.call(form.querySelectorAll('input[name='+name+']:checked')).map(function(i){return i.value});}
+  function apply(){
+    var st=ticked('status'),fa=ticked('family'),lv=ticked('level');
+    var text=form.querySelector('input[name=text]').value.toLowerCase();var n=0;
+    rows.forEach(function(r){
+      var ok=st.indexOf(r.dataset.status)>=0&&fa.indexOf(r.dataset.family)>=0&&lv.indexOf(r.dataset.level)>=0&&(!text||r.textContent.toLowerCase().indexOf(text)>=0);
+      r.hidden=!ok;if(ok)n++;
+    });
+    shown.textContent=String(n);
+  }
+  form.addEventListener('input',apply);form.addEventListener('change',apply);
+  [].slice.call(document.querySelectorAll('[data-status-card]')).forEach(function(card){
+    card.addEventListener('click',function(){
+      var want=card.dataset.statusCard;
+      [].slice.call(form.querySelectorAll('input[name=status]')).forEach(function(i){i.checked=i.value===want;});
+      apply();document.getElementById('checks').scrollIntoView();
+    });
+  });
+})();`;
+
+export function htmlReport(r: Results): string {
+  const title = `Conformance: ${r.target.label || r.target.title || r.target.baseUrl}`;
+  // Failures first, so that the list opens on what needs attention.
+  const ordered = [...r.checks].sort((a, b) => SEVERITY[b.status] - SEVERITY[a.status]);
+  const errors = r.errors?.length ? `<ul class="errors" data-testid="errors">${r.errors.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>` : '';
+  const notReached = r.operations.filter((o) => !o.reached2xx);
+  const cleanup = r.cleanup
+    ? `<p data-testid="cleanup">cleanup: ${r.cleanup.deleted} deleted, ${r.cleanup.alreadyGone} already gone, ${r.cleanup.failed.length} failed${r.cleanup.failed.map((f) => `; could not delete ${esc(f.collection)} ${esc(f.id)}: ${esc(f.reason)}`).join('')}, ${r.cleanup.notDeletable.length} not deletable through the API</p>`
+    : '';
+  const filtersCovered = r.coverage ? `<p>filter (collection, field, operator) triples: ${r.coverage.filters.filter((f) => f.checked > 0).length} checked of ${r.coverage.filters.length}; sort values: ${r.coverage.sorts.length}</p>` : '';
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${esc(title)}</title><style>${STYLE}</style></head>
+<body>
+<h1>${esc(title)}</h1>
+${headerBlock(r)}
+${errors}
+<h2 id="summary">Summary</h2>
+${statusCards(r)}
+<div style="display:flex;gap:2em;flex-wrap:wrap;align-items:flex-start">${countsTable('by family', r.summary.byFamily, [], 'by-family')}${countsTable('by level', r.summary.byLevel, LEVELS, 'by-level')}</div>
+${cleanup}
+<h2 id="coverage">Coverage: operations × check families</h2>
+<p>${r.operations.length} operations in the document, ${r.operations.filter((o) => o.exercised).length} exercised, ${r.operations.length - notReached.length} reached 2xx.${notReached.length ? ` Not reached: ${notReached.map((o) => `${esc(o.method)} ${esc(o.path)}${o.note ? ` (${esc(o.note)})` : ''}`).join('; ')}.` : ''}</p>
+${filtersCovered}
+<div class="matrix-wrap">${coverageMatrix(r)}</div>
+<h2 id="checks">Checks</h2>
+${filterBar(r)}
+<ul class="checks" data-testid="checks">
+${ordered.map((c) => checkRow(c, r.seed)).join('\n')}
+</ul>
+<script>${SCRIPT}</script>
+</body></html>
+`;
+}
