@@ -5,15 +5,18 @@
  * Bad input: one line on stderr and exit code 2.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagsToEnv, loadConfig, secretsOf, UsageError, type Config } from './config/config.js';
 import { authHeaders } from './http/auth.js';
+import type { Behaviour } from './http/behaviour.js';
 import { HttpClient } from './http/client.js';
 import { Redactor } from './http/redact.js';
 import { profileFor } from './model/profiles/index.js';
 import { isExpired, loadBaseline } from './report/baseline.js';
+import { compareRuns, comparisonRegressed, type ComparedSide } from './report/compare.js';
+import { compareHtml, compareMarkdown } from './report/compareReport.js';
 import { htmlReport } from './report/html.js';
 import { markdownSummary } from './report/markdown.js';
 import { updatedBaseline } from './report/baselineUpdate.js';
@@ -22,6 +25,7 @@ import { terminalSummary } from './report/terminal.js';
 import { TOOL } from './report/tool.js';
 import { cleanup } from './resources/cleanup.js';
 import { runFiles } from './run/session.js';
+import { specDrift } from './spec/drift.js';
 import { loadSpec } from './spec/load.js';
 import { readPin, startPrefect, type ManagedServer } from './target/prefect.js';
 
@@ -41,21 +45,24 @@ async function assertReachable(baseUrl: string, config: Config): Promise<void> {
   }
 }
 
+function reporterArgs(outDir: string): string[] {
+  return ['--reporter', path.join(repoRoot, 'src', 'report', 'vitestReporter.ts'), '--reporter', 'junit', '--outputFile.junit', path.join(outDir, 'junit.xml')];
+}
+
 function runVitest(env: NodeJS.ProcessEnv, outDir: string, onChild: (kill: () => void) => void): Promise<number> {
-  const vitest = path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs');
-  const args = [
-    vitest,
-    'run',
-    '--project',
-    'conformance',
-    '--reporter',
-    path.join(repoRoot, 'src', 'report', 'vitestReporter.ts'),
-    '--reporter',
-    'junit',
-    '--outputFile.junit',
-    path.join(outDir, 'junit.xml'),
-  ];
-  if (env.CONFORMANCE_SHARD) args.push('--shard', env.CONFORMANCE_SHARD);
+  const args = ['--project', 'conformance', ...reporterArgs(outDir)];
+  // Progress only for a person at a terminal: never in CI, in a pipe, or when asked to be quiet.
+  if (process.stderr.isTTY && !env.CI && !env.CONFORMANCE_QUIET) args.push('--reporter', path.join(repoRoot, 'src', 'report', 'progress.ts'));
+  if (env.CONFORMANCE_SHARD) {
+    // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge`.
+    const [index, count] = env.CONFORMANCE_SHARD.split('/');
+    args.push('--shard', env.CONFORMANCE_SHARD, '--reporter', 'blob', '--outputFile.blob', path.join(outDir, 'blob', `blob-${index}-${count}.json`));
+  }
+  return spawnVitest(args, env, onChild);
+}
+
+function spawnVitest(vitestArgs: string[], env: NodeJS.ProcessEnv, onChild: (kill: () => void) => void): Promise<number> {
+  const args = [path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...vitestArgs];
   // A process group of its own: vitest's main process can exit on SIGINT before its worker has stopped,
   // and a worker that outlives it would create objects after cleanup has read the ledger.
   const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
@@ -84,8 +91,19 @@ function readResults(file: string): Results | undefined {
   }
 }
 
-async function runCommand(args: string[]): Promise<number> {
-  const env = { ...process.env, ...flagsToEnv(args) };
+/** The reports every run ends with, sharded or not; returns the exit code. */
+function writeReports(results: Results, outDir: string): number {
+  results.exitCode = exitCodeOf(results);
+  writeFileSync(path.join(outDir, 'results.json'), JSON.stringify(results, null, 2));
+  writeFileSync(path.join(outDir, 'summary.md'), markdownSummary(results));
+  writeFileSync(path.join(outDir, 'index.html'), htmlReport(results));
+  process.stdout.write(terminalSummary(results) + '\n');
+  log(`reports in ${path.relative(process.cwd(), outDir) || '.'}: index.html, results.json, junit.xml, summary.md`);
+  return results.exitCode;
+}
+
+async function runCommand(args: string[], overrides: NodeJS.ProcessEnv = {}): Promise<number> {
+  const env = { ...process.env, ...overrides, ...flagsToEnv(args) };
   const config = loadConfig(env);
   const startedAt = new Date().toISOString();
   mkdirSync(config.outDir, { recursive: true });
@@ -170,13 +188,7 @@ async function runCommand(args: string[]): Promise<number> {
     if (results.cleanup.failed.length) (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
     results.summary.requests += client.requestCount;
     results.durationMs = Date.now() - Date.parse(startedAt);
-    results.exitCode = exitCodeOf(results);
-    writeFileSync(resultsFile, JSON.stringify(results, null, 2));
-    writeFileSync(path.join(config.outDir, 'summary.md'), markdownSummary(results));
-    writeFileSync(path.join(config.outDir, 'index.html'), htmlReport(results));
-    process.stdout.write(terminalSummary(results) + '\n');
-    log(`reports in ${path.relative(process.cwd(), config.outDir) || '.'}: index.html, results.json, junit.xml, summary.md`);
-    return results.exitCode;
+    return writeReports(results, config.outDir);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -204,6 +216,75 @@ function baselineCommand(args: string[]): number {
   return 0;
 }
 
+/**
+ * `merge [DIR...]`: the blob reports of the shards of a run (`--shard i/n` leaves them in <out>/blob),
+ * merged by vitest's --merge-reports into one results.json and the reports, as if the run had not been split.
+ */
+async function mergeCommand(args: string[]): Promise<number> {
+  const config = loadConfig(process.env);
+  const dirs = args.length ? args : [path.join(config.outDir, 'blob')];
+  const blobs = dirs.flatMap((dir) => (existsSync(dir) && statSync(dir).isDirectory() ? readdirSync(dir).filter((f) => f.startsWith('blob-')).map((f) => path.join(dir, f)) : []));
+  if (blobs.length === 0) throw new UsageError(`merge: no blob reports (blob-*.json) in ${dirs.join(', ')}`);
+  mkdirSync(config.outDir, { recursive: true });
+  const gathered = path.join(config.outDir, '.merge');
+  rmSync(gathered, { recursive: true, force: true });
+  mkdirSync(gathered, { recursive: true });
+  for (const blob of blobs) copyFileSync(blob, path.join(gathered, path.basename(blob)));
+  const code = await spawnVitest(['--merge-reports', gathered, ...reporterArgs(config.outDir)], { ...process.env, CONFORMANCE_OUT: config.outDir }, () => {});
+  const results = readResults(path.join(config.outDir, 'results.json'));
+  if (!results) throw new UsageError(`merge: vitest could not merge ${blobs.length} blob report(s) (exit ${code})`);
+  log(`merged ${blobs.length} shard(s): ${blobs.map((b) => path.basename(b)).join(', ')}`);
+  return writeReports(results, config.outDir);
+}
+
+/** A side of `compare`: a managed server or a live URL (run the suite on it), or a results.json, its folder, or an OpenAPI document. */
+async function loadSide(arg: string, name: 'A' | 'B', outDir: string, runArgs: string[]): Promise<{ side: ComparedSide; document?: string }> {
+  const managed = /^managed:(sqlite|postgres)$/.exec(arg);
+  if (managed || /^https?:\/\//.test(arg)) {
+    const dir = path.join(outDir, `compare-${name.toLowerCase()}`);
+    log(`compare: running the suite on ${name} = ${arg}, reports in ${dir}`);
+    const overrides: NodeJS.ProcessEnv = managed ? { CONFORMANCE_DB: managed[1], CONFORMANCE_BASE_URL: '', PREFECT_API_URL: '' } : { CONFORMANCE_BASE_URL: arg };
+    await runCommand(runArgs, { ...overrides, CONFORMANCE_OUT: dir });
+    arg = dir;
+  }
+  const file = existsSync(arg) && statSync(arg).isDirectory() ? path.join(arg, 'results.json') : arg;
+  if (!existsSync(file)) throw new UsageError(`compare: ${arg} is neither a URL, managed:sqlite, managed:postgres, nor a results.json or OpenAPI document`);
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new UsageError(`compare: ${file} is not JSON (${(e as Error).message})`);
+  }
+  if (typeof parsed.openapi === 'string') return { side: { label: path.basename(file) }, document: file };
+  if (!Array.isArray(parsed.checks)) throw new UsageError(`compare: ${file} is neither a results.json nor an OpenAPI document`);
+  const results = parsed as unknown as Results;
+  const runDir = path.join(path.dirname(file), '.run');
+  const files = runFiles(runDir);
+  const behaviours = existsSync(files.exchanges)
+    ? readFileSync(files.exchanges, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Behaviour).filter((b) => b.k)
+    : undefined;
+  return { side: { label: results.target.label || results.target.baseUrl, results, behaviours }, document: existsSync(files.spec) ? files.spec : undefined };
+}
+
+/** `compare A B [run flags]`: writes compare.md, compare.html and compare.json; exit 1 when B regressed against A. */
+async function compareCommand(args: string[]): Promise<number> {
+  const [a, b, ...runArgs] = args;
+  if (!a || !b || a.startsWith('-') || b.startsWith('-')) throw new UsageError('compare takes two sides: results.json files (or their folders), OpenAPI documents, URLs, or managed:sqlite / managed:postgres');
+  const config = loadConfig({ ...process.env, ...flagsToEnv(runArgs) });
+  mkdirSync(config.outDir, { recursive: true });
+  const sideA = await loadSide(a, 'A', config.outDir, runArgs);
+  const sideB = await loadSide(b, 'B', config.outDir, runArgs);
+  const drift = sideA.document && sideB.document ? specDrift((await loadSpec(sideA.document)).doc, (await loadSpec(sideB.document)).doc) : undefined;
+  const comparison = compareRuns(sideA.side, sideB.side, drift);
+  writeFileSync(path.join(config.outDir, 'compare.json'), JSON.stringify(comparison, null, 2));
+  const markdown = compareMarkdown(comparison);
+  writeFileSync(path.join(config.outDir, 'compare.md'), markdown);
+  writeFileSync(path.join(config.outDir, 'compare.html'), compareHtml(comparison));
+  process.stdout.write(compareMarkdown(comparison, 20));
+  log(`comparison in ${path.relative(process.cwd(), config.outDir) || '.'}: compare.html, compare.md, compare.json`);
+  return comparisonRegressed(comparison) ? 1 : 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv.length > 0 && !argv[0].startsWith('-') ? argv : ['run', ...argv];
   switch (command) {
@@ -211,8 +292,12 @@ export async function main(argv: string[]): Promise<number> {
       return runCommand(rest);
     case 'baseline':
       return baselineCommand(rest);
+    case 'compare':
+      return compareCommand(rest);
+    case 'merge':
+      return mergeCommand(rest);
     default:
-      throw new UsageError(`unknown command "${command}" (commands: run, baseline update)`);
+      throw new UsageError(`unknown command "${command}" (commands: run, compare, merge, baseline update)`);
   }
 }
 

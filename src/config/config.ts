@@ -53,6 +53,7 @@ const FLAGS: Record<string, { env: string; boolean?: boolean }> = {
   '--timeout-ms': { env: 'CONFORMANCE_TIMEOUT_MS' },
   '--concurrency': { env: 'CONFORMANCE_CONCURRENCY' },
   '--run-tag': { env: 'CONFORMANCE_RUN_TAG' },
+  '--shard': { env: 'CONFORMANCE_SHARD' },
 };
 
 /** Flags win over the environment: turn argv into environment entries of the same meaning. */
@@ -118,6 +119,11 @@ export function loadConfig(env: Env): Config {
   const authString = env.CONFORMANCE_AUTH_STRING || env.PREFECT_API_AUTH_STRING || undefined;
   if (authString !== undefined && !authString.includes(':'))
     throw new UsageError('CONFORMANCE_AUTH_STRING must have the form user:pass');
+  if (env.CONFORMANCE_SHARD) {
+    const shard = /^(\d+)\/(\d+)$/.exec(env.CONFORMANCE_SHARD);
+    if (!shard || Number(shard[1]) < 1 || Number(shard[1]) > Number(shard[2]))
+      throw new UsageError(`--shard must be i/n with 1 ≤ i ≤ n, got "${env.CONFORMANCE_SHARD}"`);
+  }
   // A gate must give the same verdict twice: the seed is fixed unless asked for at random.
   const seed = env.CONFORMANCE_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : integer(env, 'CONFORMANCE_SEED', DEFAULT_SEED, 0, 2 ** 31 - 1);
   const runTag = env.CONFORMANCE_RUN_TAG || `conformance-${seed.toString(36)}-${Date.now().toString(36)}`;

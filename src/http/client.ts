@@ -6,6 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
+import { behaviourOf } from './behaviour.js';
 import { Redactor } from './redact.js';
 
 export interface RequestSpec {
@@ -58,8 +59,10 @@ export interface ClientOptions {
   redactor: Redactor;
   /** Responses larger than this are cut, and reported as truncated. */
   maxBodyBytes?: number;
-  /** Where to append one line per exchange (for per-operation counts across processes). */
+  /** Where to append one line per exchange: its masked behaviour (behaviour.ts), for `compare`. */
   exchangeLog?: string;
+  /** The run's tag, masked in the exchange log. */
+  runTag?: string;
   /** Read-only mode: a request this says is not a read is never sent (the last line of defence). */
   isRead?: (spec: RequestSpec) => boolean;
 }
@@ -136,7 +139,9 @@ export class HttpClient {
     if (exchange.attempts > 1) counts.retried++;
     this.perOperation.set(key, counts);
     if (this.options.exchangeLog) {
-      appendFileSync(this.options.exchangeLog, JSON.stringify({ m: exchange.method, t: exchange.template, s: exchange.status, ms: exchange.ms }) + '\n');
+      const url = new URL(exchange.url);
+      const request = { method: exchange.method, template: exchange.template, pathAndQuery: url.pathname.slice(new URL(this.options.baseUrl).pathname.replace(/\/$/, '').length) + url.search, body: exchange.requestBody };
+      appendFileSync(this.options.exchangeLog, JSON.stringify(behaviourOf(request, exchange, this.options.runTag)) + '\n');
     }
     return exchange;
   }

@@ -9,23 +9,28 @@ import type { CheckResult, OperationSummary, Results, RunInfo } from './results.
 import { summarize } from './results.js';
 import '../run/register.js';
 
-function mergeOperations(lists: OperationSummary[][]): OperationSummary[] {
-  const byKey = new Map<string, OperationSummary>();
-  for (const list of lists)
-    for (const op of list) {
+/**
+ * The files of one run report the same session's counts, each as far as it had got: the largest is the
+ * run's. The shards of a run (merged blob reports) are separate sessions, told apart by their run tags,
+ * whose requests add up.
+ */
+function mergeOperations(lists: Array<{ session: string; operations: OperationSummary[] }>): OperationSummary[] {
+  const byKey = new Map<string, OperationSummary & { bySession: Map<string, number> }>();
+  for (const { session, operations } of lists)
+    for (const op of operations) {
       const key = `${op.method} ${op.path}`;
       const seen = byKey.get(key);
-      if (!seen) byKey.set(key, { ...op });
-      else
-        byKey.set(key, {
-          ...seen,
+      if (!seen) byKey.set(key, { ...op, bySession: new Map([[session, op.requests]]) });
+      else {
+        seen.bySession.set(session, Math.max(seen.bySession.get(session) ?? 0, op.requests));
+        Object.assign(seen, {
           exercised: seen.exercised || op.exercised,
           reached2xx: seen.reached2xx || op.reached2xx,
-          requests: Math.max(seen.requests, op.requests),
           note: seen.reached2xx || op.reached2xx ? undefined : (seen.note ?? op.note),
         });
+      }
     }
-  return [...byKey.values()];
+  return [...byKey.values()].map(({ bySession, ...op }) => ({ ...op, requests: [...bySession.values()].reduce((a, b) => a + b, 0) }));
 }
 
 export default class ResultsReporter implements Reporter {
@@ -37,13 +42,13 @@ export default class ResultsReporter implements Reporter {
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<{ message?: string }>): void {
     const checks: CheckResult[] = [];
-    const operationLists: OperationSummary[][] = [];
+    const operationLists: Array<{ session: string; operations: OperationSummary[] }> = [];
     let runInfo: RunInfo | undefined;
     const errors: string[] = unhandledErrors.map((e) => `unhandled: ${e.message ?? String(e)}`);
     for (const module of testModules) {
       for (const err of module.errors()) errors.push(`${path.basename(module.moduleId)}: ${err.message}`);
       const meta = module.meta();
-      if (meta.operations) operationLists.push(meta.operations);
+      if (meta.operations) operationLists.push({ session: meta.runInfo?.runTag ?? '', operations: meta.operations });
       // Each file reports what the run had sent by its end: the fullest view has the whole request sequence.
       if (meta.runInfo && (meta.runInfo.requestSequence?.requests ?? 0) >= (runInfo?.requestSequence?.requests ?? -1)) runInfo = meta.runInfo;
       for (const test of module.children.allTests()) {

@@ -65,6 +65,7 @@ async function createSession(): Promise<Session> {
     concurrency: config.concurrency,
     redactor,
     exchangeLog: files?.exchanges,
+    runTag: config.runTag,
     // GETs and the documented read POSTs only (design.md: filter, count, history, paginate).
     isRead: config.readOnly ? (spec) => isReadOperation({ method: spec.method, path: spec.template } as Operation) : undefined,
   });

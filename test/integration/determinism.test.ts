@@ -1,8 +1,12 @@
 /**
  * The same seed gives the same run: three runs against the real server send the same (normalised)
- * requests, as the hash in results.json says, and reach the same verdicts.
+ * requests, as the hash in results.json says, and reach the same verdicts; `compare` of two of them
+ * finds no difference (what differs between runs, ids, times and run tags, is masked).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
+import type { Comparison } from '../../src/report/compare.js';
 import { prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
 
 describe('determinism', () => {
@@ -25,5 +29,16 @@ describe('determinism', () => {
     const verdicts = runs.map((r) => r.results!.checks.map((c) => `${c.id} ${c.operation} ${c.status}`).join('\n'));
     expect(verdicts[1]).toBe(verdicts[0]);
     expect(verdicts[2]).toBe(verdicts[0]);
+
+    // compare masks what differs between two runs of one seed (ids, times, run tags): it finds nothing.
+    const compared = await runCli(['compare', runs[0].outDir, runs[1].outDir]);
+    expect(compared.stderr).toBe('');
+    expect(compared.code).toBe(0);
+    const c = JSON.parse(readFileSync(path.join(compared.outDir, 'compare.json'), 'utf8')) as Comparison;
+    expect(c.drift!.changes).toEqual([]);
+    expect(c.verdicts!.changes).toEqual([]);
+    expect(c.behaviour!.matched).toBeGreaterThan(50);
+    expect(c.behaviour!.onlyA + c.behaviour!.onlyB).toBe(0);
+    expect(c.behaviour!.differences).toEqual([]);
   });
 });

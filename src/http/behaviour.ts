@@ -1,0 +1,130 @@
+/**
+ * What an exchange did, with what differs between two runs masked (identifiers, times, the run's own tag),
+ * so that two deployments answering the same generated request can be compared: the request's key, the
+ * response's status, its shape (JSON types, not values) and, for an array, the order of its items.
+ * One line per exchange goes to the run's exchange log; `compare` reads two of them.
+ */
+import { createHash } from 'node:crypto';
+
+export interface Behaviour {
+  /** Hash of the masked request: method, path and query, body. */
+  k: string;
+  /** The masked request, shortened, for people. */
+  q: string;
+  m: string;
+  t: string;
+  s: number;
+  ms: number;
+  /** The response's JSON shape (see Shape). */
+  sh?: Shape;
+  /** For a JSON array: a short hash of each masked item, in the order served. */
+  it?: string[];
+  /**
+   * For a JSON array of objects: the masked fields (identifiers, times) the served order follows,
+   * as "field:asc" or "field:desc". Two runs' orders that both follow one of them differ only because
+   * the masked values differ (random ids, the clock), not in behaviour.
+   */
+  ord?: string[];
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const TIME = /\d{4}-\d{2}-\d{2}[T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?/g;
+const UUID_ONLY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MAX_ITEMS = 500;
+
+export function masked(text: string, runTag?: string): string {
+  let out = text.replace(UUID, '<uuid>').replace(TIME, '<time>');
+  if (runTag) out = out.split(runTag).join('<run>');
+  return out;
+}
+
+function shortHash(text: string): string {
+  return createHash('sha1').update(text).digest('base64url').slice(0, 12);
+}
+
+/**
+ * The JSON types of a value: objects by their keys, an array by the merge of its items, scalars by type.
+ * A null says nothing about its field's type: a nullable field holds null on one run and a value on the
+ * next. The shape travels as compact JSON (`null` wildcard, "s" "n" "b", ["a", items], {key: shape}).
+ */
+export type Shape = null | string | ['a', Shape] | { [key: string]: Shape };
+
+export function shapeOf(value: unknown): Shape {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return ['a', value.slice(0, MAX_ITEMS).map(shapeOf).reduce<Shape>(mergeShapes, null)];
+  if (typeof value === 'object') return Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, shapeOf(v)]));
+  return typeof value === 'number' ? 'n' : typeof value === 'boolean' ? 'b' : 's';
+}
+
+/** The kinds a shape stands for: "s", "n", "b", "array", "object", or a union of them ("n|s"). */
+function kinds(x: Exclude<Shape, null>): string[] {
+  return typeof x === 'string' ? x.split('|') : Array.isArray(x) ? ['array'] : ['object'];
+}
+
+/** Merge two shapes seen at one place (items of one array); commutative, so the order of items does not matter. */
+function mergeShapes(x: Shape, y: Shape): Shape {
+  if (x === null) return y;
+  if (y === null) return x;
+  if (Array.isArray(x) && Array.isArray(y)) return ['a', mergeShapes(x[1], y[1])];
+  if (typeof x === 'object' && typeof y === 'object' && !Array.isArray(x) && !Array.isArray(y)) {
+    const out: Record<string, Shape> = { ...x };
+    for (const [k, v] of Object.entries(y)) out[k] = k in out ? mergeShapes(out[k], v) : v;
+    return out;
+  }
+  return [...new Set([...kinds(x), ...kinds(y)])].sort().join('|');
+}
+
+/**
+ * Two shapes describe the same structure when they differ only where one side saw nothing but nulls.
+ * Inside arrays only the keys both sides saw are compared: items of a listing hold free-form maps
+ * (parameters, labels) whose keys are data, and two deployments never list quite the same data.
+ */
+export function sameShape(x: Shape, y: Shape, insideArray = false): boolean {
+  if (x === null || y === null) return true;
+  if (typeof x === 'string' || typeof y === 'string') {
+    // In listings a field of any type (an artifact's data) holds what the data holds: kinds need only meet.
+    const [kx, ky] = [kinds(x), kinds(y)];
+    return insideArray ? kx.some((k) => ky.includes(k)) : kx.join() === ky.join();
+  }
+  if (Array.isArray(x) || Array.isArray(y)) return Array.isArray(x) && Array.isArray(y) && sameShape(x[1], y[1], true);
+  const keys = insideArray ? Object.keys(x).filter((k) => k in y) : [...new Set([...Object.keys(x), ...Object.keys(y)])];
+  return keys.every((k) => k in x && k in y && sameShape(x[k], y[k], insideArray));
+}
+
+export function behaviourOf(
+  request: { method: string; template: string; pathAndQuery: string; body?: string },
+  response: { status: number; ms: number; json?: unknown },
+  runTag?: string,
+): Behaviour {
+  const q = masked(`${request.method} ${request.pathAndQuery} ${request.body ?? ''}`, runTag);
+  const b: Behaviour = { k: shortHash(q), q: q.slice(0, 300), m: request.method, t: request.template, s: response.status, ms: response.ms };
+  if (response.json !== undefined) {
+    b.sh = shapeOf(response.json);
+    if (Array.isArray(response.json)) {
+      const items = response.json.slice(0, MAX_ITEMS);
+      b.it = items.map((item) => shortHash(masked(JSON.stringify(item), runTag)));
+      const ord = maskedOrders(items);
+      if (ord.length) b.ord = ord;
+    }
+  }
+  return b;
+}
+
+function maskedOrders(items: unknown[]): string[] {
+  if (items.length < 2 || !items.every((i) => i && typeof i === 'object' && !Array.isArray(i))) return [];
+  const rows = items as Array<Record<string, unknown>>;
+  const out: string[] = [];
+  for (const [field, value] of Object.entries(rows[0])) {
+    if (typeof value !== 'string' || masked(value) === value) continue;
+    const values = rows.map((r) => r[field]);
+    if (!values.every((v) => typeof v === 'string')) continue;
+    const seq = values as string[];
+    // Times compare as instants; identifiers as the strings the server sorted.
+    const key = (v: string) => (UUID_ONLY.test(v) ? v.toLowerCase() : Date.parse(v));
+    const asc = seq.every((v, i) => i === 0 || key(seq[i - 1]) <= key(v));
+    const desc = seq.every((v, i) => i === 0 || key(seq[i - 1]) >= key(v));
+    if (asc) out.push(`${field}:asc`);
+    if (desc) out.push(`${field}:desc`);
+  }
+  return out;
+}

@@ -1,0 +1,163 @@
+/**
+ * Side by side: two runs (or two documents) of the API, A and B. Three parts: spec drift between their
+ * documents (computed by spec/drift.ts), the verdict diff per check id, and the behaviour diff where both
+ * answered the same generated request (status, shape, order), with identifiers, times and run tags masked.
+ */
+import { sameShape, type Behaviour } from '../http/behaviour.js';
+import type { SpecDrift } from '../spec/drift.js';
+import type { ResultStatus } from '../checks/types.js';
+import type { CheckResult, Results } from './results.js';
+
+export interface ComparedSide {
+  label: string;
+  results?: Results;
+  behaviours?: Behaviour[];
+}
+
+type Outcome = 'passes' | 'fails' | 'skipped';
+
+export interface VerdictChange {
+  id: string;
+  operation: string;
+  family: string;
+  level: string;
+  kind: 'pass → fail' | 'fail → pass' | 'skipped → ran' | 'ran → skipped' | 'same verdict, different message' | 'only in A' | 'only in B';
+  a?: { status: ResultStatus; message?: string };
+  b?: { status: ResultStatus; message?: string };
+}
+
+export interface BehaviourDifference {
+  kind: 'status' | 'shape' | 'order';
+  operation: string;
+  request: string;
+  a: string;
+  b: string;
+}
+
+export interface Comparison {
+  a: { label: string; target?: string; seed?: number; checks?: number };
+  b: { label: string; target?: string; seed?: number; checks?: number };
+  drift?: SpecDrift;
+  verdicts?: { compared: number; changes: VerdictChange[] };
+  behaviour?: { requestsA: number; requestsB: number; matched: number; onlyA: number; onlyB: number; differences: BehaviourDifference[] };
+  notes: string[];
+}
+
+function outcome(status: ResultStatus): Outcome {
+  return status === 'passed' || status === 'xpass' ? 'passes' : status === 'skipped' ? 'skipped' : 'fails';
+}
+
+/** A message with what differs between any two runs masked: ids, times, run tags, URLs, and numbers. */
+function maskedMessage(message: string | undefined, results: Results): string {
+  return (message ?? '')
+    .split(results.runTag)
+    .join('<run>')
+    .split(results.target.baseUrl)
+    .join('<base>')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
+    .replace(/\d{4}-\d{2}-\d{2}[T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?/g, '<time>')
+    .replace(/conformance-[a-z0-9]+-[a-z0-9]+/g, '<run>')
+    .replace(/\d+(\.\d+)?/g, '#');
+}
+
+function verdictDiff(a: Results, b: Results): NonNullable<Comparison['verdicts']> {
+  const key = (c: CheckResult) => `${c.id} ${c.operation}`;
+  const inB = new Map(b.checks.map((c) => [key(c), c]));
+  const inA = new Map(a.checks.map((c) => [key(c), c]));
+  const changes: VerdictChange[] = [];
+  const side = (c: CheckResult) => ({ status: c.status, message: c.message });
+  for (const ca of a.checks) {
+    const cb = inB.get(key(ca));
+    const base = { id: ca.id, operation: ca.operation, family: ca.family, level: ca.level };
+    if (!cb) {
+      changes.push({ ...base, kind: 'only in A', a: side(ca) });
+      continue;
+    }
+    const [oa, ob] = [outcome(ca.status), outcome(cb.status)];
+    let kind: VerdictChange['kind'] | undefined;
+    if (oa === 'passes' && ob === 'fails') kind = 'pass → fail';
+    else if (oa === 'fails' && ob === 'passes') kind = 'fail → pass';
+    else if (oa === 'skipped' && ob !== 'skipped') kind = 'skipped → ran';
+    else if (oa !== 'skipped' && ob === 'skipped') kind = 'ran → skipped';
+    else if (oa !== 'skipped' && maskedMessage(ca.message, a) !== maskedMessage(cb.message, b)) kind = 'same verdict, different message';
+    if (kind) changes.push({ ...base, kind, a: side(ca), b: side(cb) });
+  }
+  for (const cb of b.checks) if (!inA.has(key(cb))) changes.push({ id: cb.id, operation: cb.operation, family: cb.family, level: cb.level, kind: 'only in B', b: side(cb) });
+  return { compared: [...inA.keys()].filter((k) => inB.has(k)).length, changes };
+}
+
+function byKey(list: Behaviour[]): Map<string, Behaviour[]> {
+  const out = new Map<string, Behaviour[]>();
+  for (const b of list) (out.get(b.k) ?? out.set(b.k, []).get(b.k)!).push(b);
+  return out;
+}
+
+const tally = (values: string[]) => [...values].sort().join(', ');
+
+/**
+ * Exchanges are paired by their masked request. Several exchanges of the same request (a repeated GET)
+ * are compared as multisets, so that the order in which concurrent requests finished is not a difference.
+ */
+function behaviourDiff(a: Behaviour[], b: Behaviour[]): NonNullable<Comparison['behaviour']> {
+  const ka = byKey(a);
+  const kb = byKey(b);
+  const differences: BehaviourDifference[] = [];
+  let matched = 0;
+  for (const [k, la] of ka) {
+    const lb = kb.get(k);
+    if (!lb) continue;
+    matched++;
+    const first = la[0];
+    const where = { operation: `${first.m} ${first.t}`, request: first.q };
+    const statusA = tally(la.map((x) => String(x.s)));
+    const statusB = tally(lb.map((x) => String(x.s)));
+    if (statusA !== statusB) {
+      differences.push({ ...where, kind: 'status', a: statusA, b: statusB });
+      continue;
+    }
+    // Arrays are compared only when both served the same items: an unscoped listing holds whatever the
+    // database held at that moment, and two runs never hold the same at the same moment.
+    const items = (list: Behaviour[]) => list.filter((x) => x.it).map((x) => x);
+    const [ia, ib] = [items(la), items(lb)];
+    const sameSet = (x: string[], y: string[]) => tally(x) === tally(y);
+    const objectsA = la.filter((x) => !x.it);
+    const objectsB = lb.filter((x) => !x.it);
+    const unmatched = objectsA.filter((xa) => !objectsB.some((xb) => sameShape(xa.sh ?? null, xb.sh ?? null)));
+    if (unmatched.length > 0) {
+      differences.push({ ...where, kind: 'shape', a: `${objectsA.length} answer(s) of status ${statusA}`, b: 'the same statuses, other JSON types or fields' });
+      continue;
+    }
+    for (const xa of ia) {
+      const partner = ib.find((xb) => sameSet(xa.it!, xb.it!));
+      if (!partner) continue;
+      if (!sameShape(partner.sh ?? null, xa.sh ?? null)) {
+        differences.push({ ...where, kind: 'shape', a: `${xa.it!.length} items`, b: 'the same items, other JSON types or fields' });
+        break;
+      }
+      const explained = (xa.ord ?? []).some((o) => partner.ord?.includes(o));
+      if (partner.it!.join() !== xa.it!.join() && !explained) {
+        const positions = xa.it!.map((h) => partner.it!.indexOf(h));
+        differences.push({ ...where, kind: 'order', a: `${xa.it!.length} items in order 1…${xa.it!.length}`, b: `the same items in order ${positions.map((p) => p + 1).join(',')}` });
+        break;
+      }
+    }
+  }
+  return { requestsA: a.length, requestsB: b.length, matched, onlyA: [...ka.keys()].filter((k) => !kb.has(k)).length, onlyB: [...kb.keys()].filter((k) => !ka.has(k)).length, differences };
+}
+
+export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift): Comparison {
+  const notes: string[] = [];
+  const describe = (s: ComparedSide) => ({ label: s.label, target: s.results ? s.results.target.label || s.results.target.baseUrl : undefined, seed: s.results?.seed, checks: s.results?.checks.length });
+  const verdicts = a.results && b.results ? verdictDiff(a.results, b.results) : undefined;
+  if (!verdicts) notes.push('verdict diff: needs a results.json on both sides');
+  const behaviour = a.behaviours && b.behaviours ? behaviourDiff(a.behaviours, b.behaviours) : undefined;
+  if (!behaviour) notes.push('behaviour diff: needs the exchange log (.run/exchanges.jsonl beside results.json) on both sides');
+  if (a.results && b.results && a.results.seed !== b.results.seed) notes.push(`the two runs used different seeds (${a.results.seed}, ${b.results.seed}): few generated requests will match`);
+  if (!drift) notes.push('spec drift: needs the OpenAPI document of both sides');
+  return { a: describe(a), b: describe(b), drift, verdicts, behaviour, notes };
+}
+
+/** A comparison that gates: B regressed against A (a check passed on A and fails on B), or B's document breaks A's clients. */
+export function comparisonRegressed(c: Comparison): boolean {
+  return (c.verdicts?.changes.some((v) => v.kind === 'pass → fail') ?? false) || (c.drift?.changes.some((d) => d.breaking) ?? false);
+}
