@@ -7,6 +7,8 @@ export default defineConfig({
         test: {
           name: 'conformance',
           include: ['suites/**/*.test.ts'],
+          // allure-vitest's runtime: labels and attachments travel in task meta to its reporter.
+          setupFiles: ['allure-vitest/setup'],
           // One worker, no isolation: every suite file shares one run (spec, fixtures, exchanges).
           pool: 'threads',
           maxWorkers: 1,

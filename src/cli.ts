@@ -46,7 +46,16 @@ async function assertReachable(baseUrl: string, config: Config): Promise<void> {
 }
 
 function reporterArgs(outDir: string): string[] {
-  return ['--reporter', path.join(repoRoot, 'src', 'report', 'vitestReporter.ts'), '--reporter', 'junit', '--outputFile.junit', path.join(outDir, 'junit.xml')];
+  return [
+    '--reporter',
+    path.join(repoRoot, 'src', 'report', 'vitestReporter.ts'),
+    '--reporter',
+    'junit',
+    '--outputFile.junit',
+    path.join(outDir, 'junit.xml'),
+    '--reporter',
+    path.join(repoRoot, 'src', 'report', 'allureReporter.ts'),
+  ];
 }
 
 function runVitest(env: NodeJS.ProcessEnv, outDir: string, onChild: (kill: () => void) => void): Promise<number> {
@@ -112,6 +121,7 @@ async function runCommand(args: string[], overrides: NodeJS.ProcessEnv = {}): Pr
   mkdirSync(runDir, { recursive: true });
   const files = runFiles(runDir);
   rmSync(path.join(config.outDir, 'results.json'), { force: true });
+  rmSync(path.join(config.outDir, 'allure-results'), { recursive: true, force: true });
 
   let server: ManagedServer | undefined;
   let interrupted = false;
@@ -230,6 +240,7 @@ async function mergeCommand(args: string[]): Promise<number> {
   rmSync(gathered, { recursive: true, force: true });
   mkdirSync(gathered, { recursive: true });
   for (const blob of blobs) copyFileSync(blob, path.join(gathered, path.basename(blob)));
+  rmSync(path.join(config.outDir, 'allure-results'), { recursive: true, force: true });
   const code = await spawnVitest(['--merge-reports', gathered, ...reporterArgs(config.outDir)], { ...process.env, CONFORMANCE_OUT: config.outDir }, () => {});
   const results = readResults(path.join(config.outDir, 'results.json'));
   if (!results) throw new UsageError(`merge: vitest could not merge ${blobs.length} blob report(s) (exit ${code})`);

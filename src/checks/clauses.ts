@@ -28,6 +28,29 @@ const SPEC_TEXT: Record<string, string> = {
   profile: "The target's profile: behaviour the target documents beyond the spec (for Prefect, its orchestration rules).",
 };
 
+/** The headings of the spec's sections, for links to them. */
+const HEADINGS: Record<string, string> = {
+  '1': '1. What the service does',
+  '2': '2. Resources and their fields',
+  '3': '3. States and transitions',
+  '4': '4. Endpoints',
+  '4.1': '4.1 Verb semantics',
+  '4.2': '4.2 Named endpoints',
+  '4.3': '4.3 Filtering, sorting and pagination',
+  '5': '5. Authentication',
+  '6': '6. Events',
+  '7': '7. Errors',
+  '8': '8. Limits',
+  '9': '9. Versioning',
+};
+
+/** The first section a clause names, as a link into the spec (a Markdown heading anchor); the document's own clauses have none. */
+export function clauseAnchor(clause: string): string | undefined {
+  const section = /^(\d+(?:\.\d+)?)/.exec(clause.trim())?.[1];
+  const heading = section ? HEADINGS[section] : undefined;
+  return heading ? `spec/orchestration-rest-api.md#${heading.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')}` : undefined;
+}
+
 /** "4.3 rule 5; 8" → the text of each reference it names, in order; unknown references are kept as they are. */
 export function clauseText(clause: string): string {
   return clause

@@ -10,6 +10,7 @@ import { HttpClient, type Exchange } from '../http/client.js';
 import { applyBaseline, findEntry } from '../report/baseline.js';
 import type { CheckResult, OperationSummary, RecordedExchange, RunInfo } from '../report/results.js';
 import type { Operation } from '../spec/operations.js';
+import { labelForAllure } from './allureLabels.js';
 import type { Session } from './session.js';
 
 declare module 'vitest' {
@@ -73,6 +74,7 @@ export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>,
           evidence,
           baseline: entry ? { reason: entry.reason, expires: entry.expires } : undefined,
         };
+        await labelForAllure(task.meta.conformance);
         if (status === 'skipped') skip(verdict.message);
         if (status === 'xfail') await annotate(`expected failure (baseline): ${entry!.reason} — ${verdict.message}`, 'xfail');
         if (status === 'xpass') throw new Error(`a baselined failure passed: update the baseline (${entry!.reason})`);

@@ -3,7 +3,8 @@
  * own Prefect (SQLite), exercises every operation of the document, writes its reports, cleans up and
  * stops the server.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -120,3 +121,38 @@ describe('the HTML report of that run, in Chromium', () => {
     await page.screenshot({ path: path.join(repoRoot, 'reports', 'html-report-failure.png') });
   });
 });
+
+describe('the Allure results of that run', () => {
+  test('one result per check, labelled epic = family, feature = collection, story = check id, severity from the level, a link to the clause; failures carry their exchanges', () => {
+    const dir = path.join(run.outDir, 'allure-results');
+    const results = readdirSync(dir)
+      .filter((f) => f.endsWith('-result.json'))
+      .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as AllureResult);
+    const byName = new Map(results.map((r) => [r.name, r]));
+    const severity = { MUST: 'critical', SHOULD: 'normal', MAY: 'minor' };
+    for (const c of run.results!.checks) {
+      const r = byName.get(`${c.id} ${c.operation}`)!;
+      expect(r, `${c.id} ${c.operation}`).toBeDefined();
+      const label = (name: string) => r.labels.find((l) => l.name === name)?.value;
+      expect([label('epic'), label('feature'), label('story'), label('severity')]).toEqual([c.family, c.collection, c.id, severity[c.level]]);
+      expect(r.links[0].name).toBe(`clause ${c.clause}`);
+      const attachments = (r.steps ?? []).flatMap((s) => s.attachments ?? []).map((a) => a.name);
+      expect(attachments.filter((a) => a.startsWith('exchange ')).length).toBe(c.evidence.length);
+    }
+  });
+
+  test('npm run report:allure builds one offline file from them', () => {
+    const out = path.join(run.outDir, 'allure');
+    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules', 'allure', 'cli.js'), 'awesome', '--single-file', '--output', out, path.join(run.outDir, 'allure-results')], { cwd: repoRoot, stdio: 'ignore' });
+    const files = readdirSync(out);
+    expect(files).toContain('index.html');
+    expect(readFileSync(path.join(out, 'index.html'), 'utf8').length).toBeGreaterThan(100_000);
+  });
+});
+
+interface AllureResult {
+  name: string;
+  labels: Array<{ name: string; value: string }>;
+  links: Array<{ name: string; url: string }>;
+  steps?: Array<{ attachments?: Array<{ name: string }> }>;
+}
