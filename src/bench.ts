@@ -4,7 +4,7 @@
  * server's CPU beside it. Writes reports/bench.json and prints a table. It states numbers; it fails nothing.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,7 +48,56 @@ function tree(root: number): number[] {
   return out;
 }
 
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+}
+
+/** The functions with the most self time over every .cpuprofile in a folder, by name and file. */
+function hottestFunctions(dir: string, top: number): Array<{ fn: string; selfPercent: number }> {
+  const self = new Map<string, number>();
+  let total = 0;
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as { nodes: ProfileNode[] };
+    for (const node of profile.nodes) {
+      const hits = node.hitCount ?? 0;
+      total += hits;
+      const where = node.callFrame.url.replace(/^file:\/\//, '').replace(repoRoot + '/', '');
+      const key = `${node.callFrame.functionName || '(anonymous)'} ${where || '(native)'}${where ? `:${node.callFrame.lineNumber + 1}` : ''}`;
+      self.set(key, (self.get(key) ?? 0) + hits);
+    }
+  }
+  return [...self.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([fn, hits]) => ({ fn, selfPercent: Number(((100 * hits) / Math.max(1, total)).toFixed(1)) }));
+}
+
+/** The server's time per operation, as the client timed each exchange (a localhost round trip). */
+function serverTimeByOperation(exchangeLog: string, top: number): Array<{ operation: string; requests: number; seconds: number }> {
+  const byOp = new Map<string, { requests: number; ms: number }>();
+  for (const line of readFileSync(exchangeLog, 'utf8').split('\n').filter(Boolean)) {
+    const x = JSON.parse(line) as { m: string; t: string; ms: number };
+    const entry = byOp.get(`${x.m} ${x.t}`) ?? { requests: 0, ms: 0 };
+    entry.requests++;
+    entry.ms += x.ms;
+    byOp.set(`${x.m} ${x.t}`, entry);
+  }
+  return [...byOp.entries()]
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .slice(0, top)
+    .map(([operation, e]) => ({ operation, requests: e.requests, seconds: Number((e.ms / 1000).toFixed(2)) }));
+}
+
 async function main(): Promise<void> {
+  // --profile: a V8 CPU profile of every suite process and thread, and the server's time per operation.
+  const profile = process.argv.includes('--profile');
+  const profileDir = path.join(repoRoot, 'reports', 'profile');
+  if (profile) {
+    rmSync(profileDir, { recursive: true, force: true });
+    mkdirSync(profileDir, { recursive: true });
+  }
   ensurePrefect((l) => process.stderr.write(`${l}\n`));
   const server = await startPrefect({ database: 'sqlite' });
   const serverPid = Number(readFileSync(`/proc/self/task/${process.pid}/children`, 'utf8').trim().split(/\s+/)[0]);
@@ -58,7 +107,7 @@ async function main(): Promise<void> {
   const started = performance.now();
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
     cwd: repoRoot,
-    env: { ...process.env, CONFORMANCE_BASE_URL: server.baseUrl, CONFORMANCE_DISPOSABLE_TARGET: '1', CONFORMANCE_OUT: outDir, CONFORMANCE_QUIET: '1', CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`, CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`) },
+    env: { ...process.env, ...(profile ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } : {}), CONFORMANCE_BASE_URL: server.baseUrl, CONFORMANCE_DISPOSABLE_TARGET: '1', CONFORMANCE_OUT: outDir, CONFORMANCE_QUIET: '1', CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`, CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let peakRssKb = 0;
@@ -90,10 +139,17 @@ async function main(): Promise<void> {
     concurrency: Number(process.env.CONFORMANCE_CONCURRENCY ?? 4),
     runs: results.runs,
   };
+  const profiled = profile
+    ? { hottestSuiteFunctions: hottestFunctions(profileDir, 25), serverTimeByOperation: serverTimeByOperation(path.join(outDir, '.run', 'exchanges.jsonl'), 25) }
+    : undefined;
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
-  writeFileSync(path.join(repoRoot, 'reports', 'bench.json'), JSON.stringify(bench, null, 2));
+  writeFileSync(path.join(repoRoot, 'reports', 'bench.json'), JSON.stringify({ ...bench, profile: profiled }, null, 2));
   const rows = Object.entries(bench).filter(([, v]) => typeof v !== 'object');
   process.stdout.write(rows.map(([k, v]) => `${k.padEnd(24)} ${v}`).join('\n') + '\n');
+  if (profiled) {
+    process.stdout.write('\nsuite: self time (all processes and threads)\n' + profiled.hottestSuiteFunctions.map((f) => `${String(f.selfPercent).padStart(5)} %  ${f.fn}`).join('\n') + '\n');
+    process.stdout.write('\nserver: time per operation (client-timed round trips)\n' + profiled.serverTimeByOperation.map((o) => `${String(o.seconds).padStart(7)} s ${String(o.requests).padStart(5)}  ${o.operation}`).join('\n') + '\n');
+  }
 }
 
 main().catch((e: unknown) => {

@@ -4,7 +4,8 @@ import type { Operation } from '../spec/operations.js';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 export type VerdictStatus = 'passed' | 'failed' | 'skipped';
-export type ResultStatus = VerdictStatus | 'xfail' | 'xpass';
+/** `error`: the check could not be judged, because the target stopped answering. */
+export type ResultStatus = VerdictStatus | 'xfail' | 'xpass' | 'error';
 
 export interface Verdict {
   status: VerdictStatus;

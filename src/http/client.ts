@@ -83,6 +83,10 @@ export function normalizedBody(spec: Pick<RequestSpec, 'json' | 'raw'>): string 
     .replace(/conformance-[a-z0-9]+-[a-z0-9]+(-[\w%]+)?/g, '<name>')
     .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})?/g, '<time>');
 }
+/** Connection-level failures that say nothing is listening: the target is down, not one operation broken. */
+const CONNECTION_REFUSED = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND/;
+const DOWN_AFTER = 3;
+export const NOT_SENT = 'not sent:';
 /** 200+400+800+1600 ms of backoff: long enough for SQLite's write lock to pass, bounded all the same. */
 const MAX_ATTEMPTS = 5;
 
@@ -129,9 +133,34 @@ export class HttpClient {
     return url.toString();
   }
 
+  /**
+   * Set when the target stopped taking connections (refused, unreachable) several times in a row with no
+   * answer since: a killed server. While it is down, requests are not sent but answered at once with no
+   * answer, except one probe a second, so that the rest of a run takes seconds rather than its timeouts.
+   */
+  down?: { since: string; reason: string };
+  private refusedInARow = 0;
+  private lastProbe = 0;
+
+  private noteConnection(exchange: Exchange): void {
+    if (exchange.status !== 0) {
+      this.refusedInARow = 0;
+      this.down = undefined;
+      return;
+    }
+    if (!CONNECTION_REFUSED.test(exchange.error ?? '')) return;
+    if (++this.refusedInARow >= DOWN_AFTER && !this.down) this.down = { since: new Date().toISOString(), reason: exchange.error ?? '' };
+  }
+
   async send(spec: RequestSpec): Promise<Exchange> {
     if (this.options.isRead && !this.options.isRead(spec)) throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
-    const exchange = await this.slot(() => this.sendWithRetry(spec));
+    let exchange: Exchange;
+    if (this.down && Date.now() - this.lastProbe < 1000) exchange = this.notSent(spec);
+    else {
+      if (this.down) this.lastProbe = Date.now();
+      exchange = await this.slot(() => this.sendWithRetry(spec));
+      this.noteConnection(exchange);
+    }
     this.signatures.push(`${spec.method} ${spec.template} ${normalizedBody(spec)}`);
     const key = `${exchange.method} ${exchange.template}`;
     const counts = this.perOperation.get(key) ?? { requests: 0, retried: 0 };
@@ -254,6 +283,26 @@ export class HttpClient {
         ms: Math.round(performance.now() - started),
       };
     }
+  }
+
+  private notSent(spec: RequestSpec): Exchange {
+    return {
+      seq: ++this.seq,
+      method: spec.method,
+      template: spec.template,
+      url: this.options.redactor.text(this.url(spec)),
+      requestHeaders: {},
+      requestBody: spec.json !== undefined ? this.options.redactor.text(JSON.stringify(spec.json)) : spec.raw,
+      status: 0,
+      responseHeaders: {},
+      contentType: '',
+      body: '',
+      bodyBytes: 0,
+      truncated: false,
+      error: `${NOT_SENT} the target has refused connections since ${this.down!.since} (${this.down!.reason})`,
+      ms: 0,
+      attempts: 0,
+    };
   }
 
   /** A shell line that repeats the exchange; secrets are already redacted in the exchange. */

@@ -44,7 +44,7 @@ export interface Comparison {
 }
 
 function outcome(status: ResultStatus): Outcome {
-  return status === 'passed' || status === 'xpass' ? 'passes' : status === 'skipped' ? 'skipped' : 'fails';
+  return status === 'passed' || status === 'xpass' ? 'passes' : status === 'skipped' || status === 'error' ? 'skipped' : 'fails';
 }
 
 /** A message with what differs between any two runs masked: ids, times, run tags, URLs, and numbers. */

@@ -7,10 +7,10 @@
 import type { ResultStatus } from '../checks/types.js';
 import type { CheckResult, RecordedExchange, Results } from './results.js';
 
-const STATUSES: ResultStatus[] = ['failed', 'xpass', 'xfail', 'passed', 'skipped'];
+const STATUSES: ResultStatus[] = ['failed', 'error', 'xpass', 'xfail', 'passed', 'skipped'];
 const LEVELS = ['MUST', 'SHOULD', 'MAY'];
 /** The status a matrix cell shows for several checks: the most alarming one. */
-const SEVERITY: Record<ResultStatus, number> = { failed: 4, xpass: 3, xfail: 2, passed: 1, skipped: 0 };
+const SEVERITY: Record<ResultStatus, number> = { failed: 5, error: 4, xpass: 3, xfail: 2, passed: 1, skipped: 0 };
 
 function esc(text: unknown): string {
   return String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -85,7 +85,7 @@ function exchangeBlock(ex: RecordedExchange, n: number): string {
 function checkRow(c: CheckResult, seed: number): string {
   const attrs = `data-status="${c.status}" data-family="${esc(c.family)}" data-level="${c.level}"`;
   const head = `<span class="badge st-${c.status}">${c.status}</span> <span class="lvl">${c.level}</span> <code>${esc(c.id)}</code> <span class="op">${esc(c.operation)}</span> <span class="msg">${esc((c.message ?? '').slice(0, 200))}</span>`;
-  const expandable = c.status === 'failed' || c.status === 'xpass' || c.status === 'xfail';
+  const expandable = c.status === 'failed' || c.status === 'xpass' || c.status === 'xfail' || c.status === 'error';
   if (!expandable) return `<li class="check" ${attrs}>${head}</li>`;
   const replay = c.seed !== undefined ? `CONFORMANCE_SEED=${seed} (property seed ${c.seed}, path ${c.path ?? '-'})` : `CONFORMANCE_SEED=${seed}`;
   const baseline = c.baseline ? `expected failure (baseline): ${c.baseline.reason}${c.baseline.expires ? `; expires ${c.baseline.expires}` : ''}` : 'not in the baseline';
@@ -117,7 +117,7 @@ h1{font-size:1.5em;margin:0 0 .5em}h2{font-size:1.2em;margin:1.5em 0 .5em;border
 dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.1em 1em;margin:0}dl.run dt{color:#666}dl.run dd{margin:0}
 .cards{display:flex;gap:.5em;margin:1em 0}.card{border:1px solid #ccc;border-radius:6px;padding:.5em 1em;background:#fafafa;cursor:pointer;font:inherit}
 .card .n{font-size:1.6em;font-weight:600;display:block}
-.st-failed{background:#fde2e1}.st-xpass{background:#fff0c2}.st-xfail{background:#efe6fb}.st-passed{background:#e3f6e5}.st-skipped{background:#eef0f2}
+.st-failed{background:#fde2e1}.st-error{background:#ffd8b5}.st-xpass{background:#fff0c2}.st-xfail{background:#efe6fb}.st-passed{background:#e3f6e5}.st-skipped{background:#eef0f2}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ddd;padding:.15em .5em;text-align:left}caption{text-align:left;font-weight:600}
 table.counts td{text-align:right;min-width:3em}
 .matrix-wrap{max-height:32em;overflow:auto;border:1px solid #ddd}table.matrix{margin:0;font-size:12px}table.matrix th.op{font-family:monospace;white-space:nowrap}

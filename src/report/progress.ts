@@ -39,7 +39,7 @@ export default class ProgressReporter implements Reporter {
     this.done++;
     this.operationsDone.add(test.name.split(' ').slice(1).join(' '));
     const status = test.meta().conformance?.status;
-    if (status === 'failed' || status === 'xpass') this.failed++;
+    if (status === 'failed' || status === 'xpass' || status === 'error') this.failed++;
     this.draw(false);
   }
 

@@ -55,7 +55,7 @@ export interface Results extends RunInfo {
   durationMs: number;
   operations: OperationSummary[];
   checks: CheckResult[];
-  summary: { passed: number; failed: number; skipped: number; xfail: number; xpass: number; requests: number; byFamily: Record<string, Record<string, number>>; byLevel: Record<string, Record<string, number>> };
+  summary: { passed: number; failed: number; skipped: number; xfail: number; xpass: number; error: number; requests: number; byFamily: Record<string, Record<string, number>>; byLevel: Record<string, Record<string, number>> };
   /** design.md's table: every filter (collection, field, operator) and every sort value, checked or skipped with the reason. */
   coverage?: {
     filters: Array<{ operation?: string; triple: string; checked: number; skipped?: string }>;
@@ -67,7 +67,7 @@ export interface Results extends RunInfo {
 }
 
 export function summarize(checks: CheckResult[], requests: number): Results['summary'] {
-  const summary: Results['summary'] = { passed: 0, failed: 0, skipped: 0, xfail: 0, xpass: 0, requests, byFamily: {}, byLevel: {} };
+  const summary: Results['summary'] = { passed: 0, failed: 0, skipped: 0, xfail: 0, xpass: 0, error: 0, requests, byFamily: {}, byLevel: {} };
   for (const c of checks) {
     summary[c.status]++;
     (summary.byFamily[c.family] ??= {})[c.status] = (summary.byFamily[c.family][c.status] ?? 0) + 1;
@@ -76,8 +76,8 @@ export function summarize(checks: CheckResult[], requests: number): Results['sum
   return summary;
 }
 
-/** design.md: 0 every MUST passed (baseline applied); 1 a MUST failed, or a baselined failure passed. */
+/** design.md: 0 every MUST passed (baseline applied); 1 a MUST failed, a baselined failure passed, or a check could not be judged. */
 export function exitCodeOf(results: Pick<Results, 'checks' | 'errors'>): 0 | 1 {
-  const broken = results.checks.some((c) => (c.status === 'failed' && c.level === 'MUST') || c.status === 'xpass');
+  const broken = results.checks.some((c) => (c.status === 'failed' && c.level === 'MUST') || c.status === 'xpass' || c.status === 'error');
   return broken || (results.errors?.length ?? 0) > 0 ? 1 : 0;
 }

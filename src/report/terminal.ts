@@ -15,12 +15,14 @@ export function terminalSummary(results: Results): string {
     if (c.repro) lines.push(`  ${c.repro}`);
     if (c.seed !== undefined) lines.push(`  replay: CONFORMANCE_SEED=${results.seed} (property seed ${c.seed}, path ${c.path ?? '-'})`);
   }
+  const unjudged = results.checks.filter((c) => c.status === 'error');
+  if (unjudged.length) lines.push(`ERROR ${unjudged.length} check(s) could not be judged: ${unjudged[0].message ?? ''}`);
   if (results.cleanup) {
     const c = results.cleanup;
     lines.push(`cleanup: ${c.deleted} deleted, ${c.alreadyGone} already gone, ${c.failed.length} failed, ${c.notDeletable.length} not deletable through the API`);
     for (const f of c.failed) lines.push(`  could not delete ${f.collection} ${f.id}: ${f.reason}`);
   }
   for (const e of results.errors ?? []) lines.push(`ERROR ${e}`);
-  lines.push(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.xfail} xfail, ${s.xpass} xpass`);
+  lines.push(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.xfail} xfail, ${s.xpass} xpass${s.error ? `, ${s.error} error` : ''}`);
   return lines.join('\n');
 }

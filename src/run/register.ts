@@ -5,7 +5,7 @@
  */
 import { afterAll, test } from 'vitest';
 import { clauseText } from '../checks/clauses.js';
-import type { Check, ResultStatus } from '../checks/types.js';
+import type { Check, ResultStatus, Verdict } from '../checks/types.js';
 import { HttpClient, type Exchange } from '../http/client.js';
 import { applyBaseline, findEntry } from '../report/baseline.js';
 import type { CheckResult, OperationSummary, RecordedExchange, RunInfo } from '../report/results.js';
@@ -53,9 +53,18 @@ export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>,
     for (const op of operations) {
       if (!check.appliesTo(op, ctx)) continue;
       test(`${check.id} ${op.key}`, async ({ task, skip, annotate }) => {
-        const verdict = await check.run(op, ctx);
+        let verdict: Verdict;
+        try {
+          verdict = await check.run(op, ctx);
+        } catch (e) {
+          if (!session.client.down) throw e;
+          verdict = { status: 'failed', message: (e as Error).message };
+        }
         const entry = findEntry(session.baseline, check.id, op.key);
-        const status: ResultStatus = applyBaseline(verdict.status, entry);
+        // A target that stopped answering leaves nothing to judge: the check is an error, not a verdict.
+        const down = session.client.down;
+        const status: ResultStatus = down ? 'error' : applyBaseline(verdict.status, entry);
+        if (down) verdict = { ...verdict, message: `not judged: the target has refused connections since ${down.since} (${down.reason})${verdict.message ? `; ${verdict.message}` : ''}` };
         const evidence = (verdict.evidence ?? []).map(recorded);
         task.meta.conformance = {
           id: check.id,
@@ -77,6 +86,7 @@ export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>,
         await labelForAllure(task.meta.conformance);
         if (status === 'skipped') skip(verdict.message);
         if (status === 'xfail') await annotate(`expected failure (baseline): ${entry!.reason} — ${verdict.message}`, 'xfail');
+        if (status === 'error') throw new Error(verdict.message);
         if (status === 'xpass') throw new Error(`a baselined failure passed: update the baseline (${entry!.reason})`);
         if (status === 'failed') {
           const message = `${check.level} ${check.title}\n${verdict.message}\n${evidence[0]?.curl ?? ''}`;
