@@ -87,6 +87,8 @@ export function normalizedBody(spec: Pick<RequestSpec, 'json' | 'raw'>): string 
 const CONNECTION_REFUSED = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND/;
 const DOWN_AFTER = 3;
 export const NOT_SENT = 'not sent:';
+/** The response half of an exchange that got no answer. */
+const noAnswer = () => ({ status: 0, responseHeaders: {}, contentType: '', body: '', bodyBytes: 0, truncated: false });
 /** 200+400+800+1600 ms of backoff: long enough for SQLite's write lock to pass, bounded all the same. */
 const MAX_ATTEMPTS = 5;
 
@@ -271,17 +273,7 @@ export class HttpClient {
       };
     } catch (e) {
       const err = e as Error & { code?: string };
-      return {
-        ...base,
-        status: 0,
-        responseHeaders: {},
-        contentType: '',
-        body: '',
-        bodyBytes: 0,
-        truncated: false,
-        error: redact.text(`${err.code ?? err.name}: ${err.message}`),
-        ms: Math.round(performance.now() - started),
-      };
+      return { ...base, ...noAnswer(), error: redact.text(`${err.code ?? err.name}: ${err.message}`), ms: Math.round(performance.now() - started) };
     }
   }
 
@@ -293,12 +285,7 @@ export class HttpClient {
       url: this.options.redactor.text(this.url(spec)),
       requestHeaders: {},
       requestBody: spec.json !== undefined ? this.options.redactor.text(JSON.stringify(spec.json)) : spec.raw,
-      status: 0,
-      responseHeaders: {},
-      contentType: '',
-      body: '',
-      bodyBytes: 0,
-      truncated: false,
+      ...noAnswer(),
       error: `${NOT_SENT} the target has refused connections since ${this.down!.since} (${this.down!.reason})`,
       ms: 0,
       attempts: 0,
