@@ -105,9 +105,12 @@ async function main(): Promise<void> {
   const serverCpuBefore = tree(serverPid).reduce((s, p) => s + cpuSeconds(p, true), 0);
   const selfBefore = cpuSeconds('self', true);
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
+  rmSync(outDir, { recursive: true, force: true });
+  // --cpu-prof is refused in NODE_OPTIONS; the CLI passes it on to vitest (and vitest's worker thread inherits it).
+  const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profileArgs, '--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
     cwd: repoRoot,
-    env: { ...process.env, ...(profile ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${profileDir}`.trim() } : {}), CONFORMANCE_BASE_URL: server.baseUrl, CONFORMANCE_DISPOSABLE_TARGET: '1', CONFORMANCE_OUT: outDir, CONFORMANCE_QUIET: '1', CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`, CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`) },
+    env: { ...process.env, CONFORMANCE_BASE_URL: server.baseUrl, CONFORMANCE_DISPOSABLE_TARGET: '1', CONFORMANCE_OUT: outDir, CONFORMANCE_QUIET: '1', CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`, CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let peakRssKb = 0;

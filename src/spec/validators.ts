@@ -25,7 +25,7 @@ export class SchemaValidators {
 
   constructor(doc: OpenApiDocument) {
     // OpenAPI puts annotation keywords (example, discriminator, xml, x-*) into schemas: not strict.
-    this.ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true });
+    this.ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true, inlineRefs: false });
     (addFormats as unknown as (ajv: Ajv2020) => void)(this.ajv);
     this.ajv.addSchema({ $id: DOC_ID, components: doc.components ?? {} });
   }
