@@ -2,7 +2,7 @@
  * A misbehaving target is reported, never a crash or a hang: each fault below sits in the proxy in front
  * of the real server, and the run still ends within its deadlines, writes results.json, and names the fault.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -87,6 +87,29 @@ describe('target faults', () => {
     const c = failure(run, 'contract.content-type', 'GET /flows/{id}');
     expect(c?.message).toMatch(/larger than/);
     expect(c?.evidence[0].response.truncated).toBe(true);
+  });
+
+  test('responses that break the contract: garbage JSON, an HTML error page where JSON is documented, a wrong content type', async () => {
+    const broken: Mutant = {
+      id: 'broken-bodies',
+      breaks: 'GET /flows/{id} answers garbage JSON; POST /flows/filter an HTML 422 page; POST /flows/count application/xml',
+      onResponse: (req, res) => {
+        if (matches(FLOW_ITEM, 'GET', req) && res.status === 200) return { ...res, body: Buffer.from('{"id": "5f0e", "name": [,,}') };
+        if (matches('/flows/filter', 'POST', req)) return { status: 422, headers: { 'content-type': 'text/html' }, body: Buffer.from('<html><body><h1>Unprocessable</h1></body></html>') };
+        if (matches('/flows/count', 'POST', req) && res.status === 200) return { ...res, headers: { ...res.headers, 'content-type': 'application/xml' }, body: Buffer.from('<count>1</count>') };
+        return res;
+      },
+    };
+    const run = await runWith(broken, '^(GET /flows/\\{id\\}|POST /flows/(filter|count))$');
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(1);
+    expect(failure(run, 'contract.content-type', 'GET /flows/{id}')?.message).toMatch(/declared JSON does not parse/);
+    expect(failure(run, 'contract.content-type', 'POST /flows/filter')?.message).toMatch(/422 is documented as JSON, but came as "text\/html"/);
+    expect(failure(run, 'contract.content-type', 'POST /flows/count')?.message).toMatch(/documented as JSON, but came as "application\/xml"/);
+    // The HTML report shows them too.
+    const html = readFileSync(path.join(run.outDir, 'index.html'), 'utf8');
+    expect(html).toContain('data-status="failed" data-family="contract"');
+    expect(html).toContain('declared JSON does not parse');
   });
 
   test('a storm of 503s is retried a bounded number of times, then reported', async () => {
