@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readExchangeLog } from './http/behaviour.js';
 import type { Results } from './report/results.js';
 import { ensurePrefect, readPin, startPrefect } from './target/prefect.js';
 
@@ -77,8 +78,7 @@ function hottestFunctions(dir: string, top: number): Array<{ fn: string; selfPer
 /** The server's time per operation, as the client timed each exchange (a localhost round trip). */
 function serverTimeByOperation(exchangeLog: string, top: number): Array<{ operation: string; requests: number; seconds: number }> {
   const byOp = new Map<string, { requests: number; ms: number }>();
-  for (const line of readFileSync(exchangeLog, 'utf8').split('\n').filter(Boolean)) {
-    const x = JSON.parse(line) as { m: string; t: string; ms: number };
+  for (const x of readExchangeLog(exchangeLog)) {
     const entry = byOp.get(`${x.m} ${x.t}`) ?? { requests: 0, ms: 0 };
     entry.requests++;
     entry.ms += x.ms;

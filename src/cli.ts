@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flagsToEnv, loadConfig, secretsOf, UsageError, type Config } from './config/config.js';
 import { authHeaders } from './http/auth.js';
-import type { Behaviour } from './http/behaviour.js';
+import { readExchangeLog } from './http/behaviour.js';
 import { HttpClient } from './http/client.js';
 import { Redactor } from './http/redact.js';
 import { profileFor } from './model/profiles/index.js';
@@ -281,7 +281,7 @@ async function loadSide(arg: string, name: 'A' | 'B', outDir: string, runArgs: s
   const runDir = path.join(path.dirname(file), '.run');
   const files = runFiles(runDir);
   const behaviours = existsSync(files.exchanges)
-    ? readFileSync(files.exchanges, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Behaviour).filter((b) => b.k)
+    ? readExchangeLog(files.exchanges).filter((b) => b.k)
     : undefined;
   return { side: { label: results.target.label || results.target.baseUrl, results, behaviours }, document: existsSync(files.spec) ? files.spec : undefined };
 }

@@ -5,6 +5,7 @@
  * One line per exchange goes to the run's exchange log; `compare` reads two of them.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 
 export interface Behaviour {
   /** Hash of the masked request: method, path and query, body. */
@@ -31,6 +32,14 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TIME = /\d{4}-\d{2}-\d{2}[T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?/g;
 const UUID_ONLY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_ITEMS = 500;
+
+/** The exchange log a run wrote (one Behaviour per line). */
+export function readExchangeLog(file: string): Behaviour[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Behaviour);
+}
 
 export function masked(text: string, runTag?: string): string {
   let out = text.replace(UUID, '<uuid>').replace(TIME, '<time>');

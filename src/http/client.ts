@@ -105,7 +105,11 @@ export class HttpClient {
   /** "METHOD template" → requests sent (retries included), and how many needed a retry after 503. */
   readonly perOperation = new Map<string, { requests: number; retried: number }>();
 
+  /** Length of the base URL's path ("/api"), cut from exchange paths in the exchange log. */
+  private readonly basePathLength: number;
+
   constructor(readonly options: ClientOptions) {
+    this.basePathLength = new URL(options.baseUrl).pathname.replace(/\/$/, '').length;
     this.agent = new Agent({
       connections: options.concurrency,
       headersTimeout: options.timeoutMs,
@@ -171,7 +175,7 @@ export class HttpClient {
     this.perOperation.set(key, counts);
     if (this.options.exchangeLog) {
       const url = new URL(exchange.url);
-      const request = { method: exchange.method, template: exchange.template, pathAndQuery: url.pathname.slice(new URL(this.options.baseUrl).pathname.replace(/\/$/, '').length) + url.search, body: exchange.requestBody };
+      const request = { method: exchange.method, template: exchange.template, pathAndQuery: url.pathname.slice(this.basePathLength) + url.search, body: exchange.requestBody };
       appendFileSync(this.options.exchangeLog, JSON.stringify(behaviourOf(request, exchange, this.options.runTag)) + '\n');
     }
     return exchange;

@@ -3,7 +3,7 @@
  * documents (computed by spec/drift.ts), the verdict diff per check id, and the behaviour diff where both
  * answered the same generated request (status, shape, order), with identifiers, times and run tags masked.
  */
-import { sameShape, type Behaviour } from '../http/behaviour.js';
+import { masked, sameShape, type Behaviour } from '../http/behaviour.js';
 import type { SpecDrift } from '../spec/drift.js';
 import type { ResultStatus } from '../checks/types.js';
 import type { CheckResult, Results } from './results.js';
@@ -49,13 +49,7 @@ function outcome(status: ResultStatus): Outcome {
 
 /** A message with what differs between any two runs masked: ids, times, run tags, URLs, and numbers. */
 function maskedMessage(message: string | undefined, results: Results): string {
-  return (message ?? '')
-    .split(results.runTag)
-    .join('<run>')
-    .split(results.target.baseUrl)
-    .join('<base>')
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
-    .replace(/\d{4}-\d{2}-\d{2}[T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?/g, '<time>')
+  return masked((message ?? '').split(results.target.baseUrl).join('<base>'), results.runTag)
     .replace(/conformance-[a-z0-9]+-[a-z0-9]+/g, '<run>')
     .replace(/\d+(\.\d+)?/g, '#');
 }

@@ -1,6 +1,7 @@
 /** `compare.md` and `compare.html`: a comparison (compare.ts) written for people, in three parts. */
 import type { BehaviourDifference, Comparison, VerdictChange } from './compare.js';
 import type { DriftChange } from '../spec/drift.js';
+import { esc } from './html.js';
 
 function count<T>(list: T[], key: (x: T) => string): Array<[string, number]> {
   const m = new Map<string, number>();
@@ -54,10 +55,6 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
     }
   } else lines.push('not available');
   return lines.join('\n') + '\n';
-}
-
-function esc(text: unknown): string {
-  return String(text ?? '').replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 }
 
 function table<T>(testId: string, head: string[], rows: T[], cells: (x: T) => string[], rowClass: (x: T) => string = () => ''): string {

@@ -12,7 +12,8 @@ const LEVELS = ['MUST', 'SHOULD', 'MAY'];
 /** The status a matrix cell shows for several checks: the most alarming one. */
 const SEVERITY: Record<ResultStatus, number> = { failed: 5, error: 4, xpass: 3, xfail: 2, passed: 1, skipped: 0 };
 
-function esc(text: unknown): string {
+/** Text made safe inside HTML text and attribute values. */
+export function esc(text: unknown): string {
   return String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
