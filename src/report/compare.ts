@@ -111,8 +111,7 @@ function behaviourDiff(a: Behaviour[], b: Behaviour[]): NonNullable<Comparison['
     }
     // Arrays are compared only when both served the same items: an unscoped listing holds whatever the
     // database held at that moment, and two runs never hold the same at the same moment.
-    const items = (list: Behaviour[]) => list.filter((x) => x.it).map((x) => x);
-    const [ia, ib] = [items(la), items(lb)];
+    const [ia, ib] = [la.filter((x) => x.it), lb.filter((x) => x.it)];
     const sameSet = (x: string[], y: string[]) => tally(x) === tally(y);
     const objectsA = la.filter((x) => !x.it);
     const objectsB = lb.filter((x) => !x.it);
