@@ -8,9 +8,11 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from './config/config.js';
+import { inheritedEnvironment } from './config/worker.js';
 import { readExchangeLog } from './http/behaviour.js';
 import type { Results } from './report/results.js';
-import { ensurePrefect, readPin, startPrefect } from './target/prefect.js';
+import { ensurePrefect, readPin, startPrefect } from './managed/prefect.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TICKS = 100; // USER_HZ on Linux
@@ -18,14 +20,19 @@ const TICKS = 100; // USER_HZ on Linux
 /** utime+stime (and, with children, the CPU of children that were waited for), in seconds. */
 function cpuSeconds(pid: number | 'self', withChildren: boolean): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   // fields[11..14] are utime, stime, cutime, cstime (stat fields 14..17)
   return (fields[11] + fields[12] + (withChildren ? fields[13] + fields[14] : 0)) / TICKS;
 }
 
 function rssKb(pid: number): number {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmRSS:'));
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
     return line ? Number(line.split(/\s+/)[1]) : 0;
   } catch {
     return 0;
@@ -64,7 +71,7 @@ function hottestFunctions(dir: string, top: number): Array<{ fn: string; selfPer
     for (const node of profile.nodes) {
       const hits = node.hitCount ?? 0;
       total += hits;
-      const where = node.callFrame.url.replace(/^file:\/\//, '').replace(repoRoot + '/', '');
+      const where = node.callFrame.url.replace(/^file:\/\//, '').replace(`${repoRoot}/`, '');
       const key = `${node.callFrame.functionName || '(anonymous)'} ${where || '(native)'}${where ? `:${node.callFrame.lineNumber + 1}` : ''}`;
       self.set(key, (self.get(key) ?? 0) + hits);
     }
@@ -76,7 +83,10 @@ function hottestFunctions(dir: string, top: number): Array<{ fn: string; selfPer
 }
 
 /** The server's time per operation, as the client timed each exchange (a localhost round trip). */
-function serverTimeByOperation(exchangeLog: string, top: number): Array<{ operation: string; requests: number; seconds: number }> {
+function serverTimeByOperation(
+  exchangeLog: string,
+  top: number,
+): Array<{ operation: string; requests: number; seconds: number }> {
   const byOp = new Map<string, { requests: number; ms: number }>();
   for (const x of readExchangeLog(exchangeLog)) {
     const entry = byOp.get(`${x.m} ${x.t}`) ?? { requests: 0, ms: 0 };
@@ -110,12 +120,22 @@ async function main(): Promise<void> {
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const child = spawn(process.execPath, [...profileArgs, '--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
     cwd: repoRoot,
-    env: { ...process.env, CONFORMANCE_BASE_URL: server.baseUrl, CONFORMANCE_DISPOSABLE_TARGET: '1', CONFORMANCE_OUT: outDir, CONFORMANCE_QUIET: '1', CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`, CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`) },
+    env: inheritedEnvironment({
+      CONFORMANCE_BASE_URL: server.baseUrl,
+      CONFORMANCE_DISPOSABLE_TARGET: '1',
+      CONFORMANCE_OUT: outDir,
+      CONFORMANCE_QUIET: '1',
+      CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`,
+      CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`),
+    }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let peakRssKb = 0;
   const sampler = setInterval(() => {
-    peakRssKb = Math.max(peakRssKb, tree(child.pid!).reduce((s, p) => s + rssKb(p), 0));
+    peakRssKb = Math.max(
+      peakRssKb,
+      tree(child.pid!).reduce((s, p) => s + rssKb(p), 0),
+    );
   }, 100);
   const code = await new Promise<number>((r) => child.on('exit', (c) => r(c ?? 1)));
   clearInterval(sampler);
@@ -139,19 +159,32 @@ async function main(): Promise<void> {
     suiteCpuShareOfMachine: Number((suiteCpuSeconds / (wallSeconds * cores)).toFixed(3)),
     serverCpuSeconds: Number(serverCpuSeconds.toFixed(2)),
     peakRssMB: Math.round(peakRssKb / 1024),
-    concurrency: Number(process.env.CONFORMANCE_CONCURRENCY ?? 4),
+    concurrency: loadConfig().concurrency,
     runs: results.runs,
   };
   const profiled = profile
-    ? { hottestSuiteFunctions: hottestFunctions(profileDir, 25), serverTimeByOperation: serverTimeByOperation(path.join(outDir, '.run', 'exchanges.jsonl'), 25) }
+    ? {
+        hottestSuiteFunctions: hottestFunctions(profileDir, 25),
+        serverTimeByOperation: serverTimeByOperation(path.join(outDir, '.run', 'exchanges.jsonl'), 25),
+      }
     : undefined;
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
   writeFileSync(path.join(repoRoot, 'reports', 'bench.json'), JSON.stringify({ ...bench, profile: profiled }, null, 2));
   const rows = Object.entries(bench).filter(([, v]) => typeof v !== 'object');
-  process.stdout.write(rows.map(([k, v]) => `${k.padEnd(24)} ${v}`).join('\n') + '\n');
+  process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(24)} ${v}`).join('\n')}\n`);
   if (profiled) {
-    process.stdout.write('\nsuite: self time (all processes and threads)\n' + profiled.hottestSuiteFunctions.map((f) => `${String(f.selfPercent).padStart(5)} %  ${f.fn}`).join('\n') + '\n');
-    process.stdout.write('\nserver: time per operation (client-timed round trips)\n' + profiled.serverTimeByOperation.map((o) => `${String(o.seconds).padStart(7)} s ${String(o.requests).padStart(5)}  ${o.operation}`).join('\n') + '\n');
+    process.stdout.write(
+      '\nsuite: self time (all processes and threads)\n' +
+        profiled.hottestSuiteFunctions.map((f) => `${String(f.selfPercent).padStart(5)} %  ${f.fn}`).join('\n') +
+        '\n',
+    );
+    process.stdout.write(
+      '\nserver: time per operation (client-timed round trips)\n' +
+        profiled.serverTimeByOperation
+          .map((o) => `${String(o.seconds).padStart(7)} s ${String(o.requests).padStart(5)}  ${o.operation}`)
+          .join('\n') +
+        '\n',
+    );
   }
 }
 

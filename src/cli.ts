@@ -5,40 +5,57 @@
  * Bad input: one line on stderr and exit code 2.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flagsToEnv, loadConfig, secretsOf, UsageError, type Config } from './config/config.js';
+import { configFrom, quietRequested, secretsOf, UsageError, type Config } from './config/config.js';
+import { workerConfig, workerEnvironment, type WorkerConfig } from './config/worker.js';
+import { CHECKS } from './checks/registry.js';
 import { authHeaders } from './http/auth.js';
 import { readExchangeLog } from './http/behaviour.js';
 import { HttpClient } from './http/client.js';
 import { Redactor } from './http/redact.js';
 import { profileFor } from './model/profiles/index.js';
-import { isExpired, loadBaseline } from './report/baseline.js';
+import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
 import { compareRuns, comparisonRegressed, type ComparedSide } from './report/compare.js';
 import { compareHtml, compareMarkdown } from './report/compareReport.js';
 import { htmlReport } from './report/html.js';
 import { markdownSummary } from './report/markdown.js';
 import { updatedBaseline } from './report/baselineUpdate.js';
-import { exitCodeOf, summarize, type Results } from './report/results.js';
+import { exitCodeOf, reasonsNothingCounts, summarize, type Results } from './report/results.js';
 import { terminalSummary } from './report/terminal.js';
+import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
+import { checkListing, checkListMarkdown } from './report/checkList.js';
 import { cleanup } from './resources/cleanup.js';
 import { runFiles } from './run/session.js';
-import { specDrift } from './spec/drift.js';
-import { loadSpec } from './spec/load.js';
-import { readPin, startPrefect, type ManagedServer } from './target/prefect.js';
+import { specDrift } from './openapi/drift.js';
+import { loadDocument } from './openapi/load.js';
+import { indexOperations } from './openapi/operations.js';
+import { readPin, startPrefect, type ManagedServer } from './managed/prefect.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function log(line: string): void {
-  if (!process.env.CONFORMANCE_QUIET) process.stderr.write(`conformance: ${line}\n`);
+  if (!quietRequested()) process.stderr.write(`conformance: ${line}\n`);
 }
 
 /** Any HTTP answer at all means the target is reachable; a refused or timed-out connection does not. */
 async function assertReachable(baseUrl: string, config: Config): Promise<void> {
   try {
-    await fetch(`${baseUrl}/health`, { headers: authHeaders(config), signal: AbortSignal.timeout(Math.min(config.requestTimeoutMs, 15000)) });
+    await fetch(`${baseUrl}/health`, {
+      headers: authHeaders(config),
+      signal: AbortSignal.timeout(Math.min(config.requestTimeoutMs, 15000)),
+    });
   } catch (e) {
     const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
     throw new UsageError(`target unreachable: ${baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message})`);
@@ -58,16 +75,24 @@ function reporterArgs(outDir: string): string[] {
   ];
 }
 
-function runVitest(env: NodeJS.ProcessEnv, outDir: string, onChild: (kill: () => void) => void): Promise<number> {
-  const args = ['--project', 'conformance', ...reporterArgs(outDir)];
+function runVitest(config: WorkerConfig, onChild: (kill: () => void) => void): Promise<number> {
+  const args = ['--project', 'conformance', ...reporterArgs(config.outDir)];
   // Progress only for a person at a terminal: never in CI, in a pipe, or when asked to be quiet.
-  if (process.stderr.isTTY && !env.CI && !env.CONFORMANCE_QUIET) args.push('--reporter', path.join(repoRoot, 'src', 'report', 'progress.ts'));
-  if (env.CONFORMANCE_SHARD) {
+  if (process.stderr.isTTY && !config.ci && !config.quiet)
+    args.push('--reporter', path.join(repoRoot, 'src', 'report', 'progress.ts'));
+  if (config.shard) {
     // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge`.
-    const [index, count] = env.CONFORMANCE_SHARD.split('/');
-    args.push('--shard', env.CONFORMANCE_SHARD, '--reporter', 'blob', '--outputFile.blob', path.join(outDir, 'blob', `blob-${index}-${count}.json`));
+    const [index, count] = config.shard.split('/');
+    args.push(
+      '--shard',
+      config.shard,
+      '--reporter',
+      'blob',
+      '--outputFile.blob',
+      path.join(config.outDir, 'blob', `blob-${index}-${count}.json`),
+    );
   }
-  return spawnVitest(args, env, onChild);
+  return spawnVitest(args, workerEnvironment(config), onChild);
 }
 
 /**
@@ -77,13 +102,28 @@ function runVitest(env: NodeJS.ProcessEnv, outDir: string, onChild: (kill: () =>
  */
 const SUITE_HEAP = ['--max-semi-space-size=4', '--max-old-space-size=384'];
 
-function spawnVitest(vitestArgs: string[], env: NodeJS.ProcessEnv, onChild: (kill: () => void) => void): Promise<number> {
+function spawnVitest(
+  vitestArgs: string[],
+  env: Record<string, string | undefined>,
+  onChild: (kill: () => void) => void,
+): Promise<number> {
   // A CPU profile asked of the CLI (npm run bench -- --profile) is asked of vitest too.
   const profiling = process.execArgv.filter((a) => a.startsWith('--cpu-prof'));
-  const args = [...profiling, ...SUITE_HEAP, path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...vitestArgs];
+  const args = [
+    ...profiling,
+    ...SUITE_HEAP,
+    path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'),
+    'run',
+    ...vitestArgs,
+  ];
   // A process group of its own: vitest's main process can exit on SIGINT before its worker has stopped,
   // and a worker that outlives it would create objects after cleanup has read the ledger.
-  const child = spawn(process.execPath, args, { cwd: repoRoot, env, stdio: ['ignore', 'inherit', 'inherit'], detached: true });
+  const child = spawn(process.execPath, args, {
+    cwd: repoRoot,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
+  });
   const signalGroup = (signal: NodeJS.Signals) => {
     try {
       process.kill(-child.pid!, signal);
@@ -115,22 +155,37 @@ function writeReports(results: Results, outDir: string): number {
   writeFileSync(path.join(outDir, 'results.json'), JSON.stringify(results, null, 2));
   writeFileSync(path.join(outDir, 'summary.md'), markdownSummary(results));
   writeFileSync(path.join(outDir, 'index.html'), htmlReport(results));
-  process.stdout.write(terminalSummary(results) + '\n');
-  log(`reports in ${path.relative(process.cwd(), outDir) || '.'}: index.html, results.json, junit.xml, summary.md`);
+  process.stdout.write(`${terminalSummary(results)}\n`);
   return results.exitCode;
 }
 
-async function runCommand(args: string[], overrides: NodeJS.ProcessEnv = {}): Promise<number> {
-  const env = { ...process.env, ...overrides, ...flagsToEnv(args) };
-  const config = loadConfig(env);
+/**
+ * One run: everything is written to a fresh staging folder and moved into the report folder when the run
+ * ends. A run that fails before its suites start (an unreachable target, a selection of nothing, a bad
+ * baseline) leaves the previous reports as they were.
+ */
+async function runCommand(args: string[], overrides: Record<string, string> = {}): Promise<number> {
+  const requested = configFrom(args, overrides);
+  const stage = freshStagingFolder(requested.outDir);
+  let ended = false;
+  try {
+    const code = await runInto({ ...requested, outDir: stage });
+    ended = true;
+    return code;
+  } finally {
+    const where = path.relative(process.cwd(), requested.outDir) || '.';
+    if (ended) {
+      publish(stage, requested.outDir);
+      log(`reports in ${where}: index.html, results.json, junit.xml, summary.md`);
+    } else discard(stage); // the error says why, in its one line; the previous reports stay
+  }
+}
+
+async function runInto(config: Config): Promise<number> {
   const startedAt = new Date().toISOString();
-  mkdirSync(config.outDir, { recursive: true });
   const runDir = path.join(config.outDir, '.run');
-  rmSync(runDir, { recursive: true, force: true });
   mkdirSync(runDir, { recursive: true });
   const files = runFiles(runDir);
-  rmSync(path.join(config.outDir, 'results.json'), { force: true });
-  rmSync(path.join(config.outDir, 'allure-results'), { recursive: true, force: true });
 
   let server: ManagedServer | undefined;
   let interrupted = false;
@@ -154,32 +209,31 @@ async function runCommand(args: string[], overrides: NodeJS.ProcessEnv = {}): Pr
       }
       baseUrl = server.baseUrl;
     }
-    if (!config.specSource || /^https?:/.test(config.specSource)) await assertReachable(baseUrl, config);
-    const spec = await loadSpec(config.specSource ?? `${baseUrl}/openapi.json`, { headers: authHeaders(config), timeoutMs: config.requestTimeoutMs });
+    // Even with a document from a file: a target that answers nothing can have nothing judged.
+    await assertReachable(baseUrl, config);
+    const spec = await loadDocument(config.specSource ?? `${baseUrl}/openapi.json`, {
+      headers: authHeaders(config),
+      timeoutMs: config.requestTimeoutMs,
+    });
     writeFileSync(files.spec, JSON.stringify(spec.raw));
+    const operations = indexOperations(spec.doc);
+    if (config.operationFilter && !operations.some((op) => config.operationFilter!.test(op.key)))
+      throw new UsageError(
+        `CONFORMANCE_OPERATIONS "${config.operationFilter.source.replace(/\\\//g, '/')}" selects none of the document's ${operations.length} operations ("METHOD /path")`,
+      );
     const profile = profileFor(spec);
     const managedBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
-    const baselinePath = config.baselinePath ?? (server && profile.name === 'prefect' && existsSync(managedBaseline) ? managedBaseline : undefined);
+    const baselinePath =
+      config.baselinePath ??
+      (server && profile.name === 'prefect' && existsSync(managedBaseline) ? managedBaseline : undefined);
     const baseline = loadBaseline(baselinePath);
-    log(`target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl}; seed ${config.seed}; run tag ${config.runTag}${baselinePath ? `; baseline ${path.relative(repoRoot, baselinePath)}` : ''}`);
+    log(
+      `target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl}; seed ${config.seed}; run tag ${config.runTag}${baselinePath ? `; baseline ${path.relative(repoRoot, baselinePath)}` : ''}`,
+    );
 
     const managed = server ? `prefect ${readPin().prefect} on ${server.database}` : undefined;
-    const childEnv: NodeJS.ProcessEnv = {
-      ...env,
-      CONFORMANCE_BASE_URL: baseUrl,
-      CONFORMANCE_SPEC: files.spec,
-      CONFORMANCE_RUN_DIR: runDir,
-      CONFORMANCE_SEED: String(config.seed),
-      CONFORMANCE_RUN_TAG: config.runTag,
-      CONFORMANCE_OUT: config.outDir,
-      CONFORMANCE_STARTED_AT: startedAt,
-      CONFORMANCE_BASELINE: baselinePath ?? '',
-      CONFORMANCE_DISPOSABLE_TARGET: config.disposable ? '1' : '',
-      CONFORMANCE_TARGET_LABEL: managed ?? env.CONFORMANCE_TARGET_LABEL ?? '',
-      CONFORMANCE_MANAGED_SERVER: managed ?? '',
-    };
-    delete childEnv.PREFECT_API_URL;
-    await runVitest(childEnv, config.outDir, (kill) => (killChild = kill));
+    const worker = workerConfig(config, { baseUrl, specPath: files.spec, runDir, startedAt, baselinePath, managed });
+    await runVitest(worker, (kill) => (killChild = kill));
 
     const resultsFile = path.join(config.outDir, 'results.json');
     const expired = baseline.entries.filter((e) => isExpired(e));
@@ -198,20 +252,33 @@ async function runCommand(args: string[], overrides: NodeJS.ProcessEnv = {}): Pr
       errors: ['the suites ended without writing results'],
     };
     const redactor = new Redactor(secretsOf(config));
-    const client = new HttpClient({ baseUrl, apiKey: config.apiKey, authString: config.authString, timeoutMs: config.requestTimeoutMs, concurrency: 4, redactor });
-    results.cleanup = await cleanup(client, files.ledger);
+    const client = new HttpClient({
+      baseUrl,
+      apiKey: config.apiKey,
+      authString: config.authString,
+      timeoutMs: config.requestTimeoutMs,
+      concurrency: 4,
+      redactor,
+    });
+    results.cleanup = await cleanup((request) => client.send(request), files.ledger);
     await client.close();
     if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
+    // A gate must never pass on a run that judged nothing, or on a target that never answered.
+    const statuses = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).map((b) => b.s) : [];
+    for (const reason of reasonsNothingCounts(results, statuses)) (results.errors ??= []).push(reason);
     // An expired entry fails the run: the deviation it excused was due to be fixed, or the entry reviewed.
-    for (const e of expired) (results.errors ??= []).push(`baseline entry expired on ${e.expires}: ${e.check} ${e.operation} (${e.reason})`);
-    if (results.cleanup.failed.length) (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
+    for (const e of expired)
+      (results.errors ??= []).push(`baseline entry expired on ${e.expires}: ${entryName(e)} (${e.reason})`);
+    if (results.cleanup.failed.length)
+      (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
     results.summary.requests += client.requestCount;
     results.durationMs = Date.now() - Date.parse(startedAt);
     return writeReports(results, config.outDir);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    if (server) await server.stop();
+    // The server's own log beside the reports: a 5xx in results.json has its traceback there.
+    if (server) await server.stop({ keepLogAt: path.join(config.outDir, 'server.log') });
   }
 }
 
@@ -221,17 +288,21 @@ function baselineCommand(args: string[]): number {
   if (sub !== 'update') throw new UsageError(`unknown baseline command "${sub ?? ''}" (baseline commands: update)`);
   const opts: Record<string, string> = {};
   for (let i = 0; i < rest.length; i += 2) {
-    if (!['--from', '--baseline', '--out'].includes(rest[i]) || rest[i + 1] === undefined) throw new UsageError(`baseline update takes --from FILE, --baseline FILE and --out FILE, got "${rest[i]}"`);
+    if (!['--from', '--baseline', '--out'].includes(rest[i]) || rest[i + 1] === undefined)
+      throw new UsageError(`baseline update takes --from FILE, --baseline FILE and --out FILE, got "${rest[i]}"`);
     opts[rest[i]] = rest[i + 1];
   }
-  const from = opts['--from'] ?? path.join(process.env.CONFORMANCE_OUT || 'reports', 'results.json');
+  const config = configFrom([]);
+  const from = opts['--from'] ?? path.join(config.outDir, 'results.json');
   const results = readResults(from);
   if (!results) throw new UsageError(`cannot read a results.json at ${from}`);
-  const previousFile = opts['--baseline'] ?? process.env.CONFORMANCE_BASELINE;
-  const updated = updatedBaseline(loadBaseline(previousFile), results);
+  const previousFile = opts['--baseline'] ?? config.baselinePath;
+  const updated = updatedBaseline(loadBaselineForUpdate(previousFile), results);
   const out = opts['--out'] ?? path.join(path.dirname(from), 'baseline.json');
-  writeFileSync(out, JSON.stringify(updated, null, 2) + '\n');
-  process.stdout.write(`${updated.entries.length} entries written to ${out}${previousFile ? ` (from ${previousFile})` : ''}; review the diff before using it\n`);
+  writeFileSync(out, `${JSON.stringify(updated, null, 2)}\n`);
+  process.stdout.write(
+    `${updated.entries.length} entries written to ${out}${previousFile ? ` (from ${previousFile})` : ''}; review the diff before using it\n`,
+  );
   return 0;
 }
 
@@ -240,9 +311,15 @@ function baselineCommand(args: string[]): number {
  * merged by vitest's --merge-reports into one results.json and the reports, as if the run had not been split.
  */
 async function mergeCommand(args: string[]): Promise<number> {
-  const config = loadConfig(process.env);
+  const config = configFrom([]);
   const dirs = args.length ? args : [path.join(config.outDir, 'blob')];
-  const blobs = dirs.flatMap((dir) => (existsSync(dir) && statSync(dir).isDirectory() ? readdirSync(dir).filter((f) => f.startsWith('blob-')).map((f) => path.join(dir, f)) : []));
+  const blobs = dirs.flatMap((dir) =>
+    existsSync(dir) && statSync(dir).isDirectory()
+      ? readdirSync(dir)
+          .filter((f) => f.startsWith('blob-'))
+          .map((f) => path.join(dir, f))
+      : [],
+  );
   if (blobs.length === 0) throw new UsageError(`merge: no blob reports (blob-*.json) in ${dirs.join(', ')}`);
   mkdirSync(config.outDir, { recursive: true });
   const gathered = path.join(config.outDir, '.merge');
@@ -250,7 +327,13 @@ async function mergeCommand(args: string[]): Promise<number> {
   mkdirSync(gathered, { recursive: true });
   for (const blob of blobs) copyFileSync(blob, path.join(gathered, path.basename(blob)));
   rmSync(path.join(config.outDir, 'allure-results'), { recursive: true, force: true });
-  const code = await spawnVitest(['--merge-reports', gathered, ...reporterArgs(config.outDir)], { ...process.env, CONFORMANCE_OUT: config.outDir }, () => {});
+  // The reporters read the output folder from the worker configuration, as in a run.
+  const worker = workerConfig(config, { baseUrl: '', specPath: '', runDir: '', startedAt: new Date().toISOString() });
+  const code = await spawnVitest(
+    ['--merge-reports', gathered, ...reporterArgs(config.outDir)],
+    workerEnvironment(worker),
+    () => {},
+  );
   const results = readResults(path.join(config.outDir, 'results.json'));
   if (!results) throw new UsageError(`merge: vitest could not merge ${blobs.length} blob report(s) (exit ${code})`);
   log(`merged ${blobs.length} shard(s): ${blobs.map((b) => path.basename(b)).join(', ')}`);
@@ -258,17 +341,27 @@ async function mergeCommand(args: string[]): Promise<number> {
 }
 
 /** A side of `compare`: a managed server or a live URL (run the suite on it), or a results.json, its folder, or an OpenAPI document. */
-async function loadSide(arg: string, name: 'A' | 'B', outDir: string, runArgs: string[]): Promise<{ side: ComparedSide; document?: string }> {
+async function loadSide(
+  arg: string,
+  name: 'A' | 'B',
+  outDir: string,
+  runArgs: string[],
+): Promise<{ side: ComparedSide; document?: string }> {
   const managed = /^managed:(sqlite|postgres)$/.exec(arg);
   if (managed || /^https?:\/\//.test(arg)) {
     const dir = path.join(outDir, `compare-${name.toLowerCase()}`);
     log(`compare: running the suite on ${name} = ${arg}, reports in ${dir}`);
-    const overrides: NodeJS.ProcessEnv = managed ? { CONFORMANCE_DB: managed[1], CONFORMANCE_BASE_URL: '', PREFECT_API_URL: '' } : { CONFORMANCE_BASE_URL: arg };
+    const overrides: Record<string, string> = managed
+      ? { CONFORMANCE_DB: managed[1], CONFORMANCE_BASE_URL: '', PREFECT_API_URL: '' }
+      : { CONFORMANCE_BASE_URL: arg };
     await runCommand(runArgs, { ...overrides, CONFORMANCE_OUT: dir });
     arg = dir;
   }
   const file = existsSync(arg) && statSync(arg).isDirectory() ? path.join(arg, 'results.json') : arg;
-  if (!existsSync(file)) throw new UsageError(`compare: ${arg} is neither a URL, managed:sqlite, managed:postgres, nor a results.json or OpenAPI document`);
+  if (!existsSync(file))
+    throw new UsageError(
+      `compare: ${arg} is neither a URL, managed:sqlite, managed:postgres, nor a results.json or OpenAPI document`,
+    );
   let parsed: Record<string, unknown>;
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -276,25 +369,33 @@ async function loadSide(arg: string, name: 'A' | 'B', outDir: string, runArgs: s
     throw new UsageError(`compare: ${file} is not JSON (${(e as Error).message})`);
   }
   if (typeof parsed.openapi === 'string') return { side: { label: path.basename(file) }, document: file };
-  if (!Array.isArray(parsed.checks)) throw new UsageError(`compare: ${file} is neither a results.json nor an OpenAPI document`);
+  if (!Array.isArray(parsed.checks))
+    throw new UsageError(`compare: ${file} is neither a results.json nor an OpenAPI document`);
   const results = parsed as unknown as Results;
   const runDir = path.join(path.dirname(file), '.run');
   const files = runFiles(runDir);
-  const behaviours = existsSync(files.exchanges)
-    ? readExchangeLog(files.exchanges).filter((b) => b.k)
-    : undefined;
-  return { side: { label: results.target.label || results.target.baseUrl, results, behaviours }, document: existsSync(files.spec) ? files.spec : undefined };
+  const behaviours = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).filter((b) => b.k) : undefined;
+  return {
+    side: { label: results.target.label || results.target.baseUrl, results, behaviours },
+    document: existsSync(files.spec) ? files.spec : undefined,
+  };
 }
 
 /** `compare A B [run flags]`: writes compare.md, compare.html and compare.json; exit 1 when B regressed against A. */
 async function compareCommand(args: string[]): Promise<number> {
   const [a, b, ...runArgs] = args;
-  if (!a || !b || a.startsWith('-') || b.startsWith('-')) throw new UsageError('compare takes two sides: results.json files (or their folders), OpenAPI documents, URLs, or managed:sqlite / managed:postgres');
-  const config = loadConfig({ ...process.env, ...flagsToEnv(runArgs) });
+  if (!a || !b || a.startsWith('-') || b.startsWith('-'))
+    throw new UsageError(
+      'compare takes two sides: results.json files (or their folders), OpenAPI documents, URLs, or managed:sqlite / managed:postgres',
+    );
+  const config = configFrom(runArgs);
   mkdirSync(config.outDir, { recursive: true });
   const sideA = await loadSide(a, 'A', config.outDir, runArgs);
   const sideB = await loadSide(b, 'B', config.outDir, runArgs);
-  const drift = sideA.document && sideB.document ? specDrift((await loadSpec(sideA.document)).doc, (await loadSpec(sideB.document)).doc) : undefined;
+  const drift =
+    sideA.document && sideB.document
+      ? specDrift((await loadDocument(sideA.document)).doc, (await loadDocument(sideB.document)).doc)
+      : undefined;
   const comparison = compareRuns(sideA.side, sideB.side, drift);
   writeFileSync(path.join(config.outDir, 'compare.json'), JSON.stringify(comparison, null, 2));
   const markdown = compareMarkdown(comparison);
@@ -303,6 +404,18 @@ async function compareCommand(args: string[]): Promise<number> {
   process.stdout.write(compareMarkdown(comparison, 20));
   log(`comparison in ${path.relative(process.cwd(), config.outDir) || '.'}: compare.html, compare.md, compare.json`);
   return comparisonRegressed(comparison) ? 1 : 0;
+}
+
+/** `checks [--json | --markdown]`: every check of the registry. */
+function checksCommand(args: string[]): number {
+  const [format = '--text', ...rest] = args;
+  if (rest.length || !['--text', '--json', '--markdown'].includes(format))
+    throw new UsageError('checks takes --json or --markdown');
+  if (format === '--json') process.stdout.write(`${JSON.stringify(checkListing(CHECKS), null, 2)}\n`);
+  else if (format === '--markdown') process.stdout.write(checkListMarkdown(CHECKS));
+  else
+    for (const c of checkListing(CHECKS)) process.stdout.write(`${c.id.padEnd(44)} ${c.level.padEnd(6)} ${c.title}\n`);
+  return 0;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -316,8 +429,10 @@ export async function main(argv: string[]): Promise<number> {
       return compareCommand(rest);
     case 'merge':
       return mergeCommand(rest);
+    case 'checks':
+      return checksCommand(rest);
     default:
-      throw new UsageError(`unknown command "${command}" (commands: run, compare, merge, baseline update)`);
+      throw new UsageError(`unknown command "${command}" (commands: run, compare, merge, baseline update, checks)`);
   }
 }
 

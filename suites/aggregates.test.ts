@@ -1,8 +1,7 @@
 /** Family `aggregates`: the query semantics of spec §4.3, against an oracle over the run's own objects. */
-import { aggregatesChecks } from '../src/checks/aggregates.js';
-import { registerChecks } from '../src/run/register.js';
 import { getSession } from '../src/run/session.js';
+import { registerFamily } from '../src/run/register.js';
 
 const session = await getSession();
 await session.exerciseAll();
-registerChecks(session, aggregatesChecks, session);
+registerFamily(session, 'aggregates');

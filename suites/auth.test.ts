@@ -1,8 +1,7 @@
 /** Family `auth`: credentials, when configured. */
-import { authChecks } from '../src/checks/auth.js';
-import { registerChecks } from '../src/run/register.js';
 import { getSession } from '../src/run/session.js';
+import { registerFamily } from '../src/run/register.js';
 
 const session = await getSession();
 await session.exerciseAll();
-registerChecks(session, authChecks, session);
+registerFamily(session, 'auth');

@@ -1,8 +1,7 @@
 /** Family `contract`: every operation of the target's document against what the document promises. */
-import { contractChecks } from '../src/checks/contract.js';
-import { registerChecks } from '../src/run/register.js';
 import { getSession } from '../src/run/session.js';
+import { registerFamily } from '../src/run/register.js';
 
 const session = await getSession();
 await session.exerciseAll();
-registerChecks(session, contractChecks, { validators: session.validators, runOf: (op) => session.runOf(op) });
+registerFamily(session, 'contract');

@@ -1,8 +1,7 @@
 /** Family `versioning`: the API version header. */
-import { versioningChecks } from '../src/checks/versioning.js';
-import { registerChecks } from '../src/run/register.js';
 import { getSession } from '../src/run/session.js';
+import { registerFamily } from '../src/run/register.js';
 
 const session = await getSession();
 await session.exerciseAll();
-registerChecks(session, versioningChecks, session);
+registerFamily(session, 'versioning');

@@ -3,7 +3,7 @@
  * so the tests share it and each run scopes itself by its own run tag.
  */
 import type { TestProject } from 'vitest/node';
-import { startPrefect, type ManagedServer } from '../src/target/prefect.js';
+import { startPrefect, type ManagedServer } from '../src/managed/prefect.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

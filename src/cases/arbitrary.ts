@@ -4,8 +4,8 @@
  * so that generated requests carry the run's prefix and tag and refer to objects that exist.
  */
 import fc from 'fast-check';
-import type { OpenApiDocument } from '../spec/load.js';
-import { resolveRef, type Schema } from '../spec/operations.js';
+import type { OpenApiDocument } from '../openapi/document.js';
+import { resolveRef, type Schema } from '../openapi/operations.js';
 
 export interface FieldHooks {
   /** A value for the property `name` of an object, or undefined to generate it from its schema. */
@@ -97,7 +97,9 @@ function stringArbitrary(schema: S): fc.Arbitrary<string> {
     case 'date':
       return fc.date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true }).map((d) => d.toISOString().slice(0, 10));
     case 'time':
-      return fc.date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true }).map((d) => d.toISOString().slice(11, 19) + 'Z');
+      return fc
+        .date({ min: DATE_MIN, max: DATE_MAX, noInvalidDate: true })
+        .map((d) => `${d.toISOString().slice(11, 19)}Z`);
     case 'email':
       return fc.emailAddress();
     case 'uri':
@@ -109,16 +111,25 @@ function stringArbitrary(schema: S): fc.Arbitrary<string> {
     case 'ipv4':
       return fc.ipV4();
   }
-  if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern, 'u')).filter((s) => s.length >= minLength && (schema.maxLength === undefined || s.length <= schema.maxLength));
+  if (schema.pattern)
+    return fc
+      .stringMatching(new RegExp(schema.pattern, 'u'))
+      .filter((s) => s.length >= minLength && (schema.maxLength === undefined || s.length <= schema.maxLength));
   return fc.string({ minLength, maxLength, unit: 'grapheme-ascii' });
 }
 
 function numberBounds(schema: S, integer: boolean): { min: number; max: number } {
   const step = integer ? 1 : 1e-6;
-  let min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + step : integer ? -(2 ** 31) : -1e9);
-  let max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - step : integer ? 2 ** 31 - 1 : 1e9);
-  if (schema.minimum !== undefined && schema.exclusiveMinimum !== undefined) min = Math.max(min, schema.exclusiveMinimum + step);
-  if (schema.maximum !== undefined && schema.exclusiveMaximum !== undefined) max = Math.min(max, schema.exclusiveMaximum - step);
+  let min =
+    schema.minimum ??
+    (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + step : integer ? -(2 ** 31) : -1e9);
+  let max =
+    schema.maximum ??
+    (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - step : integer ? 2 ** 31 - 1 : 1e9);
+  if (schema.minimum !== undefined && schema.exclusiveMinimum !== undefined)
+    min = Math.max(min, schema.exclusiveMinimum + step);
+  if (schema.maximum !== undefined && schema.exclusiveMaximum !== undefined)
+    max = Math.min(max, schema.exclusiveMaximum - step);
   if (integer) {
     min = Math.ceil(min);
     max = Math.floor(max);
@@ -135,7 +146,9 @@ function arbitraryOfType(ctx: GenContext, schema: S, type: string, depth: number
     case 'integer': {
       const { min, max } = numberBounds(schema, true);
       const arb = fc.integer({ min, max });
-      return schema.multipleOf ? arb.map((n) => Math.round(n / schema.multipleOf!) * schema.multipleOf!).filter((n) => n >= min && n <= max) : arb;
+      return schema.multipleOf
+        ? arb.map((n) => Math.round(n / schema.multipleOf!) * schema.multipleOf!).filter((n) => n >= min && n <= max)
+        : arb;
     }
     case 'number': {
       const { min, max } = numberBounds(schema, false);
@@ -149,7 +162,10 @@ function arbitraryOfType(ctx: GenContext, schema: S, type: string, depth: number
         return fc.tuple(...head);
       }
       const minLength = schema.minItems ?? 0;
-      const maxLength = Math.max(minLength, Math.min(schema.maxItems ?? minLength + 2, minLength + (depth > 2 ? 0 : 3)));
+      const maxLength = Math.max(
+        minLength,
+        Math.min(schema.maxItems ?? minLength + 2, minLength + (depth > 2 ? 0 : 3)),
+      );
       const items = schema.items ? arbitraryFor(schema.items, ctx, depth + 1) : anyJson;
       return schema.uniqueItems
         ? fc.uniqueArray(items, { minLength, maxLength, selector: (v) => JSON.stringify(v) })
@@ -169,15 +185,20 @@ function objectArbitrary(ctx: GenContext, schema: S, depth: number): fc.Arbitrar
   for (const [name, sub] of Object.entries(properties)) {
     if (tooDeep && !required.has(name)) continue;
     const hooked = ctx.hooks?.arbitrary?.(name, sub);
-    parts[name] = hooked ?? (tooDeep ? fc.constant(minimalFor(sub, ctx, depth + 1)) : arbitraryFor(sub, ctx, depth + 1));
+    parts[name] =
+      hooked ?? (tooDeep ? fc.constant(minimalFor(sub, ctx, depth + 1)) : arbitraryFor(sub, ctx, depth + 1));
   }
   const record = fc.record(parts, { requiredKeys: Object.keys(parts).filter((k) => required.has(k)) });
   const extra = schema.additionalProperties;
   if (Object.keys(properties).length === 0 && extra && typeof extra === 'object' && !tooDeep) {
-    return fc.dictionary(fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme-ascii' }), arbitraryFor(extra, ctx, depth + 1), {
-      minKeys: schema.minProperties ?? 0,
-      maxKeys: 3,
-    });
+    return fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme-ascii' }),
+      arbitraryFor(extra, ctx, depth + 1),
+      {
+        minKeys: schema.minProperties ?? 0,
+        maxKeys: 3,
+      },
+    );
   }
   if (Object.keys(properties).length === 0 && extra === undefined && !tooDeep && schema.minProperties === undefined) {
     return fc.dictionary(fc.string({ minLength: 1, maxLength: 8, unit: 'grapheme-ascii' }), anyJson, { maxKeys: 3 });
@@ -276,11 +297,15 @@ export function minimalFor(schema: Schema, ctx: GenContext, depth = 0): unknown 
     const resolved = branches.map((b) => ({ ...outer, ...flatten(ctx, b) }) as S);
     const nonNull = resolved.filter((b) => !(typesOf(b).length === 1 && typesOf(b)[0] === 'null'));
     // Deep in a recursive schema, null ends the recursion.
-    const pick = depth > (ctx.maxDepth ?? 4) ? (resolved.find((b) => typesOf(b).includes('null')) ?? resolved[0]) : (nonNull[0] ?? resolved[0]);
+    const pick =
+      depth > (ctx.maxDepth ?? 4)
+        ? (resolved.find((b) => typesOf(b).includes('null')) ?? resolved[0])
+        : (nonNull[0] ?? resolved[0]);
     return minimalFor(pick, ctx, depth + 1);
   }
   const types = typesOf(s);
   if (types.length === 0) return depth > (ctx.maxDepth ?? 4) ? null : {};
-  const type = depth > (ctx.maxDepth ?? 4) && types.includes('null') ? 'null' : (types.find((t) => t !== 'null') ?? types[0]);
+  const type =
+    depth > (ctx.maxDepth ?? 4) && types.includes('null') ? 'null' : (types.find((t) => t !== 'null') ?? types[0]);
   return minimalOfType(ctx, s, type, depth);
 }

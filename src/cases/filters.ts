@@ -6,10 +6,11 @@
  */
 import fc from 'fast-check';
 import { nonNull, type FilterField, type FilterModel } from '../model/filters.js';
-import type { OpenApiDocument } from '../spec/load.js';
-import type { Schema } from '../spec/operations.js';
+import type { OpenApiDocument } from '../openapi/document.js';
+import type { Schema } from '../openapi/operations.js';
 import type { Corpus, FilterSemantics, Obj } from '../model/oracle.js';
 import { related } from '../model/oracle.js';
+import { UNKNOWN_UUID } from '../model/profiles/profile.js';
 
 export interface Criterion {
   key: string;
@@ -19,12 +20,21 @@ export interface Criterion {
 }
 
 /** (collection, field, operator) triples, as coverage counts them. */
-export const tripleOf = (c: Pick<Criterion, 'key' | 'path' | 'operator'>) => `${c.key}.${c.path.join('.')}.${c.operator}`;
+export const tripleOf = (c: Pick<Criterion, 'key' | 'path' | 'operator'>) =>
+  `${c.key}.${c.path.join('.')}.${c.operator}`;
 
-function values(semantics: FilterSemantics, key: string, corpus: Corpus, field: FilterField, operator: string): unknown[] {
+function values(
+  semantics: FilterSemantics,
+  key: string,
+  corpus: Corpus,
+  field: FilterField,
+  operator: string,
+): unknown[] {
   const out: unknown[] = [];
   for (const obj of corpus[key] ?? []) {
-    const v = semantics.fieldValue ? semantics.fieldValue(key, obj, field.path, operator, corpus) : field.path.reduce<unknown>((o, p) => (o as Obj)?.[p], obj);
+    const v = semantics.fieldValue
+      ? semantics.fieldValue(key, obj, field.path, operator, corpus)
+      : field.path.reduce<unknown>((o, p) => (o as Obj)?.[p], obj);
     if (Array.isArray(v)) out.push(...v);
     else if (v !== null && v !== undefined) out.push(v);
   }
@@ -36,10 +46,25 @@ function absentFor(doc: OpenApiDocument, schema: Schema, seen: unknown[]): unkno
   const s = nonNull(doc, schema) as Schema & { items?: Schema; format?: string };
   const item = (s.items ? nonNull(doc, s.items) : s) as { format?: string; enum?: unknown[] };
   if (item.enum) return item.enum.filter((v) => !seen.includes(v)).slice(0, 1);
-  return [item.format === 'uuid' ? '5f0e0c6a-0000-4000-8000-00000000beef' : 'conformance-absent-value'];
+  return [item.format === 'uuid' ? UNKNOWN_UUID : 'conformance-absent-value'];
 }
 
-function operandArbitrary(operator: string, seen: unknown[], bound: string, absent: unknown[]): fc.Arbitrary<unknown> | undefined {
+/**
+ * A corpus string as the run tag's part (up to the end of the tag, or nothing when the string has none)
+ * and the rest, the part every run has alike.
+ */
+export function splitAtTag(s: string, runTag: string): { head: string; rest: string } {
+  const at = runTag ? s.indexOf(runTag) : -1;
+  return at < 0 ? { head: '', rest: s } : { head: s.slice(0, at + runTag.length), rest: s.slice(at + runTag.length) };
+}
+
+function operandArbitrary(
+  operator: string,
+  seen: unknown[],
+  bound: string,
+  absent: unknown[],
+  runTag: string,
+): fc.Arbitrary<unknown> | undefined {
   const strings = seen.filter((v): v is string => typeof v === 'string');
   switch (operator) {
     case 'any_':
@@ -57,19 +82,29 @@ function operandArbitrary(operator: string, seen: unknown[], bound: string, abse
     case 'after_': {
       // The stored value itself (the inclusive boundary, to the microsecond) or a millisecond either side.
       const times = [...strings.filter((s) => /\d{4}-\d{2}-\d{2}T/.test(s)), bound];
-      return fc.tuple(fc.constantFrom(...times), fc.constantFrom(-1, 0, 0, 1)).map(([t, d]) => (d === 0 ? t : new Date(Date.parse(t) + d).toISOString()));
+      return fc
+        .tuple(fc.constantFrom(...times), fc.constantFrom(-1, 0, 0, 1))
+        .map(([t, d]) => (d === 0 ? t : new Date(Date.parse(t) + d).toISOString()));
     }
     case 'like_':
     case 'startswith_': {
       if (!strings.length) return undefined;
-      return fc.tuple(fc.constantFrom(...strings), fc.nat(), fc.nat(), fc.constantFrom('same', 'upper', 'lower', 'wild')).map(([s, a, b, how]) => {
-        const start = operator === 'startswith_' ? 0 : a % s.length;
-        const part = s.slice(start, start + 1 + (b % Math.max(1, s.length - start)));
-        if (how === 'upper') return part.toUpperCase();
-        if (how === 'lower') return part.toLowerCase();
-        if (how === 'wild') return part.replace(/[-%]/g, '_');
-        return part;
-      });
+      return fc
+        .tuple(fc.constantFrom(...strings), fc.nat(), fc.nat(), fc.constantFrom('same', 'upper', 'lower', 'wild'))
+        .map(([s, a, b, how]) => {
+          // The run tag is cut whole or not at all, and never changed: the same seed sends the same
+          // operands whatever the tag (the request hash masks a whole tag, not a piece of one).
+          const { head, rest } = splitAtTag(s, runTag);
+          const start = operator === 'startswith_' || !rest ? 0 : a % rest.length;
+          // At least one character, unless the tag before it already makes the operand.
+          const least = operator === 'startswith_' && head ? 0 : 1;
+          let part = rest.slice(start, start + least + (b % Math.max(1, rest.length - start)));
+          if (how === 'upper') part = part.toUpperCase();
+          if (how === 'lower') part = part.toLowerCase();
+          if (how === 'wild') part = part.replace(/[-%]/g, '_');
+          const operand = operator === 'startswith_' || !part ? head + part : part;
+          return operand || s;
+        });
     }
     case 'ge_':
     case 'le_':
@@ -96,7 +131,9 @@ function edgeOperands(operator: string, seen: unknown[], absent: unknown[]): unk
       return strings.filter((t) => /\d{4}-\d{2}-\d{2}T/.test(t)).slice(0, 3);
     case 'like_':
     case 'startswith_':
-      return strings.length ? [strings[0].slice(0, 3).toUpperCase(), strings[strings.length - 1].slice(-3).toLowerCase(), ''] : [];
+      return strings.length
+        ? [strings[0].slice(0, 3).toUpperCase(), strings[strings.length - 1].slice(-3).toLowerCase(), '']
+        : [];
     case 'ge_':
     case 'le_':
       return seen.length ? seen.slice(0, 2) : [0, 1];
@@ -119,7 +156,14 @@ export interface FilterCases {
 }
 
 /** What the generator can say about each filter field and operator of the model. */
-export function filterCases(doc: OpenApiDocument, model: FilterModel, semantics: FilterSemantics, corpus: Corpus, bound: string): FilterCases {
+export function filterCases(
+  doc: OpenApiDocument,
+  model: FilterModel,
+  semantics: FilterSemantics,
+  corpus: Corpus,
+  bound: string,
+  runTag: string,
+): FilterCases {
   const triples = new Map<string, fc.Arbitrary<Criterion>>();
   const unknown = new Map<string, string>();
   const examples: Criterion[] = [];
@@ -140,19 +184,27 @@ export function filterCases(doc: OpenApiDocument, model: FilterModel, semantics:
           unknown.set(triple, `no corpus of ${key}`);
           continue;
         }
-        if (key !== model.ownKey && related(model.ownKey!, corpus[model.ownKey!]?.[0] ?? {}, key, corpus[key][0]) === undefined) {
+        if (
+          key !== model.ownKey &&
+          related(model.ownKey!, corpus[model.ownKey!]?.[0] ?? {}, key, corpus[key][0]) === undefined
+        ) {
           unknown.set(triple, `no *_id field relates ${model.ownKey} and ${key}`);
           continue;
         }
         const seen = values(semantics, key, corpus, field, operator);
         const absent = absentFor(doc, field.operators[operator], seen);
-        const arb = operandArbitrary(operator, seen, bound, absent);
-        if (arb) for (const operand of edgeOperands(operator, seen, absent)) examples.push({ key, path: field.path, operator, operand });
+        const arb = operandArbitrary(operator, seen, bound, absent, runTag);
+        if (arb)
+          for (const operand of edgeOperands(operator, seen, absent))
+            examples.push({ key, path: field.path, operator, operand });
         if (!arb) {
           unknown.set(triple, `no operand for ${operator} from the corpus`);
           continue;
         }
-        triples.set(triple, arb.map((operand) => ({ key, path: field.path, operator, operand })));
+        triples.set(
+          triple,
+          arb.map((operand) => ({ key, path: field.path, operator, operand })),
+        );
       }
   }
   return { triples, unknown, examples };
@@ -172,21 +224,32 @@ function put(body: Obj, c: Criterion): void {
 }
 
 /** A body of one to three criteria (own and related collections), maybe with `operator: or_`. */
-export function filterBodyArbitrary(model: FilterModel, cases: FilterCases): fc.Arbitrary<{ body: Obj; criteria: Criterion[]; or: boolean }> {
+export function filterBodyArbitrary(
+  model: FilterModel,
+  cases: FilterCases,
+): fc.Arbitrary<{ body: Obj; criteria: Criterion[]; or: boolean }> {
   const arbs = [...cases.triples.values()];
   return fc
-    .tuple(fc.uniqueArray(fc.oneof(...arbs), { minLength: 1, maxLength: 3, selector: tripleOf }), fc.boolean(), fc.boolean())
+    .tuple(
+      fc.uniqueArray(fc.oneof(...arbs), { minLength: 1, maxLength: 3, selector: tripleOf }),
+      fc.boolean(),
+      fc.boolean(),
+    )
     .map(([criteria, wantOr, emptyRelated]) => {
       const body: Obj = {};
       // Prefect drops a state sub-filter with both any_ and not_any_ (facts §2): never ask for both.
-      const kept = criteria.filter((c, i) => !criteria.slice(0, i).some((d) => d.key === c.key && d.path.join('.') === c.path.join('.')));
+      const kept = criteria.filter(
+        (c, i) => !criteria.slice(0, i).some((d) => d.key === c.key && d.path.join('.') === c.path.join('.')),
+      );
       for (const c of kept) put(body, c);
       const own = model.ownKey!;
       const ownCount = kept.filter((c) => c.key === own).length;
       const or = wantOr && model.filters[own].combinable && ownCount >= 2;
       if (or) (body[own] as Obj).operator = 'or_';
       if (emptyRelated && kept.every((c) => c.key === own)) {
-        const rel = Object.keys(model.filters).find((k) => k !== own && cases.triples.has([...cases.triples.keys()].find((t) => t.startsWith(`${k}.`)) ?? ''));
+        const rel = Object.keys(model.filters).find(
+          (k) => k !== own && cases.triples.has([...cases.triples.keys()].find((t) => t.startsWith(`${k}.`)) ?? ''),
+        );
         if (rel) body[rel] = {};
       }
       return { body, criteria: kept, or };

@@ -3,20 +3,17 @@
  * objects), generated valid variants, and the unknown-id variant.
  */
 import fc from 'fast-check';
-import type { Exchange, RequestSpec } from '../http/client.js';
+import type { RequestToSend } from '../openapi/request.js';
 import { bodyReferences, namedParam, type ApiModel, type Reference } from '../model/model.js';
-import type { Profile } from '../model/profiles/profile.js';
-import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../spec/operations.js';
+import type { Profile, ProfileFixtures } from '../model/profiles/profile.js';
+import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../openapi/operations.js';
 import { arbitraryFor, minimalFor, type FieldHooks, type GenContext } from './arbitrary.js';
 import type { SafeValues } from './safeValues.js';
 
 /** What the resources stage offers the cases stage: values of the run's own objects. */
-export interface FixtureSource {
+export interface FixtureSource extends ProfileFixtures {
   /** The value of `ref.field` of an object of `ref.collection`; `fresh` asks for a new object only this request uses. */
   value(ref: Reference, mode: 'shared' | 'fresh'): Promise<unknown>;
-  object(collectionPath: string, mode: 'shared' | 'fresh'): Promise<Record<string, unknown>>;
-  /** Send a request on the run's client (for profile recipes that need a token from another operation). */
-  send(spec: RequestSpec): Promise<Exchange>;
 }
 
 export interface CaseContext {
@@ -40,10 +37,15 @@ export function mutatesNamedObject(model: ApiModel, op: Operation, param: string
   if (own === undefined || ref?.collection !== own.path) return false;
   const path = op.path.replace(/\/$/, '');
   // An action on the object (`/flow_runs/{id}/set_state`, `/deployments/{id}/pause_deployment`) changes it too.
-  return op.method === 'POST' && !isReadOperation(op) && /^\/[\w-]+$/.test(path.slice(path.indexOf(`{${param}}`) + param.length + 2));
+  return (
+    op.method === 'POST' &&
+    !isReadOperation(op) &&
+    /^\/[\w-]+$/.test(path.slice(path.indexOf(`{${param}}`) + param.length + 2))
+  );
 }
 
-function fill(path: string, params: Record<string, unknown>): string {
+/** A path template with its parameters filled in, each encoded. */
+export function fillPath(path: string, params: Record<string, unknown>): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
 }
 
@@ -66,7 +68,9 @@ export function fieldHooks(safe: SafeValues, refs: Record<string, unknown>): Fie
 
 function acceptsArray(schema: Schema): boolean {
   const s = schema as { type?: unknown; anyOf?: Schema[] };
-  return s.type === 'array' || (Array.isArray(s.anyOf) && s.anyOf.some((b) => (b as { type?: unknown }).type === 'array'));
+  return (
+    s.type === 'array' || (Array.isArray(s.anyOf) && s.anyOf.some((b) => (b as { type?: unknown }).type === 'array'))
+  );
 }
 
 function acceptsString(schema: Schema): boolean {
@@ -77,14 +81,18 @@ function acceptsString(schema: Schema): boolean {
 }
 
 export interface BuiltRequest {
-  spec: RequestSpec;
+  spec: RequestToSend;
   /** The path parameters used, so that objects created under them can be deleted. */
   pathParams: Record<string, unknown>;
   /** The references of the body resolved to the run's objects (for generated variants). */
   refs: Record<string, unknown>;
 }
 
-export async function resolvePathParams(ctx: CaseContext, op: Operation, mode: 'recipe' | 'unknown'): Promise<Record<string, unknown>> {
+export async function resolvePathParams(
+  ctx: CaseContext,
+  op: Operation,
+  mode: 'recipe' | 'unknown',
+): Promise<Record<string, unknown>> {
   const params: Record<string, unknown> = {};
   const named = namedParam(ctx.model, op);
   const pathParams = op.parameters.filter((p) => p.in === 'path');
@@ -105,7 +113,8 @@ export async function resolvePathParams(ctx: CaseContext, op: Operation, mode: '
     } else {
       params[p.name] = minimalFor(p.schema, { doc: ctx.model.doc });
     }
-    if (params[p.name] === undefined || params[p.name] === null) throw new CannotBuild(`no value for path parameter {${p.name}}`);
+    if (params[p.name] === undefined || params[p.name] === null)
+      throw new CannotBuild(`no value for path parameter {${p.name}}`);
   }
   return params;
 }
@@ -120,7 +129,11 @@ async function resolveQuery(ctx: CaseContext, op: Operation): Promise<Record<str
   return query;
 }
 
-export async function bodyRefs(ctx: CaseContext, op: Operation, pathParams: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function bodyRefs(
+  ctx: CaseContext,
+  op: Operation,
+  pathParams: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const refs: Record<string, unknown> = {};
   const wanted = ctx.profile.optionalReferences ?? [];
   for (const { field, ref, required } of bodyReferences(ctx.model, op)) {
@@ -153,27 +166,33 @@ export async function buildRecipe(ctx: CaseContext, op: Operation): Promise<Buil
   }
   if (json === undefined && op.requestBody?.required) json = {};
   return {
-    spec: { method: op.method, template: op.path, path: fill(op.path, pathParams), query, json },
+    spec: { method: op.method, template: op.path, path: fillPath(op.path, pathParams), query, json },
     pathParams,
     refs,
   };
 }
 
 /** Generated valid bodies for the same path: the property "no 5xx, documented status" runs over these. */
-export function bodyArbitrary(ctx: CaseContext, op: Operation, refs: Record<string, unknown>): fc.Arbitrary<unknown> | undefined {
+export function bodyArbitrary(
+  ctx: CaseContext,
+  op: Operation,
+  refs: Record<string, unknown>,
+): fc.Arbitrary<unknown> | undefined {
   const schema = jsonBodySchema(op);
   if (!schema) return undefined;
   return arbitraryFor(schema, genContext(ctx, refs));
 }
 
 export function withPath(op: Operation, pathParams: Record<string, unknown>): string {
-  return fill(op.path, pathParams);
+  return fillPath(op.path, pathParams);
 }
 
 /** POSTs that only read (design.md: filter, count, history, paginate), and every GET/HEAD. */
 export function isReadOperation(op: Operation): boolean {
   if (op.method === 'GET' || op.method === 'HEAD') return true;
-  return op.method === 'POST' && /\/(filter|count|history|paginate|lateness|count-by\/\{[^}]+\}|next)\/?$/.test(op.path);
+  return (
+    op.method === 'POST' && /\/(filter|count|history|paginate|lateness|count-by\/\{[^}]+\}|next)\/?$/.test(op.path)
+  );
 }
 
 export function schemaOf(ctx: CaseContext, schema: Schema): Schema {

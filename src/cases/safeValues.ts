@@ -3,7 +3,7 @@
  * run's prefix, tag lists carry the run's tag. Names stay inside the characters every server accepts.
  */
 import fc from 'fast-check';
-import type { Schema } from '../spec/operations.js';
+import type { Schema } from '../openapi/operations.js';
 
 /** Property names whose value names the object (and so must carry the run's prefix). */
 const NAME_FIELDS = /^(name|slug|key|tag|task_key|dynamic_key)$/;
@@ -37,6 +37,8 @@ export class SafeValues {
   }
 
   tagsArbitrary(): fc.Arbitrary<string[]> {
-    return fc.subarray([`${this.runTag}-a`, `${this.runTag}-b`, `${this.runTag}-c`]).map((extra) => [this.runTag, ...extra]);
+    return fc
+      .subarray([`${this.runTag}-a`, `${this.runTag}-b`, `${this.runTag}-c`])
+      .map((extra) => [this.runTag, ...extra]);
   }
 }

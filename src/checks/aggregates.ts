@@ -1,167 +1,231 @@
 /**
- * Family `aggregates`: `/count` agrees with `/filter` for the same filter, and `/paginate` agrees with both.
+ * Family `aggregates`: `/count` agrees with `/filter` for the same filter, `/paginate` agrees with both, and
+ * `/history` bins the run's own runs as they are.
  */
 import fc from 'fast-check';
 import { filterBodyArbitrary, filterCases } from '../cases/filters.js';
-import type { Session } from '../run/session.js';
-import type { Operation } from '../spec/operations.js';
-import { scoped } from './filters.js';
 import type { Obj } from '../model/oracle.js';
 import { micros } from '../model/profiles/operators.js';
-import { jsonBodySchema, resolveRef } from '../spec/operations.js';
-import { is2xx, probing, send, Skip } from './probe.js';
-import { coreModelOf, isCoreQuery, queryContextOrSkip } from './queryContext.js';
-import { fail, pass, type Check, type Verdict } from './types.js';
+import { jsonBodySchema, resolveRef, type Operation } from '../openapi/operations.js';
+import { is2xx } from '../openapi/request.js';
+import { defineCheck } from './check.js';
+import type { CheckContext } from './context.js';
+import { scoped } from './filters.js';
+import { corpusOf, isCoreQuery, queryContext } from './queryContext.js';
+import { fail, pass, Skip, statusKey, type Verdict } from './verdict.js';
 
-const isOpOf = (kind: 'count' | 'paginate') => (op: Operation, session: Session) => isCoreQuery(session, op, kind);
-
-export const countChecks: Array<Check<Session>> = [
-  {
-    id: 'aggregates.count-agrees',
-    family: 'aggregates',
-    level: 'MUST',
-    clause: '4.2 (count); 4.3',
-    title: 'MUST count exactly what the filter selects, for the same filter',
-    appliesTo: isOpOf('count'),
-    run: (op, session) =>
-      probing(async () => {
-        const q = await queryContextOrSkip(session);
-        const key = coreModelOf(session, op)!;
-        const model = q.models.get(key);
-        if (!model || !q.built.corpus[key]?.length) throw new Skip(`no corpus of ${key}`);
-        const cases = filterCases(session.model.doc, model, q.semantics, q.built.corpus, q.built.bound);
-        let shown: ReturnType<typeof fail> | undefined;
-        const result = await fc.check(
-          fc.asyncProperty(filterBodyArbitrary(model, cases), async ({ body }) => {
-            // ANDed with the run's ids: a count over a shared workspace then counts only the run's objects.
-            const sent = scoped(body, key, q.ids(key), false);
-            const filtered = await q.query(model.op, sent);
-            const { limit: _limit, ...countBody } = sent;
-            const counted = await send(session, undefined, { method: 'POST', template: op.path, path: op.path, json: countBody });
-            if (!is2xx(counted) || !is2xx(filtered.exchange)) return true; // contract checks report those
-            const size = (filtered.exchange.json as Obj[]).length;
-            if (counted.json === size) return true;
-            shown = fail(`count ${JSON.stringify(counted.json)}, filter ${size} for ${JSON.stringify(countBody)}`, [counted, filtered.exchange]);
-            return false;
-          }),
-          { seed: session.config.seed, numRuns: session.config.runs, endOnFailure: true },
-        );
-        return result.failed ? { ...shown!, seed: session.config.seed, path: result.counterexamplePath ?? undefined } : pass(`${result.numRuns} filters`);
-      }),
-  },
-  {
-    id: 'aggregates.paginate-agrees',
-    family: 'aggregates',
-    level: 'MUST',
-    clause: '4.3 rule 5; OpenAPI document (/paginate)',
-    title: 'MUST page the filter result whole: count is its size, pages is ceil(count/limit), the pages together give it',
-    appliesTo: isOpOf('paginate'),
-    run: (op, session) =>
-      probing(async () => {
-        const q = await queryContextOrSkip(session);
-        const key = coreModelOf(session, op)!;
-        const ids = q.ids(key);
-        if (!ids.length) throw new Skip(`no corpus of ${key}`);
-        const limit = Math.max(1, Math.ceil(ids.length / 3));
-        const seen: string[] = [];
-        let first: Obj | undefined;
-        const pages = [];
-        for (let page = 1; page <= 10; page++) {
-          const ex = await send(session, undefined, { method: 'POST', template: op.path, path: op.path, json: { ...q.scope(key), limit, page } });
-          pages.push(ex);
-          if (!is2xx(ex)) return fail(`page ${page} answered ${ex.status}`, [ex]);
-          const body = ex.json as Obj;
-          first ??= body;
-          seen.push(...((body.results as Obj[]) ?? []).map((o) => String(o.id)));
-          if (page >= Number(body.pages ?? 0)) break;
-        }
-        const expectedPages = Math.ceil(ids.length / limit);
-        if (first!.count !== ids.length) return fail(`count is ${first!.count}; the filter selects ${ids.length}`, [pages[0]]);
-        if (first!.pages !== expectedPages) return fail(`pages is ${first!.pages}; ceil(${ids.length}/${limit}) is ${expectedPages}`, [pages[0]]);
-        const union = new Set(seen);
-        return union.size === ids.length && seen.length === ids.length ? pass(`${expectedPages} pages of ${limit}`) : fail(`the pages hold ${seen.length} item(s), ${union.size} distinct, of ${ids.length}`, pages.slice(0, 3));
-      }),
-  },
-];
+const isCoreQueryOf = (kind: 'count' | 'paginate') => (op: Operation, ctx: CheckContext) =>
+  isCoreQuery(ctx.model, op, kind);
 
 const HISTORY = /^POST \/(flow_runs|task_runs)\/history\/?$/;
 
 /** The body fields of a history operation, read off its schema (`history_interval_seconds` in Prefect 3). */
-function historyFields(session: Session, op: Operation): { interval: string } | undefined {
+function historyFields(ctx: CheckContext, op: Operation): { interval: string } | undefined {
   const schema = jsonBodySchema(op);
-  const props = schema ? Object.keys((resolveRef<{ properties?: object }>(session.model.doc, schema).properties ?? {}) as object) : [];
+  const props = schema
+    ? Object.keys((resolveRef<{ properties?: object }>(ctx.model.doc, schema).properties ?? {}) as object)
+    : [];
   const interval = props.find((p) => p.startsWith('history_interval'));
   return interval && props.includes('history_start') && props.includes('history_end') ? { interval } : undefined;
 }
 
-async function historyOf(session: Session, op: Operation, key: string, ids: string[], start: number, end: number, intervalSeconds: number) {
-  const fields = historyFields(session, op)!;
-  return send(session, undefined, {
+const isHistory = (op: Operation, ctx: CheckContext) => HISTORY.test(op.key) && historyFields(ctx, op) !== undefined;
+
+function historyOf(
+  ctx: CheckContext,
+  op: Operation,
+  key: string,
+  ids: string[],
+  start: number,
+  end: number,
+  intervalSeconds: number,
+) {
+  const fields = historyFields(ctx, op)!;
+  return ctx.send({
     method: 'POST',
     template: op.path,
     path: op.path,
-    json: { history_start: new Date(start).toISOString(), history_end: new Date(end).toISOString(), [fields.interval]: intervalSeconds, [key]: { id: { any_: ids } } },
+    json: {
+      history_start: new Date(start).toISOString(),
+      history_end: new Date(end).toISOString(),
+      [fields.interval]: intervalSeconds,
+      [key]: { id: { any_: ids } },
+    },
   });
 }
 
-export const historyChecks: Array<Check<Session>> = [
-  {
+export const aggregatesChecks = [
+  defineCheck({
+    id: 'aggregates.count-agrees',
+    level: 'MUST',
+    clause: '4.2 (count); 4.3',
+    title: 'MUST count exactly what the filter selects, for the same filter',
+    appliesTo: isCoreQueryOf('count'),
+    run: async (op, ctx) => {
+      const { q, key } = await corpusOf(ctx, op);
+      const model = q.models.get(key);
+      if (!model) throw new Skip(`no filter model of ${key}`);
+      const cases = filterCases(ctx.model.doc, model, q.semantics, q.built.corpus, q.built.bound, ctx.settings.runTag);
+      let shown: Verdict | undefined;
+      const { seed, runs } = ctx.settings;
+      const result = await fc.check(
+        fc.asyncProperty(filterBodyArbitrary(model, cases), async ({ body }) => {
+          // ANDed with the run's ids: a count over a shared workspace then counts only the run's objects.
+          const sent = scoped(body, key, q.ids(key), false);
+          const filtered = await q.query(model.op, sent);
+          const { limit: _limit, ...countBody } = sent;
+          const counted = await ctx.send({ method: 'POST', template: op.path, path: op.path, json: countBody });
+          if (!is2xx(counted) || !is2xx(filtered.exchange)) return true; // the contract checks report those
+          const size = (filtered.exchange.json as Obj[]).length;
+          if (counted.json === size) return true;
+          shown = fail(
+            'aggregate.mismatch',
+            'count',
+            `count ${JSON.stringify(counted.json)}, filter ${size} for ${JSON.stringify(countBody)}`,
+            [counted, filtered.exchange],
+            {
+              count: counted.json,
+              filtered: size,
+            },
+          );
+          return false;
+        }),
+        { seed, numRuns: runs, endOnFailure: true },
+      );
+      return result.failed
+        ? ({ ...shown!, seed, path: result.counterexamplePath ?? undefined } as Verdict)
+        : pass(`${result.numRuns} filters`);
+    },
+  }),
+  defineCheck({
+    id: 'aggregates.paginate-agrees',
+    level: 'MUST',
+    clause: '4.3 rule 5; OpenAPI document (/paginate)',
+    title:
+      'MUST page the filter result whole: count is its size, pages is ceil(count/limit), the pages together give it',
+    appliesTo: isCoreQueryOf('paginate'),
+    run: async (op, ctx) => {
+      const { q, key } = await corpusOf(ctx, op);
+      const ids = q.ids(key);
+      const limit = Math.max(1, Math.ceil(ids.length / 3));
+      const seen: string[] = [];
+      let first: Obj | undefined;
+      const pages = [];
+      for (let page = 1; page <= 10; page++) {
+        const ex = await ctx.send({
+          method: 'POST',
+          template: op.path,
+          path: op.path,
+          json: { ...q.scope(key), limit, page },
+        });
+        pages.push(ex);
+        if (!is2xx(ex))
+          return fail('status.unexpected', statusKey(ex), `page ${page} answered ${ex.status}`, [ex], { page });
+        const body = ex.json as Obj;
+        first ??= body;
+        seen.push(...((body.results as Obj[]) ?? []).map((o) => String(o.id)));
+        if (page >= Number(body.pages ?? 0)) break;
+      }
+      const expectedPages = Math.ceil(ids.length / limit);
+      if (first!.count !== ids.length)
+        return fail('aggregate.mismatch', 'count', `count is ${first!.count}; the filter selects ${ids.length}`, [
+          pages[0],
+        ]);
+      if (first!.pages !== expectedPages)
+        return fail(
+          'aggregate.mismatch',
+          'pages',
+          `pages is ${first!.pages}; ceil(${ids.length}/${limit}) is ${expectedPages}`,
+          [pages[0]],
+        );
+      const union = new Set(seen);
+      return union.size === ids.length && seen.length === ids.length
+        ? pass(`${expectedPages} pages of ${limit}`)
+        : fail(
+            'aggregate.mismatch',
+            'results',
+            `the pages hold ${seen.length} item(s), ${union.size} distinct, of ${ids.length}`,
+            pages.slice(0, 3),
+          );
+    },
+  }),
+  defineCheck({
     id: 'aggregates.history',
-    family: 'aggregates',
     level: 'MUST',
     clause: '4.2 (history); OpenAPI document',
-    title: 'MUST bin the history by start, end and interval, and count in each bin and state type the runs whose expected start falls in it',
-    appliesTo: (op, session) => HISTORY.test(op.key) && historyFields(session, op) !== undefined,
-    run: (op, session) =>
-      probing(async (): Promise<Verdict> => {
-        const q = await queryContextOrSkip(session);
-        const key = op.path.split('/')[1];
-        const runs = q.built.corpus[key] ?? [];
-        if (!runs.length) throw new Skip(`no corpus of ${key}`);
-        const times = runs.map((r) => Date.parse(String(r.expected_start_time)));
-        const intervalSeconds = 600;
-        const start = Math.floor(Math.min(...times) / 1000) * 1000 - 1_800_000;
-        const end = Math.ceil(Math.max(...times) / 1000) * 1000 + 1_800_000;
-        const ex = await historyOf(session, op, key, q.ids(key), start, end, intervalSeconds);
-        if (!is2xx(ex) || !Array.isArray(ex.json)) return fail(`history answered ${ex.status}`, [ex]);
-        const bins = ex.json as Obj[];
-        const expectedBins = Math.min(Math.ceil((end - start) / (intervalSeconds * 1000)), session.cases.profile.historyMaxBins ?? Infinity);
-        if (bins.length !== expectedBins) return fail(`${bins.length} bins; ceil((end - start) / interval) is ${expectedBins}`, [ex]);
-        for (let i = 0; i < bins.length; i++) {
-          const from = start + i * intervalSeconds * 1000;
-          const to = from + intervalSeconds * 1000;
-          if (Date.parse(String(bins[i].interval_start)) !== from || Date.parse(String(bins[i].interval_end)) !== to)
-            return fail(`bin ${i} is [${bins[i].interval_start}, ${bins[i].interval_end}); expected [${new Date(from).toISOString()}, ${new Date(to).toISOString()})`, [ex]);
-          const expected = new Map<string, number>();
-          for (const r of runs) {
-            const t = micros(r.expected_start_time);
-            if (t >= BigInt(from) * 1000n && t < BigInt(to) * 1000n) {
-              const type = String((r.state as Obj | undefined)?.type ?? r.state_type);
-              expected.set(type, (expected.get(type) ?? 0) + 1);
-            }
+    title:
+      'MUST bin the history by start, end and interval, and count in each bin and state type the runs whose expected start falls in it',
+    appliesTo: isHistory,
+    run: async (op, ctx): Promise<Verdict> => {
+      const q = await queryContext(ctx);
+      const key = op.path.split('/')[1];
+      const runs = q.built.corpus[key] ?? [];
+      if (!runs.length) throw new Skip(`no corpus of ${key}`);
+      const times = runs.map((r) => Date.parse(String(r.expected_start_time)));
+      const intervalSeconds = 600;
+      const start = Math.floor(Math.min(...times) / 1000) * 1000 - 1_800_000;
+      const end = Math.ceil(Math.max(...times) / 1000) * 1000 + 1_800_000;
+      const ex = await historyOf(ctx, op, key, q.ids(key), start, end, intervalSeconds);
+      if (!is2xx(ex) || !Array.isArray(ex.json))
+        return fail('status.unexpected', statusKey(ex), `history answered ${ex.status}`, [ex]);
+      const bins = ex.json as Obj[];
+      const expectedBins = Math.min(
+        Math.ceil((end - start) / (intervalSeconds * 1000)),
+        ctx.profile.historyMaxBins ?? Infinity,
+      );
+      if (bins.length !== expectedBins)
+        return fail(
+          'aggregate.mismatch',
+          'bins',
+          `${bins.length} bins; ceil((end - start) / interval) is ${expectedBins}`,
+          [ex],
+          { bins: bins.length, expected: expectedBins },
+        );
+      for (let i = 0; i < bins.length; i++) {
+        const from = start + i * intervalSeconds * 1000;
+        const to = from + intervalSeconds * 1000;
+        if (Date.parse(String(bins[i].interval_start)) !== from || Date.parse(String(bins[i].interval_end)) !== to)
+          return fail(
+            'aggregate.mismatch',
+            'bin bounds',
+            `bin ${i} is [${bins[i].interval_start}, ${bins[i].interval_end}); expected [${new Date(from).toISOString()}, ${new Date(to).toISOString()})`,
+            [ex],
+          );
+        const expected = new Map<string, number>();
+        for (const r of runs) {
+          const t = micros(r.expected_start_time);
+          if (t >= BigInt(from) * 1000n && t < BigInt(to) * 1000n) {
+            const type = String((r.state as Obj | undefined)?.type ?? r.state_type);
+            expected.set(type, (expected.get(type) ?? 0) + 1);
           }
-          const got = new Map<string, number>();
-          for (const st of (bins[i].states as Obj[]) ?? []) got.set(String(st.state_type), (got.get(String(st.state_type)) ?? 0) + Number(st.count_runs));
-          const show = (m: Map<string, number>) => JSON.stringify(Object.fromEntries([...m].sort()));
-          if (show(got) !== show(expected)) return fail(`bin ${i} [${bins[i].interval_start}) counts ${show(got)}; the run's objects give ${show(expected)}`, [ex]);
         }
-        return pass(`${bins.length} bins agree with ${runs.length} ${key}`);
-      }),
-  },
-  {
+        const got = new Map<string, number>();
+        for (const st of (bins[i].states as Obj[]) ?? [])
+          got.set(String(st.state_type), (got.get(String(st.state_type)) ?? 0) + Number(st.count_runs));
+        const show = (m: Map<string, number>) => JSON.stringify(Object.fromEntries([...m].sort()));
+        if (show(got) !== show(expected))
+          return fail(
+            'aggregate.mismatch',
+            'bin counts',
+            `bin ${i} [${bins[i].interval_start}) counts ${show(got)}; the run's objects give ${show(expected)}`,
+            [ex],
+          );
+      }
+      return pass(`${bins.length} bins agree with ${runs.length} ${key}`);
+    },
+  }),
+  defineCheck({
     id: 'aggregates.history-invalid-interval',
-    family: 'aggregates',
     level: 'MUST',
     clause: '4.2 (history); 7',
     title: 'MUST refuse a history interval below one second with a 4xx',
-    appliesTo: (op, session) => HISTORY.test(op.key) && historyFields(session, op) !== undefined,
-    run: (op, session) =>
-      probing(async () => {
-        const now = Date.now();
-        const ex = await historyOf(session, op, op.path.split('/')[1], [], now - 3_600_000, now, 0.5);
-        return ex.status >= 400 && ex.status < 500 ? pass(`answered ${ex.status}`) : fail(`an interval of 0.5 s answered ${ex.status}`, [ex]);
-      }),
-  },
+    appliesTo: isHistory,
+    run: async (op, ctx) => {
+      const now = Date.now();
+      const ex = await historyOf(ctx, op, op.path.split('/')[1], [], now - 3_600_000, now, 0.5);
+      return ex.status >= 400 && ex.status < 500
+        ? pass(`answered ${ex.status}`)
+        : fail('input.accepted', statusKey(ex), `an interval of 0.5 s answered ${ex.status}`, [ex]);
+    },
+  }),
 ];
-
-export const aggregatesChecks: Array<Check<Session>> = [...countChecks, ...historyChecks];

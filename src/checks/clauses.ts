@@ -1,5 +1,5 @@
 /**
- * The words of the spec (spec/orchestration-rest-api.md) that a check's `clause` names, so that a report
+ * The words of the spec (docs/spec/orchestration-rest-api.md) that a check's `clause` names, so that a report
  * can show the rule beside the failure without the spec at hand. Keys are the clause references the
  * checks use: a section, or a section and its numbered rule.
  */
@@ -7,16 +7,20 @@ const SPEC_TEXT: Record<string, string> = {
   '1': '§1 What the service does: conventions the API follows (plural collection names, snake_case, reads with complex arguments as POST with a body).',
   '2': '§2 Resources and their fields.',
   '3': '§3 States and transitions.',
-  '4.1': '§4.1 Verb semantics: POST /collection creates, GET lists or returns one member, DELETE deletes one member, PUT creates or replaces one member, PATCH partially updates one member.',
+  '4.1':
+    '§4.1 Verb semantics: POST /collection creates, GET lists or returns one member, DELETE deletes one member, PUT creates or replaces one member, PATCH partially updates one member.',
   '4.1 rule 1': '§4.1 rule 1: GET, PUT and DELETE are idempotent. POST and PATCH are not guaranteed to be idempotent.',
   '4.1 rule 2': '§4.1 rule 2: GET requests take no information from the request body.',
   '4.1 rule 3': '§4.1 rule 3: POST requests may take information from the request body.',
-  '4.2': '§4.2 Named endpoints: filter, count, history, create_flow_run (an empty object {} at minimum; state may be given; Content-Type: application/json), set_state.',
-  '4.3': '§4.3 Filtering: top level a collection, second level a field, third level an operator ending in "_" (any_, all_, eq_, is_null_, before_ ≤, after_ ≥, exists_).',
+  '4.2':
+    '§4.2 Named endpoints: filter, count, history, create_flow_run (an empty object {} at minimum; state may be given; Content-Type: application/json), set_state.',
+  '4.3':
+    '§4.3 Filtering: top level a collection, second level a field, third level an operator ending in "_" (any_, all_, eq_, is_null_, before_ ≤, after_ ≥, exists_).',
   '4.3 rule 1': '§4.3 rule 1: when several criteria are given, they are combined with logical AND.',
   '4.3 rule 2': '§4.3 rule 2: a filter may name the queried collection or a related one.',
   '4.3 rule 3': '§4.3 rule 3: nested fields are expressed by nesting objects.',
-  '4.3 rule 4': '§4.3 rule 4: flows tagged with a tag that have failed flow runs: flows.tags.all_ together with flow_runs.state.type.any_ [FAILED].',
+  '4.3 rule 4':
+    '§4.3 rule 4: flows tagged with a tag that have failed flow runs: flows.tags.all_ together with flow_runs.state.type.any_ [FAILED].',
   '4.3 rule 5': '§4.3 rule 5: pagination uses the body parameters limit and offset.',
   '4.3 rule 6': '§4.3 rule 6: sorting uses one body parameter, sort.',
   '5': '§5 Authentication: the cloud edition takes Authorization: Bearer <API_KEY>; its base address is /api/accounts/<account_id>/workspaces/<workspace_id>.',
@@ -24,8 +28,10 @@ const SPEC_TEXT: Record<string, string> = {
   '7': '§7 Errors: a successful filter query returns status 200.',
   '8': '§8 Limits: limit and offset exist (integers, in the request body).',
   '9': '§9 Versioning: a request may carry X-SERVICE-API-VERSION: <major>.<minor>.<patch>.',
-  'OpenAPI document': "The target's own OpenAPI document: the statuses, content types and schemas it declares for the operation.",
-  profile: "The target's profile: behaviour the target documents beyond the spec (for Prefect, its orchestration rules).",
+  'OpenAPI document':
+    "The target's own OpenAPI document: the statuses, content types and schemas it declares for the operation.",
+  profile:
+    "The target's profile: behaviour the target documents beyond the spec (for Prefect, its orchestration rules).",
 };
 
 /** The headings of the spec's sections, for links to them. */
@@ -48,7 +54,24 @@ const HEADINGS: Record<string, string> = {
 export function clauseAnchor(clause: string): string | undefined {
   const section = /^(\d+(?:\.\d+)?)/.exec(clause.trim())?.[1];
   const heading = section ? HEADINGS[section] : undefined;
-  return heading ? `spec/orchestration-rest-api.md#${heading.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-')}` : undefined;
+  return heading
+    ? `docs/spec/orchestration-rest-api.md#${heading
+        .toLowerCase()
+        .replace(/[^a-z0-9 -]/g, '')
+        .replace(/ /g, '-')}`
+    : undefined;
+}
+
+/** The parts of a clause ("4.3 rule 5; 8") that name nothing the suite knows: a spec section, the document, the profile, an RFC. */
+export function unknownClauseParts(clause: string): string[] {
+  return clause
+    .split(';')
+    .map((part) => part.trim())
+    .filter((part) => {
+      const ref = /^(\d+(?:\.\d+)?(?: rule \d+)?)\b/.exec(part)?.[1];
+      if (ref) return SPEC_TEXT[ref] === undefined;
+      return !/^(OpenAPI document|profile|RFC \d+)\b/.test(part);
+    });
 }
 
 /** "4.3 rule 5; 8" → the text of each reference it names, in order; unknown references are kept as they are. */

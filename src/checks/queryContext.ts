@@ -1,15 +1,17 @@
 /**
  * What the query families (filters, sorting, pagination, aggregates) share: the run's corpus, the filter
- * model of each core collection, the profile's semantics, and a scoped query through the run's client.
+ * model of each core collection, the profile's semantics, and queries scoped to the run's own objects.
  */
-import type { Exchange } from '../http/client.js';
 import { documentedAsIgnored } from '../cases/filters.js';
+import type { Exchange } from '../http/client.js';
 import { filterModel, type FilterModel } from '../model/filters.js';
-import type { Session } from '../run/session.js';
-import { buildCorpus, type BuiltCorpus } from '../resources/corpus.js';
-import type { Operation } from '../spec/operations.js';
+import type { ApiModel } from '../model/model.js';
 import type { FilterSemantics, Obj } from '../model/oracle.js';
-import { Skip } from './probe.js';
+import type { Operation } from '../openapi/operations.js';
+import type { BuiltCorpus } from '../resources/corpus.js';
+import type { CheckContext } from './context.js';
+import { once } from './once.js';
+import { Skip } from './verdict.js';
 
 /** The spec's five core collections (§2). */
 export const CORE = ['flows', 'flow_runs', 'task_runs', 'deployments', 'artifacts'];
@@ -26,75 +28,83 @@ export interface QueryContext {
   query(op: Operation, body: Obj): Promise<{ exchange: Exchange; ids: string[] }>;
 }
 
-const contexts = new WeakMap<Session, Promise<QueryContext>>();
-
-export function queryContext(session: Session): Promise<QueryContext> {
-  let p = contexts.get(session);
-  if (!p) {
-    p = (async () => {
-      if (session.config.readOnly) throw new Error('read-only mode: the query checks need a corpus of their own');
-      const profileSemantics = session.cases.profile.filterSemantics;
-      if (!profileSemantics) throw new Error(`the ${session.cases.profile.name} profile gives no filter semantics`);
-      const models = new Map<string, FilterModel>();
-      const ignored = new Set<string>();
-      for (const key of CORE) {
-        const m = coreFilterModel(session, key);
-        if (m?.ownKey) models.set(key, m);
-        for (const [k, f] of Object.entries(m?.filters ?? {})) for (const field of f.fields) if (documentedAsIgnored(field)) ignored.add(`${k}.${field.path.join('.')}`);
-      }
-      const semantics: FilterSemantics = { ...profileSemantics, ignored };
-      const built = await buildCorpus(session);
-      const own = new Map(Object.entries(built.corpus).map(([k, objs]) => [k, new Set(objs.map((o) => String(o.id)))]));
-      return {
-        built,
-        models,
-        semantics,
-        ids: (key) => [...(own.get(key) ?? [])],
-        scope: (key) => ({ [key]: { id: { any_: [...(own.get(key) ?? [])] } } }),
-        async query(op, body) {
-          const exchange = await session.client.send({ method: 'POST', template: op.path, path: op.path, json: body });
-          const key = session.model.collectionOf(op)?.name ?? '';
-          const mine = own.get(key) ?? new Set<string>();
-          const ids = Array.isArray(exchange.json) ? (exchange.json as Obj[]).map((o) => String(o.id)).filter((id) => mine.has(id)) : [];
-          return { exchange, ids };
-        },
-      };
-    })();
-    contexts.set(session, p);
-  }
-  return p;
+/** The query context of the run, made once; a Skip with the reason it cannot be had (read-only mode, no semantics). */
+export function queryContext(ctx: CheckContext): Promise<QueryContext> {
+  return once(ctx, 'query context', async () => {
+    if (ctx.settings.readOnly) throw new Skip('read-only mode: the query checks need a corpus of their own');
+    const profileSemantics = ctx.profile.filterSemantics;
+    if (!profileSemantics) throw new Skip(`the ${ctx.profile.name} profile gives no filter semantics`);
+    const models = new Map<string, FilterModel>();
+    const ignored = new Set<string>();
+    for (const key of CORE) {
+      const m = coreFilterModel(ctx.model, key);
+      if (m?.ownKey) models.set(key, m);
+      for (const [k, f] of Object.entries(m?.filters ?? {}))
+        for (const field of f.fields) if (documentedAsIgnored(field)) ignored.add(`${k}.${field.path.join('.')}`);
+    }
+    const semantics: FilterSemantics = { ...profileSemantics, ignored };
+    const built = await ctx.corpus();
+    const own = new Map(Object.entries(built.corpus).map(([k, objs]) => [k, new Set(objs.map((o) => String(o.id)))]));
+    return {
+      built,
+      models,
+      semantics,
+      ids: (key) => [...(own.get(key) ?? [])],
+      scope: (key) => ({ [key]: { id: { any_: [...(own.get(key) ?? [])] } } }),
+      async query(op, body) {
+        const exchange = await ctx.send({ method: 'POST', template: op.path, path: op.path, json: body });
+        const mine = own.get(ctx.model.collectionOf(op)?.name ?? '') ?? new Set<string>();
+        const ids = Array.isArray(exchange.json)
+          ? (exchange.json as Obj[]).map((o) => String(o.id)).filter((id) => mine.has(id))
+          : [];
+        return { exchange, ids };
+      },
+    };
+  });
 }
 
 /** The key (`flows`, …) of the core collection an operation belongs to, if it belongs to one. */
-export function coreModelOf(session: Session, op: Operation): string | undefined {
-  const c = session.model.collectionOf(op);
+export function coreModelOf(model: ApiModel, op: Operation): string | undefined {
+  const c = model.collectionOf(op);
   return c && CORE.includes(c.name) && c.parentParams.length === 0 ? c.name : undefined;
 }
 
 /** The operation is a core collection's filter, count or paginate. */
-export function isCoreQuery(session: Session, op: Operation, kind: 'filter' | 'count' | 'paginate'): boolean {
-  const key = coreModelOf(session, op);
-  return key !== undefined && session.model.collections.get(`/${key}`)?.[kind] === op;
+export function isCoreQuery(model: ApiModel, op: Operation, kind: 'filter' | 'count' | 'paginate'): boolean {
+  const key = coreModelOf(model, op);
+  return key !== undefined && model.collections.get(`/${key}`)?.[kind] === op;
 }
 
-const filterModels = new WeakMap<Session, Map<string, FilterModel | undefined>>();
+export const isCoreFilter = (op: Operation, ctx: CheckContext) => isCoreQuery(ctx.model, op, 'filter');
 
-/** The filter model of a core collection, read off the document once per run (checks register on it too). */
-export function coreFilterModel(session: Session, key: string): FilterModel | undefined {
-  let byKey = filterModels.get(session);
-  if (!byKey) filterModels.set(session, (byKey = new Map()));
+const filterModels = new WeakMap<ApiModel, Map<string, FilterModel | undefined>>();
+
+/** The filter model of a core collection, read off the document once per model. */
+export function coreFilterModel(model: ApiModel, key: string): FilterModel | undefined {
+  let byKey = filterModels.get(model);
+  if (!byKey) filterModels.set(model, (byKey = new Map()));
   if (!byKey.has(key)) {
-    const c = session.model.collections.get(`/${key}`);
-    byKey.set(key, c && filterModel(session.model, c));
+    const c = model.collections.get(`/${key}`);
+    byKey.set(key, c && filterModel(model, c));
   }
   return byKey.get(key);
 }
 
-/** The query context, or a skip with the reason it cannot be had (read-only mode, no semantics). */
-export async function queryContextOrSkip(session: Session): Promise<QueryContext> {
-  try {
-    return await queryContext(session);
-  } catch (e) {
-    throw new Skip((e as Error).message);
-  }
+/** The sort values the document offers for a core collection's filter. */
+export function sortEnum(model: ApiModel, op: Operation): string[] | undefined {
+  const key = coreModelOf(model, op);
+  return key ? coreFilterModel(model, key)?.sort?.values : undefined;
+}
+
+/** The query context and the core collection of the operation, with at least `minimum` of its objects in the corpus. */
+export async function corpusOf(
+  ctx: CheckContext,
+  op: Operation,
+  minimum = 1,
+): Promise<{ q: QueryContext; key: string }> {
+  const q = await queryContext(ctx);
+  const key = coreModelOf(ctx.model, op)!;
+  if (q.ids(key).length < minimum)
+    throw new Skip(minimum === 1 ? `no corpus of ${key}` : `fewer than ${minimum} objects of ${key} in the corpus`);
+  return { q, key };
 }

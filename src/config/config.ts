@@ -33,9 +33,17 @@ export interface Config {
   concurrency: number;
   /** A fixed prefix on every name the run creates, and the tag it puts on every object. */
   runTag: string;
+  /** `i/n`: run the i-th of n parts of the suite files. */
+  shard?: string;
+  /** Text describing the target; baseline entries with `onlyOn` apply when it contains theirs. */
+  targetLabel?: string;
+  /** No progress and no log lines on stderr. */
+  quiet: boolean;
+  /** Running in CI (`CI` set): no progress line. */
+  ci: boolean;
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 export const DEFAULT_SEED = 20261121;
 
@@ -101,7 +109,8 @@ export function validateBaseUrl(raw: string, source: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-export function loadConfig(env: Env): Config {
+/** The configuration of a run: flags (already turned into their variables) over the environment over defaults. */
+export function loadConfig(env: Env = process.env): Config {
   const rawBase = env.CONFORMANCE_BASE_URL || env.PREFECT_API_URL;
   const baseSource = env.CONFORMANCE_BASE_URL ? 'CONFORMANCE_BASE_URL' : 'PREFECT_API_URL';
   const baseUrl = rawBase ? validateBaseUrl(rawBase, baseSource) : undefined;
@@ -119,15 +128,20 @@ export function loadConfig(env: Env): Config {
   const authString = env.CONFORMANCE_AUTH_STRING || env.PREFECT_API_AUTH_STRING || undefined;
   if (authString !== undefined && !authString.includes(':'))
     throw new UsageError('CONFORMANCE_AUTH_STRING must have the form user:pass');
-  if (env.CONFORMANCE_SHARD) {
-    const shard = /^(\d+)\/(\d+)$/.exec(env.CONFORMANCE_SHARD);
-    if (!shard || Number(shard[1]) < 1 || Number(shard[1]) > Number(shard[2]))
+  const shard = env.CONFORMANCE_SHARD || undefined;
+  if (shard) {
+    const parts = /^(\d+)\/(\d+)$/.exec(shard);
+    if (!parts || Number(parts[1]) < 1 || Number(parts[1]) > Number(parts[2]))
       throw new UsageError(`--shard must be i/n with 1 ≤ i ≤ n, got "${env.CONFORMANCE_SHARD}"`);
   }
   // A gate must give the same verdict twice: the seed is fixed unless asked for at random.
-  const seed = env.CONFORMANCE_SEED === 'random' ? Math.floor(Math.random() * 2 ** 31) : integer(env, 'CONFORMANCE_SEED', DEFAULT_SEED, 0, 2 ** 31 - 1);
+  const seed =
+    env.CONFORMANCE_SEED === 'random'
+      ? Math.floor(Math.random() * 2 ** 31)
+      : integer(env, 'CONFORMANCE_SEED', DEFAULT_SEED, 0, 2 ** 31 - 1);
   const runTag = env.CONFORMANCE_RUN_TAG || `conformance-${seed.toString(36)}-${Date.now().toString(36)}`;
-  if (!/^[a-z0-9-]{4,40}$/.test(runTag)) throw new UsageError(`CONFORMANCE_RUN_TAG must match [a-z0-9-]{4,40}, got "${runTag}"`);
+  if (!/^[a-z0-9-]{4,40}$/.test(runTag))
+    throw new UsageError(`CONFORMANCE_RUN_TAG must match [a-z0-9-]{4,40}, got "${runTag}"`);
   return {
     baseUrl,
     specSource: env.CONFORMANCE_SPEC || undefined,
@@ -145,8 +159,20 @@ export function loadConfig(env: Env): Config {
     // 4 measured fastest on Prefect with SQLite (16 s); 8 turned into a storm of "database is locked" 503s (28 s).
     concurrency: integer(env, 'CONFORMANCE_CONCURRENCY', 4, 1, 256),
     runTag,
+    shard,
+    targetLabel: env.CONFORMANCE_TARGET_LABEL || undefined,
+    quiet: truthy(env.CONFORMANCE_QUIET),
+    ci: Boolean(env.CI),
   };
 }
+
+/** The configuration of a command: its flags over the environment (and over the overrides a command sets). */
+export function configFrom(args: string[], overrides: Env = {}): Config {
+  return loadConfig({ ...process.env, ...overrides, ...flagsToEnv(args) });
+}
+
+/** Whether log lines are unwanted, known before the rest of the configuration is. */
+export const quietRequested = (): boolean => truthy(process.env.CONFORMANCE_QUIET);
 
 /** The secrets of a config, so that every writer can redact them. */
 export function secretsOf(config: Pick<Config, 'apiKey' | 'authString'>): string[] {

@@ -61,7 +61,8 @@ export type Shape = null | string | ['a', Shape] | { [key: string]: Shape };
 export function shapeOf(value: unknown): Shape {
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) return ['a', value.slice(0, MAX_ITEMS).map(shapeOf).reduce<Shape>(mergeShapes, null)];
-  if (typeof value === 'object') return Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, shapeOf(v)]));
+  if (typeof value === 'object')
+    return Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, shapeOf(v)]));
   return typeof value === 'number' ? 'n' : typeof value === 'boolean' ? 'b' : 's';
 }
 
@@ -96,7 +97,9 @@ export function sameShape(x: Shape, y: Shape, insideArray = false): boolean {
     return insideArray ? kx.some((k) => ky.includes(k)) : kx.join() === ky.join();
   }
   if (Array.isArray(x) || Array.isArray(y)) return Array.isArray(x) && Array.isArray(y) && sameShape(x[1], y[1], true);
-  const keys = insideArray ? Object.keys(x).filter((k) => k in y) : [...new Set([...Object.keys(x), ...Object.keys(y)])];
+  const keys = insideArray
+    ? Object.keys(x).filter((k) => k in y)
+    : [...new Set([...Object.keys(x), ...Object.keys(y)])];
   return keys.every((k) => k in x && k in y && sameShape(x[k], y[k], insideArray));
 }
 
@@ -106,7 +109,14 @@ export function behaviourOf(
   runTag?: string,
 ): Behaviour {
   const q = masked(`${request.method} ${request.pathAndQuery} ${request.body ?? ''}`, runTag);
-  const b: Behaviour = { k: shortHash(q), q: q.slice(0, 300), m: request.method, t: request.template, s: response.status, ms: response.ms };
+  const b: Behaviour = {
+    k: shortHash(q),
+    q: q.slice(0, 300),
+    m: request.method,
+    t: request.template,
+    s: response.status,
+    ms: response.ms,
+  };
   if (response.json !== undefined) {
     b.sh = shapeOf(response.json);
     if (Array.isArray(response.json)) {

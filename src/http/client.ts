@@ -7,24 +7,10 @@ import { appendFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
 import { behaviourOf } from './behaviour.js';
-import { Redactor } from './redact.js';
+import type { Redactor } from './redact.js';
+import type { Answer, RequestToSend } from '../openapi/request.js';
 
-export interface RequestSpec {
-  method: string;
-  /** The operation's path template, e.g. `/flows/{id}`; for reports and per-operation counts. */
-  template: string;
-  /** The concrete path relative to the base URL, e.g. `/flows/6f1…`. */
-  path: string;
-  query?: Record<string, string | number | boolean>;
-  headers?: Record<string, string>;
-  /** A value to send as JSON, or `raw` text sent exactly as given. */
-  json?: unknown;
-  raw?: string;
-  /** Leave out the configured credentials (auth checks). */
-  withoutAuth?: boolean;
-}
-
-export interface Exchange {
+export interface Exchange extends Answer {
   seq: number;
   method: string;
   template: string;
@@ -64,7 +50,7 @@ export interface ClientOptions {
   /** The run's tag, masked in the exchange log. */
   runTag?: string;
   /** Read-only mode: a request this says is not a read is never sent (the last line of defence). */
-  isRead?: (spec: RequestSpec) => boolean;
+  isRead?: (spec: RequestToSend) => boolean;
 }
 
 /** Thrown for a request read-only mode refused to send; whoever wanted it reports a skip. */
@@ -76,8 +62,16 @@ const RECORD_LIMIT = 64 * 1024;
  * A request body with what differs between two runs of the same seed masked: identifiers, the run's tag
  * and names, times, and the order of object keys.
  */
-export function normalizedBody(spec: Pick<RequestSpec, 'json' | 'raw'>): string {
-  const text = spec.raw ?? (spec.json === undefined ? '' : JSON.stringify(spec.json, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v)));
+export function normalizedBody(spec: Pick<RequestToSend, 'json' | 'raw'>): string {
+  const text =
+    spec.raw ??
+    (spec.json === undefined
+      ? ''
+      : JSON.stringify(spec.json, (_k, v) =>
+          v && typeof v === 'object' && !Array.isArray(v)
+            ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+            : v,
+        ));
   return text
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
     .replace(/conformance-[a-z0-9]+-[a-z0-9]+(-[\w%]+)?/g, '<name>')
@@ -119,7 +113,12 @@ export class HttpClient {
       keepAliveTimeout: 2000,
       keepAliveMaxTimeout: 4000,
     });
-    this.freshAgent = new Agent({ connections: options.concurrency, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs, pipelining: 0 });
+    this.freshAgent = new Agent({
+      connections: options.concurrency,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      pipelining: 0,
+    });
   }
 
   private async slot<T>(fn: () => Promise<T>): Promise<T> {
@@ -133,7 +132,7 @@ export class HttpClient {
     }
   }
 
-  url(spec: Pick<RequestSpec, 'path' | 'query'>): string {
+  url(spec: Pick<RequestToSend, 'path' | 'query'>): string {
     const url = new URL(this.options.baseUrl.replace(/\/$/, '') + spec.path);
     for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, String(v));
     return url.toString();
@@ -155,11 +154,13 @@ export class HttpClient {
       return;
     }
     if (!CONNECTION_REFUSED.test(exchange.error ?? '')) return;
-    if (++this.refusedInARow >= DOWN_AFTER && !this.down) this.down = { since: new Date().toISOString(), reason: exchange.error ?? '' };
+    if (++this.refusedInARow >= DOWN_AFTER && !this.down)
+      this.down = { since: new Date().toISOString(), reason: exchange.error ?? '' };
   }
 
-  async send(spec: RequestSpec): Promise<Exchange> {
-    if (this.options.isRead && !this.options.isRead(spec)) throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
+  async send(spec: RequestToSend): Promise<Exchange> {
+    if (this.options.isRead && !this.options.isRead(spec))
+      throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
     let exchange: Exchange;
     if (this.down && Date.now() - this.lastProbe < 1000) exchange = this.notSent(spec);
     else {
@@ -175,8 +176,16 @@ export class HttpClient {
     this.perOperation.set(key, counts);
     if (this.options.exchangeLog) {
       const url = new URL(exchange.url);
-      const request = { method: exchange.method, template: exchange.template, pathAndQuery: url.pathname.slice(this.basePathLength) + url.search, body: exchange.requestBody };
-      appendFileSync(this.options.exchangeLog, JSON.stringify(behaviourOf(request, exchange, this.options.runTag)) + '\n');
+      const request = {
+        method: exchange.method,
+        template: exchange.template,
+        pathAndQuery: url.pathname.slice(this.basePathLength) + url.search,
+        body: exchange.requestBody,
+      };
+      appendFileSync(
+        this.options.exchangeLog,
+        `${JSON.stringify(behaviourOf(request, exchange, this.options.runTag))}\n`,
+      );
     }
     return exchange;
   }
@@ -186,7 +195,7 @@ export class HttpClient {
    * errors such as SQLite's "database is locked"), so it is retried with backoff, a bounded number of times.
    * A dropped connection is retried once, on a fresh one: the stale keep-alive case below.
    */
-  private async sendWithRetry(spec: RequestSpec): Promise<Exchange> {
+  private async sendWithRetry(spec: RequestToSend): Promise<Exchange> {
     let attempt = 0;
     let freshConnection = false;
     const earlier: number[] = [];
@@ -208,7 +217,7 @@ export class HttpClient {
     }
   }
 
-  private async sendOnce(spec: RequestSpec, attempts: number, freshConnection = false): Promise<Exchange> {
+  private async sendOnce(spec: RequestToSend, attempts: number, freshConnection = false): Promise<Exchange> {
     const url = this.url(spec);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.versionHeader) headers[this.options.versionHeader.name] = this.options.versionHeader.value;
@@ -229,15 +238,24 @@ export class HttpClient {
       template: spec.template,
       url: redact.text(url),
       requestHeaders: redact.headers(headers),
-      requestBody: body === undefined ? undefined : redact.text(body.length > RECORD_LIMIT ? body.slice(0, RECORD_LIMIT) : body),
+      requestBody:
+        body === undefined ? undefined : redact.text(body.length > RECORD_LIMIT ? body.slice(0, RECORD_LIMIT) : body),
       attempts,
     };
     this.requestCount++;
     const deadline = AbortSignal.timeout(this.options.timeoutMs * 2);
     try {
-      const res = await undiciRequest(url, { method: spec.method as 'GET', headers, body, dispatcher: freshConnection ? this.freshAgent : this.agent, signal: deadline, reset: freshConnection });
+      const res = await undiciRequest(url, {
+        method: spec.method as 'GET',
+        headers,
+        body,
+        dispatcher: freshConnection ? this.freshAgent : this.agent,
+        signal: deadline,
+        reset: freshConnection,
+      });
       const responseHeaders: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
+      for (const [k, v] of Object.entries(res.headers))
+        responseHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
       const max = this.options.maxBodyBytes ?? 8 * 1024 * 1024;
       const chunks: Buffer[] = [];
       let bodyBytes = 0;
@@ -277,11 +295,16 @@ export class HttpClient {
       };
     } catch (e) {
       const err = e as Error & { code?: string };
-      return { ...base, ...noAnswer(), error: redact.text(`${err.code ?? err.name}: ${err.message}`), ms: Math.round(performance.now() - started) };
+      return {
+        ...base,
+        ...noAnswer(),
+        error: redact.text(`${err.code ?? err.name}: ${err.message}`),
+        ms: Math.round(performance.now() - started),
+      };
     }
   }
 
-  private notSent(spec: RequestSpec): Exchange {
+  private notSent(spec: RequestToSend): Exchange {
     return {
       seq: ++this.seq,
       method: spec.method,

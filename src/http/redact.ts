@@ -16,7 +16,9 @@ export class Redactor {
   headers(headers: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) {
-      out[name] = /^(authorization|proxy-authorization|cookie|x-api-key)$/i.test(name) ? value.replace(/^(\w+\s+)?.*$/s, '$1***') : this.text(value);
+      out[name] = /^(authorization|proxy-authorization|cookie|x-api-key)$/i.test(name)
+        ? value.replace(/^(\w+\s+)?.*$/s, '$1***')
+        : this.text(value);
     }
     return out;
   }

@@ -4,8 +4,8 @@
  * (nested ones too: `state > type`), and keys ending in `_` are operators with their operand schemas.
  * `limit`, `offset` and `sort` come from the same body.
  */
-import type { OpenApiDocument } from '../spec/load.js';
-import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../spec/operations.js';
+import type { OpenApiDocument } from '../openapi/document.js';
+import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../openapi/operations.js';
 import type { ApiModel, Collection } from './model.js';
 
 export interface FilterField {
@@ -36,7 +36,15 @@ export interface FilterModel {
   hasOffset: boolean;
 }
 
-type S = Schema & { properties?: Record<string, Schema>; anyOf?: Schema[]; enum?: string[]; type?: unknown; default?: unknown; minimum?: number; maximum?: number };
+type S = Schema & {
+  properties?: Record<string, Schema>;
+  anyOf?: Schema[];
+  enum?: string[];
+  type?: unknown;
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+};
 
 /** The schema without `| null` (FastAPI writes optional fields as anyOf [X, null]). */
 export function nonNull(doc: OpenApiDocument, schema: Schema): S {
@@ -56,7 +64,9 @@ function fieldsOf(doc: OpenApiDocument, schema: S, prefix: string[], deprecated?
     if (name.endsWith('_')) operators[name] = sub;
     else {
       const child = nonNull(doc, sub);
-      const marked = (sub as { deprecated?: boolean; description?: string }).deprecated ? ((sub as { description?: string }).description ?? 'deprecated') : deprecated;
+      const marked = (sub as { deprecated?: boolean; description?: string }).deprecated
+        ? ((sub as { description?: string }).description ?? 'deprecated')
+        : deprecated;
       if (child.properties) out.push(...fieldsOf(doc, child, [...prefix, name], marked));
     }
   }
@@ -75,9 +85,12 @@ export function filterModel(model: ApiModel, collection: Collection): FilterMode
   for (const [key, sub] of Object.entries(root.properties ?? {})) {
     const s = nonNull(model.doc, sub);
     // The default sits beside the $ref (`{$ref: FlowSort, default: NAME_ASC}`), which resolving drops.
-    if (key === 'sort') sort = s.enum ? { values: s.enum, default: ((sub as S).default ?? s.default) as string | undefined } : undefined;
-    else if (key === 'limit') limit = { minimum: s.minimum, maximum: s.maximum, default: s.default as number | undefined };
-    else if (s.properties) filters[key] = { key, fields: fieldsOf(model.doc, s, []), combinable: 'operator' in s.properties };
+    if (key === 'sort')
+      sort = s.enum ? { values: s.enum, default: ((sub as S).default ?? s.default) as string | undefined } : undefined;
+    else if (key === 'limit')
+      limit = { minimum: s.minimum, maximum: s.maximum, default: s.default as number | undefined };
+    else if (s.properties)
+      filters[key] = { key, fields: fieldsOf(model.doc, s, []), combinable: 'operator' in s.properties };
   }
   const ownKey = collection.name in filters ? collection.name : undefined;
   return { op, collection, ownKey, filters, sort, limit, hasOffset: 'offset' in (root.properties ?? {}) };

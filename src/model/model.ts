@@ -2,8 +2,8 @@
  * The API model, inferred from the document alone: collections (path families), their CRUD, filter and
  * count operations, the identifier of their items, and what each operation needs to exist first.
  */
-import type { OpenApiDocument } from '../spec/load.js';
-import { indexOperations, jsonBodySchema, resolveRef, type Operation, type Schema } from '../spec/operations.js';
+import type { OpenApiDocument } from '../openapi/document.js';
+import { indexOperations, jsonBodySchema, resolveRef, type Operation, type Schema } from '../openapi/operations.js';
 
 export interface Collection {
   /** The path of the collection without a trailing slash, e.g. `/flows` or `/work_pools/{work_pool_name}/queues`. */
@@ -57,9 +57,9 @@ function literalName(path: string): string {
 
 /** `flow_run` → `flow_runs`, `work_queue` → `work_queues`, `policy` → `policies`. */
 export function plural(word: string): string {
-  if (/[^aeiou]y$/.test(word)) return word.slice(0, -1) + 'ies';
-  if (/(s|x|ch|sh)$/.test(word)) return word + 'es';
-  return word + 's';
+  if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
+  if (/(s|x|ch|sh)$/.test(word)) return `${word}es`;
+  return `${word}s`;
 }
 
 export function buildModel(doc: OpenApiDocument): ApiModel {
@@ -77,8 +77,12 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     const lastLiteral = base.split('/').pop()!;
     const collectionName = literalName(base);
     if (lastLiteral !== collectionName) continue;
-    const parentLiteral = base.split('/').slice(0, -1).filter((s) => s && !PARAM.test(s));
-    if (parentLiteral.length > 0 && !base.split('/').some((s) => PARAM.test(s)) && !/^v\d+$/.test(parentLiteral[0])) continue;
+    const parentLiteral = base
+      .split('/')
+      .slice(0, -1)
+      .filter((s) => s && !PARAM.test(s));
+    if (parentLiteral.length > 0 && !base.split('/').some((s) => PARAM.test(s)) && !/^v\d+$/.test(parentLiteral[0]))
+      continue;
     const param = paramToken.slice(1, -1);
     // `/x/name/{name}`, `/block_types/slug/{slug}/block_documents/name/{block_document_name}`: lookups by a field.
     if (param === lastLiteral || param.endsWith(`_${lastLiteral}`)) continue;
@@ -109,11 +113,13 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
 
   function collectionOf(op: Operation): Collection | undefined {
     const p = stripSlash(op.path);
-    return sortedCollections.find((c) => p === c.path || p.startsWith(c.path + '/'));
+    return sortedCollections.find((c) => p === c.path || p.startsWith(`${c.path}/`));
   }
 
   const byName = new Map<string, Collection>();
-  for (const c of sortedCollections) if (!byName.has(c.name) || c.path.split('/').length < byName.get(c.name)!.path.split('/').length) byName.set(c.name, c);
+  for (const c of sortedCollections)
+    if (!byName.has(c.name) || c.path.split('/').length < byName.get(c.name)!.path.split('/').length)
+      byName.set(c.name, c);
 
   function collectionNamed(stem: string): Collection | undefined {
     return byName.get(plural(stem)) ?? byName.get(stem);
@@ -124,9 +130,13 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     if (where === 'path' && own) {
       // The item parameter of the operation's own collection, or a parent's.
       for (let c: Collection | undefined = own; c; ) {
-        if (c.item?.param === name && op.path.includes(`{${name}}`) && stripSlash(op.path).startsWith(c.item.path.replace(/\/$/, '')))
+        if (
+          c.item?.param === name &&
+          op.path.includes(`{${name}}`) &&
+          stripSlash(op.path).startsWith(c.item.path.replace(/\/$/, ''))
+        )
           return { collection: c.path, field: c.idField };
-        c = sortedCollections.find((p) => p !== c && c!.path.startsWith(p.path + '/'));
+        c = sortedCollections.find((p) => p !== c && c!.path.startsWith(`${p.path}/`));
       }
       if (name === 'id' || name === 'id_or_name') return { collection: own.path, field: 'id' };
     }
@@ -163,7 +173,10 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
  * The path parameter that names an object of the operation's own collection, when it ends the path:
  * `{id}` of `/flows/{id}`, `{name}` of `/variables/name/{name}`, `{key}` of `/flow_runs/{id}/input/{key}`.
  */
-export function namedParam(model: ApiModel, op: Operation): { param: string; ref: Reference; collection: Collection } | undefined {
+export function namedParam(
+  model: ApiModel,
+  op: Operation,
+): { param: string; ref: Reference; collection: Collection } | undefined {
   const collection = model.collectionOf(op);
   const last = op.path.replace(/\/$/, '').split('/').pop() ?? '';
   if (!collection || !PARAM.test(last)) return undefined;
@@ -172,8 +185,17 @@ export function namedParam(model: ApiModel, op: Operation): { param: string; ref
   return ref?.collection === collection.path ? { param, ref, collection } : undefined;
 }
 
+/** The collection of an operation whose path names one of its objects (item or lookup path). */
+export function namedCollection(model: ApiModel, op: Operation): Collection | undefined {
+  const named = namedParam(model, op);
+  return named?.collection.item ? named.collection : undefined;
+}
+
 /** The required properties of an operation's JSON body that name other objects. */
-export function bodyReferences(model: ApiModel, op: Operation): Array<{ field: string; ref: Reference; required: boolean }> {
+export function bodyReferences(
+  model: ApiModel,
+  op: Operation,
+): Array<{ field: string; ref: Reference; required: boolean }> {
   const schema = jsonBodySchema(op);
   if (!schema) return [];
   const resolved = resolveRef<Schema>(model.doc, schema);

@@ -1,16 +1,25 @@
 /**
- * The expected-failures file: one entry per known deviation of a target, with its evidence. A baselined
- * failure is `xfail`; a baselined check that passes is `xpass`, and fails the run (the baseline is stale).
+ * The expected-failures file: one entry per known deviation of a target, with its evidence. An entry names
+ * the failure it excuses: the check, the operation (or a list of them, or `*` for every operation), and the
+ * typed failure's kind and key. A failed verdict is `xfail` only when an entry excuses each of its failures;
+ * one failure no entry names keeps it `failed`, so a new defect on a baselined operation still fails the gate.
+ * A baselined check that passes where its entry names the operation is `xpass`, and fails the run (the
+ * baseline is stale).
  */
 import { readFileSync } from 'node:fs';
+import { FAILURE_KINDS, type Failure, type FailureKind } from '../checks/verdict.js';
 import { UsageError } from '../config/config.js';
-import type { ResultStatus, VerdictStatus } from '../checks/types.js';
+import type { ResultStatus } from './results.js';
 
 export interface BaselineEntry {
-  /** The check id, e.g. `contract.success-status-documented`. */
+  /** The reported check id, e.g. `contract.success-status-documented` or `sorting.by-value[NAME_ASC]`. */
   check: string;
-  /** The operation key ("POST /flows/"), or "*" for a deviation of every operation that shows it. */
-  operation: string;
+  /** The operation key ("POST /flows/"), a list of them, or "*": every operation that shows this kind and key. */
+  operation: string | string[];
+  /** The failure's kind, e.g. `status.undocumented`. */
+  kind: FailureKind;
+  /** The failure's key, e.g. `201`: what tells it from other failures of its kind. */
+  key: string;
   reason: string;
   evidence?: { request?: string; response?: string };
   /**
@@ -42,8 +51,33 @@ export interface Baseline {
   entries: BaselineEntry[];
 }
 
-export function loadBaseline(file: string | undefined): Baseline {
-  if (!file) return { entries: [] };
+/** What an entry of an older baseline, written before entries named their failure, may lack. */
+export type LegacyEntry = Omit<BaselineEntry, 'kind' | 'key'> & Partial<Pick<BaselineEntry, 'kind' | 'key'>>;
+
+const KINDS: ReadonlySet<string> = new Set(FAILURE_KINDS);
+
+const describe = (e: Partial<LegacyEntry>, i: number) =>
+  `entry ${i + 1} (${String(e?.check)} ${Array.isArray(e?.operation) ? e.operation.join(', ') : String(e?.operation)})`;
+
+/** Why an entry is not one the loader accepts, or undefined. Keyless entries are only an error where keys are required. */
+function problemWith(e: Partial<LegacyEntry> | null, i: number, keyless: boolean): string | undefined {
+  if (typeof e !== 'object' || e === null) return `entry ${i + 1} is not an object`;
+  if (typeof e.check !== 'string' || typeof e.reason !== 'string')
+    return `${describe(e, i)} needs "check" and "reason" strings`;
+  const ops = e.operation;
+  if (!(typeof ops === 'string' || (Array.isArray(ops) && ops.length > 0 && ops.every((o) => typeof o === 'string'))))
+    return `${describe(e, i)} needs "operation": an operation key, a non-empty list of them, or "*"`;
+  if (e.kind === undefined && e.key === undefined) {
+    if (keyless) return undefined;
+    return `${describe(e, i)} names no failure kind and key; an entry excuses only the failure it names (\`conformance baseline update --baseline FILE\` rewrites old entries keyed)`;
+  }
+  if (typeof e.kind !== 'string' || !KINDS.has(e.kind))
+    return `${describe(e, i)} has kind ${JSON.stringify(e.kind)}; the kinds are ${FAILURE_KINDS.join(', ')}`;
+  if (typeof e.key !== 'string' || e.key === '') return `${describe(e, i)} needs a "key" beside its kind`;
+  return undefined;
+}
+
+function readEntries(file: string, keyless: boolean): Baseline {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
@@ -51,33 +85,91 @@ export function loadBaseline(file: string | undefined): Baseline {
     throw new UsageError(`cannot read baseline ${file}: ${(e as Error).message.split('\n')[0]}`);
   }
   const entries = (data as Baseline | null)?.entries;
-  if (!Array.isArray(entries) || entries.some((e) => typeof e?.check !== 'string' || typeof e?.operation !== 'string' || typeof e?.reason !== 'string'))
-    throw new UsageError(`baseline ${file} must be {"entries": [{"check", "operation", "reason", ...}]}`);
+  if (!Array.isArray(entries))
+    throw new UsageError(
+      `baseline ${file} must be {"entries": [{"check", "operation", "kind", "key", "reason", ...}]}`,
+    );
+  entries.forEach((e, i) => {
+    const problem = problemWith(e, i, keyless);
+    if (problem) throw new UsageError(`baseline ${file}: ${problem}`);
+  });
   return data as Baseline;
 }
 
+export function loadBaseline(file: string | undefined): Baseline {
+  return file ? readEntries(file, false) : { entries: [] };
+}
+
+/** A baseline that may still hold entries without kind and key, for `baseline update` to rewrite. */
+export function loadBaselineForUpdate(file: string | undefined): { target?: string; entries: LegacyEntry[] } {
+  return file ? readEntries(file, true) : { entries: [] };
+}
+
 /** Keep the entries that apply to this target (`onlyOn` against the target's label). */
+export function appliesTo(entry: Pick<BaselineEntry, 'onlyOn'>, label: string | undefined): boolean {
+  return !entry.onlyOn || (label ?? '').includes(entry.onlyOn);
+}
+
 export function forTarget(baseline: Baseline, label: string | undefined): Baseline {
-  return { ...baseline, entries: baseline.entries.filter((e) => !e.onlyOn || (label ?? '').includes(e.onlyOn)) };
+  return { ...baseline, entries: baseline.entries.filter((e) => appliesTo(e, label)) };
 }
 
-export function findEntry(baseline: Baseline, check: string, operation: string): BaselineEntry | undefined {
-  return baseline.entries.find((e) => e.check === check && (e.operation === operation || e.operation === '*'));
+/** The entry names this operation: equal, in its list, or `*`. */
+export function covers(entry: Pick<BaselineEntry, 'operation'>, operation: string): boolean {
+  const ops = entry.operation;
+  return ops === '*' || ops === operation || (Array.isArray(ops) && ops.includes(operation));
 }
 
-export function isExpired(entry: BaselineEntry, today = new Date()): boolean {
+/** The entry names the operation itself, not through `*`: a pass there means the entry is stale. */
+export const namesOperation = (entry: Pick<BaselineEntry, 'operation'>, operation: string): boolean =>
+  entry.operation !== '*' && covers(entry, operation);
+
+export function isExpired(entry: Pick<BaselineEntry, 'expires'>, today = new Date()): boolean {
   return entry.expires !== undefined && entry.expires < today.toISOString().slice(0, 10);
 }
 
-/** A verdict with the baseline applied. */
-export function applyBaseline(status: VerdictStatus, entry: BaselineEntry | undefined): ResultStatus {
-  if (!entry || isExpired(entry)) return status;
-  if (status === 'failed') return 'xfail';
-  // An entry for every operation ("*") excuses failures where they show, and says nothing elsewhere.
-  if (status === 'passed' && entry.operation !== '*' && !entry.intermittent) return 'xpass';
-  return status;
+/** The live entries for one check on one operation. */
+export function entriesFor(baseline: Baseline, check: string, operation: string): BaselineEntry[] {
+  return baseline.entries.filter((e) => e.check === check && covers(e, operation) && !isExpired(e));
+}
+
+export const excuses = (entry: Pick<BaselineEntry, 'kind' | 'key'>, f: Pick<Failure, 'kind' | 'key'>): boolean =>
+  entry.kind === f.kind && entry.key === f.key;
+
+export interface BaselineJudgement<F> {
+  status: ResultStatus;
+  /** The entries that excused a failure of this verdict. */
+  excusedBy: BaselineEntry[];
+  /** The failures no entry excuses. */
+  unexcused: F[];
+  /** Entries naming this operation whose failure did not show (the verdict failed otherwise, or passed). */
+  notShown: BaselineEntry[];
+}
+
+/** A verdict with the baseline applied: `failures` are the verdict's (empty when it passed). */
+export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
+  status: 'passed' | 'failed' | 'skipped',
+  failures: F[],
+  entries: BaselineEntry[],
+  operation: string,
+): BaselineJudgement<F> {
+  const excusedBy = entries.filter((e) => failures.some((f) => excuses(e, f)));
+  const unexcused = failures.filter((f) => !entries.some((e) => excuses(e, f)));
+  // An entry for every operation ("*") excuses its failure where it shows, and says nothing elsewhere.
+  const notShown = entries.filter((e) => !excusedBy.includes(e) && namesOperation(e, operation) && !e.intermittent);
+  if (status === 'failed') return { status: unexcused.length ? 'failed' : 'xfail', excusedBy, unexcused, notShown };
+  if (status === 'passed' && notShown.length) return { status: 'xpass', excusedBy, unexcused, notShown };
+  return { status, excusedBy, unexcused, notShown };
 }
 
 export function replaysFor(baseline: Baseline, operation: string): Replay[] {
-  return baseline.entries.filter((e) => e.operation === operation && e.replay && !isExpired(e)).map((e) => e.replay!);
+  const replays = baseline.entries
+    .filter((e) => namesOperation(e, operation) && e.replay && !isExpired(e))
+    .map((e) => e.replay!);
+  // An old entry rewritten into one entry per key carries its replay into each: send it once.
+  return [...new Map(replays.map((r) => [JSON.stringify(r), r])).values()];
 }
+
+/** An entry as people name it in a line of text. */
+export const entryName = (e: Pick<LegacyEntry, 'check' | 'operation' | 'kind' | 'key'>): string =>
+  `${e.check} ${Array.isArray(e.operation) ? e.operation.join(', ') : e.operation}${e.kind ? ` ${e.kind} ${e.key}` : ''}`;

@@ -1,33 +1,95 @@
 /**
- * `conformance baseline update`: a new baseline from a run, for review as a diff. Entries still failing
- * keep what they had (reason, evidence, replay, onlyOn, expires); a new failure gets an entry with its
- * evidence and a reason to write; an entry whose check now passes (xpass) is left out.
+ * `conformance baseline update`: a new baseline from a run, for review as a diff.
+ * - An entry whose failure showed again keeps what it had (reason, evidence, replay, onlyOn, expires).
+ * - A failure no entry names gets a keyed entry with its evidence and a reason to write.
+ * - An entry the run judged and did not see fail is left out (the deviation is gone), unless it is
+ *   intermittent.
+ * - An entry the run did not judge stays as it is: another target's (onlyOn), or a check or operation
+ *   outside the run's selection, or not judged (skipped, error).
+ * - An entry of an older baseline that names no kind and key becomes one keyed entry per failure it
+ *   excused in this run, each keeping the old reason and evidence.
  */
-import type { Baseline, BaselineEntry } from './baseline.js';
-import type { Results } from './results.js';
+import type { FailureKind } from '../checks/verdict.js';
+import { appliesTo, covers, excuses, type Baseline, type BaselineEntry, type LegacyEntry } from './baseline.js';
+import type { CheckResult, Results } from './results.js';
 
 export const REASON_TO_WRITE = 'TO WRITE: why this is a deviation of the target, not a bug of the suite';
 
-export function updatedBaseline(previous: Baseline, results: Pick<Results, 'checks'>): Baseline {
+const JUDGED: ReadonlySet<CheckResult['status']> = new Set(['passed', 'failed', 'xfail', 'xpass']);
+
+/** An entry with its fields in the order people read them. */
+function keyed(e: LegacyEntry, operation: BaselineEntry['operation'], kind: FailureKind, key: string): BaselineEntry {
+  const { check, reason, evidence, replay, intermittent, onlyOn, expires } = e;
+  return JSON.parse(
+    JSON.stringify({ check, operation, kind, key, reason, evidence, replay, intermittent, onlyOn, expires }),
+  ) as BaselineEntry;
+}
+
+const failuresOf = (c: CheckResult) => (c.status === 'failed' || c.status === 'xfail' ? (c.failures ?? []) : []);
+
+export function updatedBaseline(
+  previous: { target?: string; entries: LegacyEntry[] },
+  results: Pick<Results, 'checks'> & Partial<Pick<Results, 'target' | 'selection'>>,
+): Baseline {
+  const judged = results.checks.filter((c) => JUDGED.has(c.status));
   const entries: BaselineEntry[] = [];
-  const kept = new Set<BaselineEntry>();
-  for (const c of results.checks) {
-    if (c.status !== 'failed' && c.status !== 'xfail') continue;
-    const old = previous.entries.find((e) => e.check === c.id && (e.operation === c.operation || e.operation === '*'));
-    if (old) {
-      if (!kept.has(old)) entries.push(old);
-      kept.add(old);
+  const add = (e: BaselineEntry) => {
+    const same = (o: BaselineEntry) =>
+      o.check === e.check &&
+      JSON.stringify(o.operation) === JSON.stringify(e.operation) &&
+      excuses(o, e) &&
+      o.onlyOn === e.onlyOn;
+    if (!entries.some(same)) entries.push(e);
+  };
+  // A failure an entry of this target already speaks for: one that names it, or an old keyless one for its check there.
+  const accountedFor = (c: CheckResult, f: { kind: FailureKind; key: string }) =>
+    previous.entries.some(
+      (e) =>
+        e.check === c.id &&
+        covers(e, c.operation) &&
+        appliesTo(e, results.target?.label) &&
+        (!e.kind || excuses(e as BaselineEntry, f)),
+    );
+
+  for (const e of previous.entries) {
+    const onTarget = appliesTo(e, results.target?.label);
+    const relevant = judged.filter((c) => c.id === e.check && covers(e, c.operation));
+    // A `*` entry speaks of operations a selected run did not cover: only a run of the whole document retires it.
+    const retirable = onTarget && relevant.length > 0 && (e.operation !== '*' || !results.selection);
+    if (!e.kind || !e.key) {
+      if (!retirable) {
+        entries.push(e as BaselineEntry);
+        continue;
+      }
+      // An old entry excused every failure of its check there: name each one it excused in this run.
+      for (const c of relevant)
+        for (const f of failuresOf(c)) add(keyed(e, e.operation === '*' ? '*' : c.operation, f.kind, f.key));
       continue;
     }
-    const ev = c.evidence[0];
-    entries.push({
-      check: c.id,
-      operation: c.operation,
-      reason: REASON_TO_WRITE,
-      evidence: ev ? { request: `${ev.request.method} ${ev.request.url} ${ev.request.body ?? ''}`.trim(), response: `${ev.response.status} ${ev.response.body.slice(0, 300)}` } : { response: c.message },
-    });
+    const shown = relevant.some((c) => failuresOf(c).some((f) => excuses(e as BaselineEntry, f)));
+    if (shown || !retirable || e.intermittent) entries.push(e as BaselineEntry);
   }
-  // Entries for another target (onlyOn) were not judged by this run: they stay as they are.
-  for (const e of previous.entries) if (e.onlyOn && !kept.has(e) && !entries.includes(e) && !results.checks.some((c) => c.id === e.check && (c.operation === e.operation || e.operation === '*') && c.status === 'xpass')) entries.push(e);
-  return { ...previous, entries };
+
+  for (const c of judged)
+    for (const f of failuresOf(c)) {
+      if (accountedFor(c, f)) continue;
+      const ev = c.evidence[0];
+      add({
+        check: c.id,
+        operation: c.operation,
+        kind: f.kind,
+        key: f.key,
+        reason: REASON_TO_WRITE,
+        evidence:
+          ev && f === c.failures?.[0]
+            ? {
+                request: `${ev.request.method} ${ev.request.url} ${ev.request.body ?? ''}`.trim(),
+                response: `${ev.response.status} ${ev.response.body.slice(0, 300)}`,
+              }
+            : { response: f.message.slice(0, 300) },
+      });
+    }
+  // The file's other fields (target, a comment) stay as they were.
+  const { entries: _old, ...rest } = previous;
+  return { ...rest, entries };
 }

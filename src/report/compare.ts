@@ -4,9 +4,8 @@
  * answered the same generated request (status, shape, order), with identifiers, times and run tags masked.
  */
 import { masked, sameShape, type Behaviour } from '../http/behaviour.js';
-import type { SpecDrift } from '../spec/drift.js';
-import type { ResultStatus } from '../checks/types.js';
-import type { CheckResult, Results } from './results.js';
+import type { SpecDrift } from '../openapi/drift.js';
+import type { CheckResult, ResultStatus, Results } from './results.js';
 
 export interface ComparedSide {
   label: string;
@@ -21,7 +20,15 @@ export interface VerdictChange {
   operation: string;
   family: string;
   level: string;
-  kind: 'pass → fail' | 'fail → pass' | 'skipped → ran' | 'ran → skipped' | 'same verdict, different message' | 'only in A' | 'only in B';
+  kind:
+    | 'pass → fail'
+    | 'fail → pass'
+    | 'skipped → ran'
+    | 'ran → skipped'
+    | 'same verdict, different message'
+    | 'same verdict, different failures'
+    | 'only in A'
+    | 'only in B';
   a?: { status: ResultStatus; message?: string };
   b?: { status: ResultStatus; message?: string };
 }
@@ -39,12 +46,23 @@ export interface Comparison {
   b: { label: string; target?: string; seed?: number; checks?: number };
   drift?: SpecDrift;
   verdicts?: { compared: number; changes: VerdictChange[] };
-  behaviour?: { requestsA: number; requestsB: number; matched: number; onlyA: number; onlyB: number; differences: BehaviourDifference[] };
+  behaviour?: {
+    requestsA: number;
+    requestsB: number;
+    matched: number;
+    onlyA: number;
+    onlyB: number;
+    differences: BehaviourDifference[];
+  };
   notes: string[];
 }
 
 function outcome(status: ResultStatus): Outcome {
-  return status === 'passed' || status === 'xpass' ? 'passes' : status === 'skipped' || status === 'error' ? 'skipped' : 'fails';
+  return status === 'passed' || status === 'xpass'
+    ? 'passes'
+    : status === 'skipped' || status === 'error'
+      ? 'skipped'
+      : 'fails';
 }
 
 /** A message with what differs between any two runs masked: ids, times, run tags, URLs, and numbers. */
@@ -52,6 +70,14 @@ function maskedMessage(message: string | undefined, results: Results): string {
   return masked((message ?? '').split(results.target.baseUrl).join('<base>'), results.runTag)
     .replace(/conformance-[a-z0-9]+-[a-z0-9]+/g, '<run>')
     .replace(/\d+(\.\d+)?/g, '#');
+}
+
+/** The typed failures of a failing verdict, as a comparable set; undefined for a verdict without them. */
+function failureSet(c: CheckResult): string | undefined {
+  return c.failures
+    ?.map((f) => `${f.kind} ${f.key}`)
+    .sort()
+    .join('\n');
 }
 
 function verdictDiff(a: Results, b: Results): NonNullable<Comparison['verdicts']> {
@@ -73,10 +99,23 @@ function verdictDiff(a: Results, b: Results): NonNullable<Comparison['verdicts']
     else if (oa === 'fails' && ob === 'passes') kind = 'fail → pass';
     else if (oa === 'skipped' && ob !== 'skipped') kind = 'skipped → ran';
     else if (oa !== 'skipped' && ob === 'skipped') kind = 'ran → skipped';
-    else if (oa !== 'skipped' && maskedMessage(ca.message, a) !== maskedMessage(cb.message, b)) kind = 'same verdict, different message';
+    // Two failures are told apart by their kinds and keys; a message only where a verdict carries none.
+    else if (oa === 'fails' && failureSet(ca) !== undefined && failureSet(cb) !== undefined) {
+      if (failureSet(ca) !== failureSet(cb)) kind = 'same verdict, different failures';
+    } else if (oa !== 'skipped' && maskedMessage(ca.message, a) !== maskedMessage(cb.message, b))
+      kind = 'same verdict, different message';
     if (kind) changes.push({ ...base, kind, a: side(ca), b: side(cb) });
   }
-  for (const cb of b.checks) if (!inA.has(key(cb))) changes.push({ id: cb.id, operation: cb.operation, family: cb.family, level: cb.level, kind: 'only in B', b: side(cb) });
+  for (const cb of b.checks)
+    if (!inA.has(key(cb)))
+      changes.push({
+        id: cb.id,
+        operation: cb.operation,
+        family: cb.family,
+        level: cb.level,
+        kind: 'only in B',
+        b: side(cb),
+      });
   return { compared: [...inA.keys()].filter((k) => inB.has(k)).length, changes };
 }
 
@@ -117,40 +156,74 @@ function behaviourDiff(a: Behaviour[], b: Behaviour[]): NonNullable<Comparison['
     const objectsB = lb.filter((x) => !x.it);
     const unmatched = objectsA.filter((xa) => !objectsB.some((xb) => sameShape(xa.sh ?? null, xb.sh ?? null)));
     if (unmatched.length > 0) {
-      differences.push({ ...where, kind: 'shape', a: `${objectsA.length} answer(s) of status ${statusA}`, b: 'the same statuses, other JSON types or fields' });
+      differences.push({
+        ...where,
+        kind: 'shape',
+        a: `${objectsA.length} answer(s) of status ${statusA}`,
+        b: 'the same statuses, other JSON types or fields',
+      });
       continue;
     }
     for (const xa of ia) {
       const partner = ib.find((xb) => sameSet(xa.it!, xb.it!));
       if (!partner) continue;
       if (!sameShape(partner.sh ?? null, xa.sh ?? null)) {
-        differences.push({ ...where, kind: 'shape', a: `${xa.it!.length} items`, b: 'the same items, other JSON types or fields' });
+        differences.push({
+          ...where,
+          kind: 'shape',
+          a: `${xa.it!.length} items`,
+          b: 'the same items, other JSON types or fields',
+        });
         break;
       }
       const explained = (xa.ord ?? []).some((o) => partner.ord?.includes(o));
       if (partner.it!.join() !== xa.it!.join() && !explained) {
         const positions = xa.it!.map((h) => partner.it!.indexOf(h));
-        differences.push({ ...where, kind: 'order', a: `${xa.it!.length} items in order 1…${xa.it!.length}`, b: `the same items in order ${positions.map((p) => p + 1).join(',')}` });
+        differences.push({
+          ...where,
+          kind: 'order',
+          a: `${xa.it!.length} items in order 1…${xa.it!.length}`,
+          b: `the same items in order ${positions.map((p) => p + 1).join(',')}`,
+        });
         break;
       }
     }
   }
-  return { requestsA: a.length, requestsB: b.length, matched, onlyA: [...ka.keys()].filter((k) => !kb.has(k)).length, onlyB: [...kb.keys()].filter((k) => !ka.has(k)).length, differences };
+  return {
+    requestsA: a.length,
+    requestsB: b.length,
+    matched,
+    onlyA: [...ka.keys()].filter((k) => !kb.has(k)).length,
+    onlyB: [...kb.keys()].filter((k) => !ka.has(k)).length,
+    differences,
+  };
 }
 
 export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift): Comparison {
   const notes: string[] = [];
-  const describe = (s: ComparedSide) => ({ label: s.label, target: s.results ? s.results.target.label || s.results.target.baseUrl : undefined, seed: s.results?.seed, checks: s.results?.checks.length });
+  const describe = (s: ComparedSide) => ({
+    label: s.label,
+    target: s.results ? s.results.target.label || s.results.target.baseUrl : undefined,
+    seed: s.results?.seed,
+    checks: s.results?.checks.length,
+  });
   const verdicts = a.results && b.results ? verdictDiff(a.results, b.results) : undefined;
   if (!verdicts) notes.push('verdict diff: needs a results.json on both sides');
   const behaviour = a.behaviours && b.behaviours ? behaviourDiff(a.behaviours, b.behaviours) : undefined;
-  if (!behaviour) notes.push('behaviour diff: needs the exchange log (.run/exchanges.jsonl beside results.json) on both sides');
-  if (a.results && b.results && a.results.seed !== b.results.seed) notes.push(`the two runs used different seeds (${a.results.seed}, ${b.results.seed}): few generated requests will match`);
+  if (!behaviour)
+    notes.push('behaviour diff: needs the exchange log (.run/exchanges.jsonl beside results.json) on both sides');
+  if (a.results && b.results && a.results.seed !== b.results.seed)
+    notes.push(
+      `the two runs used different seeds (${a.results.seed}, ${b.results.seed}): few generated requests will match`,
+    );
   if (!drift) notes.push('spec drift: needs the OpenAPI document of both sides');
   return { a: describe(a), b: describe(b), drift, verdicts, behaviour, notes };
 }
 
 /** A comparison that gates: B regressed against A (a check passed on A and fails on B), or B's document breaks A's clients. */
 export function comparisonRegressed(c: Comparison): boolean {
-  return (c.verdicts?.changes.some((v) => v.kind === 'pass → fail') ?? false) || (c.drift?.changes.some((d) => d.breaking) ?? false);
+  return (
+    (c.verdicts?.changes.some((v) => v.kind === 'pass → fail') ?? false) ||
+    (c.drift?.changes.some((d) => d.breaking) ?? false)
+  );
 }

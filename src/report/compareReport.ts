@@ -1,6 +1,6 @@
 /** `compare.md` and `compare.html`: a comparison (compare.ts) written for people, in three parts. */
 import type { BehaviourDifference, Comparison, VerdictChange } from './compare.js';
-import type { DriftChange } from '../spec/drift.js';
+import type { DriftChange } from '../openapi/drift.js';
 import { esc } from './html.js';
 
 function count<T>(list: T[], key: (x: T) => string): Array<[string, number]> {
@@ -9,22 +9,44 @@ function count<T>(list: T[], key: (x: T) => string): Array<[string, number]> {
   return [...m.entries()].sort((x, y) => y[1] - x[1]);
 }
 
-const cell = (text: unknown) => String(text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ').slice(0, 300);
+const cell = (text: unknown) =>
+  String(text ?? '')
+    .replace(/\|/g, '\\|')
+    .replace(/\n/g, ' ')
+    .slice(0, 300);
 
 export function compareMarkdown(c: Comparison, limit = 100): string {
   const lines = [`# Comparison: A = ${c.a.label} · B = ${c.b.label}`, ''];
-  if (c.a.target || c.b.target) lines.push(`- A: ${c.a.target ?? '-'} (seed ${c.a.seed ?? '-'}, ${c.a.checks ?? 0} checks)`, `- B: ${c.b.target ?? '-'} (seed ${c.b.seed ?? '-'}, ${c.b.checks ?? 0} checks)`, '');
+  if (c.a.target || c.b.target)
+    lines.push(
+      `- A: ${c.a.target ?? '-'} (seed ${c.a.seed ?? '-'}, ${c.a.checks ?? 0} checks)`,
+      `- B: ${c.b.target ?? '-'} (seed ${c.b.seed ?? '-'}, ${c.b.checks ?? 0} checks)`,
+      '',
+    );
   for (const n of c.notes) lines.push(`> ${n}`, '');
 
   lines.push('## 1. Spec drift', '');
   if (c.drift) {
     const d = c.drift;
     const breaking = d.changes.filter((x) => x.breaking);
-    lines.push(`A: ${d.a.title ?? ''} ${d.a.version ?? ''}, ${d.a.operations} operations · B: ${d.b.title ?? ''} ${d.b.version ?? ''}, ${d.b.operations} operations`, '');
-    lines.push(`**${breaking.length} breaking**, ${d.changes.length - breaking.length} non-breaking: ${count(d.changes, (x) => x.kind).map(([k, n]) => `${n} ${k}`).join(', ') || 'no change'}`, '');
+    lines.push(
+      `A: ${d.a.title ?? ''} ${d.a.version ?? ''}, ${d.a.operations} operations · B: ${d.b.title ?? ''} ${d.b.version ?? ''}, ${d.b.operations} operations`,
+      '',
+    );
+    lines.push(
+      `**${breaking.length} breaking**, ${d.changes.length - breaking.length} non-breaking: ${
+        count(d.changes, (x) => x.kind)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ') || 'no change'
+      }`,
+      '',
+    );
     if (d.changes.length) {
       lines.push('| | operation | where | change | detail |', '|---|---|---|---|---|');
-      for (const x of d.changes.slice(0, limit)) lines.push(`| ${x.breaking ? 'breaking' : 'non-breaking'} | ${cell(x.operation)} | ${cell(x.where)} | ${x.kind} | ${cell(x.detail)} |`);
+      for (const x of d.changes.slice(0, limit))
+        lines.push(
+          `| ${x.breaking ? 'breaking' : 'non-breaking'} | ${cell(x.operation)} | ${cell(x.where)} | ${x.kind} | ${cell(x.detail)} |`,
+        );
       if (d.changes.length > limit) lines.push('', `… and ${d.changes.length - limit} more in compare.json`);
     }
   } else lines.push('not available');
@@ -32,13 +54,31 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
   lines.push('', '## 2. Verdicts per check', '');
   if (c.verdicts) {
     const v = c.verdicts;
-    lines.push(`${v.compared} checks on both sides; ${count(v.changes, (x) => x.kind).map(([k, n]) => `${n} ${k}`).join(', ') || 'no change'}`, '');
+    lines.push(
+      `${v.compared} checks on both sides; ${
+        count(v.changes, (x) => x.kind)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ') || 'no change'
+      }`,
+      '',
+    );
     if (v.changes.length) {
       lines.push('| change | check | operation | A | B |', '|---|---|---|---|---|');
-      const order: Array<VerdictChange['kind']> = ['pass → fail', 'fail → pass', 'same verdict, different message', 'skipped → ran', 'ran → skipped', 'only in A', 'only in B'];
+      const order: Array<VerdictChange['kind']> = [
+        'pass → fail',
+        'fail → pass',
+        'same verdict, different message',
+        'same verdict, different failures',
+        'skipped → ran',
+        'ran → skipped',
+        'only in A',
+        'only in B',
+      ];
       const sorted = [...v.changes].sort((x, y) => order.indexOf(x.kind) - order.indexOf(y.kind));
       for (const x of sorted.slice(0, limit))
-        lines.push(`| ${x.kind} | \`${x.id}\` | ${cell(x.operation)} | ${x.a ? `${x.a.status}: ${cell(x.a.message)}` : '-'} | ${x.b ? `${x.b.status}: ${cell(x.b.message)}` : '-'} |`);
+        lines.push(
+          `| ${x.kind} | \`${x.id}\` | ${cell(x.operation)} | ${x.a ? `${x.a.status}: ${cell(x.a.message)}` : '-'} | ${x.b ? `${x.b.status}: ${cell(x.b.message)}` : '-'} |`,
+        );
       if (v.changes.length > limit) lines.push('', `… and ${v.changes.length - limit} more in compare.json`);
     }
   } else lines.push('not available');
@@ -46,34 +86,84 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
   lines.push('', '## 3. Behaviour on the same requests', '');
   if (c.behaviour) {
     const b = c.behaviour;
-    lines.push(`${b.matched} distinct requests sent to both (A sent ${b.requestsA}, B ${b.requestsB}; ${b.onlyA} only to A, ${b.onlyB} only to B); ids, times and run tags masked.`, '');
-    lines.push(`${count(b.differences, (x) => x.kind).map(([k, n]) => `${n} ${k}`).join(', ') || 'no difference'}`, '');
+    lines.push(
+      `${b.matched} distinct requests sent to both (A sent ${b.requestsA}, B ${b.requestsB}; ${b.onlyA} only to A, ${b.onlyB} only to B); ids, times and run tags masked.`,
+      '',
+    );
+    lines.push(
+      `${
+        count(b.differences, (x) => x.kind)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ') || 'no difference'
+      }`,
+      '',
+    );
     if (b.differences.length) {
       lines.push('| difference | operation | request | A | B |', '|---|---|---|---|---|');
-      for (const x of b.differences.slice(0, limit)) lines.push(`| ${x.kind} | ${cell(x.operation)} | \`${cell(x.request)}\` | ${cell(x.a)} | ${cell(x.b)} |`);
+      for (const x of b.differences.slice(0, limit))
+        lines.push(`| ${x.kind} | ${cell(x.operation)} | \`${cell(x.request)}\` | ${cell(x.a)} | ${cell(x.b)} |`);
       if (b.differences.length > limit) lines.push('', `… and ${b.differences.length - limit} more in compare.json`);
     }
   } else lines.push('not available');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
-function table<T>(testId: string, head: string[], rows: T[], cells: (x: T) => string[], rowClass: (x: T) => string = () => ''): string {
+function table<T>(
+  testId: string,
+  head: string[],
+  rows: T[],
+  cells: (x: T) => string[],
+  rowClass: (x: T) => string = () => '',
+): string {
   return `<table data-testid="${testId}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>
-${rows.map((x) => `<tr class="${rowClass(x)}">${cells(x).map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')}</tbody></table>`;
+${rows
+  .map(
+    (x) =>
+      `<tr class="${rowClass(x)}">${cells(x)
+        .map((v) => `<td>${esc(v)}</td>`)
+        .join('')}</tr>`,
+  )
+  .join('\n')}</tbody></table>`;
 }
 
 export function compareHtml(c: Comparison): string {
   const drift = c.drift
     ? `<p>A: ${esc(c.drift.a.title)} ${esc(c.drift.a.version)}, ${c.drift.a.operations} operations · B: ${esc(c.drift.b.title)} ${esc(c.drift.b.version)}, ${c.drift.b.operations} operations ·
 <b data-testid="breaking-count">${c.drift.changes.filter((x) => x.breaking).length}</b> breaking, ${c.drift.changes.filter((x) => !x.breaking).length} non-breaking</p>
-${table<DriftChange>('drift', ['', 'operation', 'where', 'change', 'detail'], c.drift.changes, (x) => [x.breaking ? 'breaking' : 'non-breaking', x.operation, x.where, x.kind, x.detail ?? ''], (x) => (x.breaking ? 'bad' : ''))}`
+${table<DriftChange>(
+  'drift',
+  ['', 'operation', 'where', 'change', 'detail'],
+  c.drift.changes,
+  (x) => [x.breaking ? 'breaking' : 'non-breaking', x.operation, x.where, x.kind, x.detail ?? ''],
+  (x) => (x.breaking ? 'bad' : ''),
+)}`
     : '<p>not available</p>';
   const verdicts = c.verdicts
-    ? `<p>${c.verdicts.compared} checks on both sides; ${count(c.verdicts.changes, (x) => x.kind).map(([k, n]) => `${n} ${esc(k)}`).join(', ') || 'no change'}</p>
-${table<VerdictChange>('verdicts', ['change', 'check', 'operation', 'A', 'B'], c.verdicts.changes, (x) => [x.kind, x.id, x.operation, x.a ? `${x.a.status}: ${x.a.message ?? ''}` : '-', x.b ? `${x.b.status}: ${x.b.message ?? ''}` : '-'], (x) => (x.kind === 'pass → fail' ? 'bad' : x.kind === 'fail → pass' ? 'good' : ''))}`
+    ? `<p>${c.verdicts.compared} checks on both sides; ${
+        count(c.verdicts.changes, (x) => x.kind)
+          .map(([k, n]) => `${n} ${esc(k)}`)
+          .join(', ') || 'no change'
+      }</p>
+${table<VerdictChange>(
+  'verdicts',
+  ['change', 'check', 'operation', 'A', 'B'],
+  c.verdicts.changes,
+  (x) => [
+    x.kind,
+    x.id,
+    x.operation,
+    x.a ? `${x.a.status}: ${x.a.message ?? ''}` : '-',
+    x.b ? `${x.b.status}: ${x.b.message ?? ''}` : '-',
+  ],
+  (x) => (x.kind === 'pass → fail' ? 'bad' : x.kind === 'fail → pass' ? 'good' : ''),
+)}`
     : '<p>not available</p>';
   const behaviour = c.behaviour
-    ? `<p>${c.behaviour.matched} distinct requests sent to both (A ${c.behaviour.requestsA}, B ${c.behaviour.requestsB}; ${c.behaviour.onlyA} only to A, ${c.behaviour.onlyB} only to B); ids, times and run tags masked. ${count(c.behaviour.differences, (x) => x.kind).map(([k, n]) => `${n} ${esc(k)}`).join(', ') || 'no difference'}</p>
+    ? `<p>${c.behaviour.matched} distinct requests sent to both (A ${c.behaviour.requestsA}, B ${c.behaviour.requestsB}; ${c.behaviour.onlyA} only to A, ${c.behaviour.onlyB} only to B); ids, times and run tags masked. ${
+        count(c.behaviour.differences, (x) => x.kind)
+          .map(([k, n]) => `${n} ${esc(k)}`)
+          .join(', ') || 'no difference'
+      }</p>
 ${table<BehaviourDifference>('behaviour', ['difference', 'operation', 'request', 'A', 'B'], c.behaviour.differences, (x) => [x.kind, x.operation, x.request, x.a, x.b])}`
     : '<p>not available</p>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Comparison: ${esc(c.a.label)} vs ${esc(c.b.label)}</title>

@@ -4,8 +4,7 @@
  * failure expandable to its redacted exchanges, curl line, seed, clause and baseline state. The exchanges
  * in results.json are redacted when they are recorded; this page shows only what results.json holds.
  */
-import type { ResultStatus } from '../checks/types.js';
-import type { CheckResult, RecordedExchange, Results } from './results.js';
+import type { CheckResult, RecordedExchange, ResultStatus, Results } from './results.js';
 
 const STATUSES: ResultStatus[] = ['failed', 'error', 'xpass', 'xfail', 'passed', 'skipped'];
 const LEVELS = ['MUST', 'SHOULD', 'MAY'];
@@ -14,15 +13,28 @@ const SEVERITY: Record<ResultStatus, number> = { failed: 5, error: 4, xpass: 3, 
 
 /** Text made safe inside HTML text and attribute values. */
 export function esc(text: unknown): string {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(text ?? '').replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 function count(counts: Record<string, number> | undefined, status: string): number {
   return counts?.[status] ?? 0;
 }
 
-function countsTable(title: string, rows: Record<string, Record<string, number>>, order: string[], testId: string): string {
-  const keys = [...order.filter((k) => rows[k]), ...Object.keys(rows).filter((k) => !order.includes(k)).sort()];
+function countsTable(
+  title: string,
+  rows: Record<string, Record<string, number>>,
+  order: string[],
+  testId: string,
+): string {
+  const keys = [
+    ...order.filter((k) => rows[k]),
+    ...Object.keys(rows)
+      .filter((k) => !order.includes(k))
+      .sort(),
+  ];
   return `<table class="counts" data-testid="${testId}"><caption>${esc(title)}</caption>
 <thead><tr><th></th>${STATUSES.map((s) => `<th class="st-${s}">${s}</th>`).join('')}</tr></thead><tbody>
 ${keys.map((k) => `<tr><th>${esc(k)}</th>${STATUSES.map((s) => `<td data-key="${esc(k)}" data-status="${s}">${count(rows[k], s) || ''}</td>`).join('')}</tr>`).join('\n')}
@@ -33,9 +45,15 @@ function headerBlock(r: Results): string {
   const fields: Array<[string, string]> = [
     ['target', r.target.label || r.target.baseUrl],
     ['base URL', r.target.baseUrl],
-    ['API', `${r.target.title ?? ''} ${r.target.apiVersion} (OpenAPI ${r.target.openapi}, profile ${r.target.profile})`],
+    [
+      'API',
+      `${r.target.title ?? ''} ${r.target.apiVersion} (OpenAPI ${r.target.openapi}, profile ${r.target.profile})`,
+    ],
     ['tool', `${r.tool.name} ${r.tool.version}`],
-    ['seed', `${r.seed}${r.requestSequence ? ` · request sequence ${r.requestSequence.sha256.slice(0, 16)}… (${r.requestSequence.requests})` : ''}`],
+    [
+      'seed',
+      `${r.seed}${r.requestSequence ? ` · request sequence ${r.requestSequence.sha256.slice(0, 16)}… (${r.requestSequence.requests})` : ''}`,
+    ],
     ['started', r.startedAt],
     ['duration', `${(r.durationMs / 1000).toFixed(1)} s · ${r.summary.requests} requests`],
     ['mode', r.readOnly ? 'read-only' : 'read-write'],
@@ -46,7 +64,8 @@ function headerBlock(r: Results): string {
 
 function statusCards(r: Results): string {
   return `<div class="cards">${STATUSES.map(
-    (s) => `<button type="button" class="card st-${s}" data-status-card="${s}" title="show only ${s}"><span class="n" data-testid="count-${s}">${r.summary[s]}</span> ${s}</button>`,
+    (s) =>
+      `<button type="button" class="card st-${s}" data-status-card="${s}" title="show only ${s}"><span class="n" data-testid="count-${s}">${r.summary[s]}</span> ${s}</button>`,
   ).join('')}</div>`;
 }
 
@@ -63,7 +82,9 @@ function coverageMatrix(r: Results): string {
       const list = cells.get(`${key}\u0000${f}`) ?? [];
       if (list.length === 0) return '<td class="none">·</td>';
       const worst = list.reduce((a, b) => (SEVERITY[b.status] > SEVERITY[a.status] ? b : a)).status;
-      const tally = STATUSES.map((s) => [s, list.filter((c) => c.status === s).length] as const).filter(([, n]) => n > 0);
+      const tally = STATUSES.map((s) => [s, list.filter((c) => c.status === s).length] as const).filter(
+        ([, n]) => n > 0,
+      );
       return `<td class="st-${worst}" title="${esc(tally.map(([s, n]) => `${n} ${s}`).join(', '))}">${esc(worst)}</td>`;
     });
     const reach = !op.exercised ? 'not exercised' : op.reached2xx ? '2xx' : 'no 2xx';
@@ -74,9 +95,16 @@ function coverageMatrix(r: Results): string {
 }
 
 function exchangeBlock(ex: RecordedExchange, n: number): string {
-  const reqHeaders = Object.entries(ex.request.headers).map(([k, v]) => `${k}: ${v}`).join('\n');
-  const resHeaders = Object.entries(ex.response.headers).map(([k, v]) => `${k}: ${v}`).join('\n');
-  const answer = ex.response.status === 0 ? `no answer: ${ex.response.error ?? ''}` : `${ex.response.status}${ex.response.truncated ? ' (body truncated)' : ''}`;
+  const reqHeaders = Object.entries(ex.request.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
+  const resHeaders = Object.entries(ex.response.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
+  const answer =
+    ex.response.status === 0
+      ? `no answer: ${ex.response.error ?? ''}`
+      : `${ex.response.status}${ex.response.truncated ? ' (body truncated)' : ''}`;
   return `<div class="exchange"><h5>exchange ${n} · ${esc(ex.ms)} ms</h5>
 <pre class="req">${esc(`${ex.request.method} ${ex.request.url}\n${reqHeaders}${ex.request.body !== undefined ? `\n\n${ex.request.body}` : ''}`)}</pre>
 <pre class="res">${esc(`${answer}\n${resHeaders}\n\n${ex.response.body}`)}</pre>
@@ -88,12 +116,23 @@ function checkRow(c: CheckResult, seed: number): string {
   const head = `<span class="badge st-${c.status}">${c.status}</span> <span class="lvl">${c.level}</span> <code>${esc(c.id)}</code> <span class="op">${esc(c.operation)}</span> <span class="msg">${esc((c.message ?? '').slice(0, 200))}</span>`;
   const expandable = c.status === 'failed' || c.status === 'xpass' || c.status === 'xfail' || c.status === 'error';
   if (!expandable) return `<li class="check" ${attrs}>${head}</li>`;
-  const replay = c.seed !== undefined ? `CONFORMANCE_SEED=${seed} (property seed ${c.seed}, path ${c.path ?? '-'})` : `CONFORMANCE_SEED=${seed}`;
-  const baseline = c.baseline ? `expected failure (baseline): ${c.baseline.reason}${c.baseline.expires ? `; expires ${c.baseline.expires}` : ''}` : 'not in the baseline';
+  const replay =
+    c.seed !== undefined
+      ? `CONFORMANCE_SEED=${seed} (property seed ${c.seed}, path ${c.path ?? '-'})`
+      : `CONFORMANCE_SEED=${seed}`;
+  const expires = c.baseline?.expires ? `; expires ${c.baseline.expires}` : '';
+  const baseline = !c.baseline
+    ? 'not in the baseline'
+    : c.status === 'xfail'
+      ? `expected failure (baseline): ${c.baseline.reason}${expires}`
+      : c.status === 'xpass'
+        ? `the baseline names a failure that did not show: ${c.baseline.reason}${expires}`
+        : `the baseline names some of these failures (${c.baseline.reason}); the others are new`;
   return `<li class="check" ${attrs}><details><summary>${head}</summary>
 <dl class="detail"><dt>rule</dt><dd>${esc(c.title)}</dd>
 <dt>clause</dt><dd>${esc(c.clause)}${c.clauseText ? ` — ${esc(c.clauseText)}` : ''}</dd>
 <dt>message</dt><dd><pre>${esc(c.message ?? '')}</pre></dd>
+${c.failures ? `<dt>failures</dt><dd data-field="failures">${c.failures.map((f) => `<code>${esc(f.kind)}</code> <code>${esc(f.key)}</code>${f.baselined ? ' (baseline)' : ''}`).join('<br>')}</dd>` : ''}
 <dt>replay</dt><dd><code>${esc(replay)}</code></dd>
 <dt>baseline</dt><dd data-field="baseline">${esc(baseline)}</dd>
 ${c.repro ? `<dt>curl</dt><dd><pre class="curl">${esc(c.repro)}</pre></dd>` : ''}</dl>
@@ -105,7 +144,10 @@ function filterBar(r: Results): string {
   const families = [...new Set(r.checks.map((c) => c.family))].sort();
   const group = (name: string, values: string[], checked: (v: string) => boolean) =>
     `<fieldset data-filter="${name}"><legend>${name}</legend>${values
-      .map((v) => `<label><input type="checkbox" name="${name}" value="${esc(v)}"${checked(v) ? ' checked' : ''}> ${esc(v)}</label>`)
+      .map(
+        (v) =>
+          `<label><input type="checkbox" name="${name}" value="${esc(v)}"${checked(v) ? ' checked' : ''}> ${esc(v)}</label>`,
+      )
       .join(' ')}</fieldset>`;
   return `<form class="filters" data-testid="filters">${group('status', STATUSES, () => true)}${group('family', families, () => true)}${group('level', LEVELS, () => true)}
 <label class="search">text <input type="search" name="text" placeholder="check id, operation or message"></label></form>
@@ -161,12 +203,16 @@ export function htmlReport(r: Results): string {
   const title = `Conformance: ${r.target.label || r.target.title || r.target.baseUrl}`;
   // Failures first, so that the list opens on what needs attention.
   const ordered = [...r.checks].sort((a, b) => SEVERITY[b.status] - SEVERITY[a.status]);
-  const errors = r.errors?.length ? `<ul class="errors" data-testid="errors">${r.errors.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>` : '';
+  const errors = r.errors?.length
+    ? `<ul class="errors" data-testid="errors">${r.errors.map((e) => `<li>${esc(e)}</li>`).join('')}</ul>`
+    : '';
   const notReached = r.operations.filter((o) => !o.reached2xx);
   const cleanup = r.cleanup
     ? `<p data-testid="cleanup">cleanup: ${r.cleanup.deleted} deleted, ${r.cleanup.alreadyGone} already gone, ${r.cleanup.failed.length} failed${r.cleanup.failed.map((f) => `; could not delete ${esc(f.collection)} ${esc(f.id)}: ${esc(f.reason)}`).join('')}, ${r.cleanup.notDeletable.length} not deletable through the API</p>`
     : '';
-  const filtersCovered = r.coverage ? `<p>filter (collection, field, operator) triples: ${r.coverage.filters.filter((f) => f.checked > 0).length} checked of ${r.coverage.filters.length}; sort values: ${r.coverage.sorts.length}</p>` : '';
+  const filtersCovered = r.coverage
+    ? `<p>filter (collection, field, operator) triples: ${r.coverage.filters.filter((f) => f.checked > 0).length} checked of ${r.coverage.filters.length}; sort values: ${r.coverage.sorts.length}</p>`
+    : '';
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${esc(title)}</title><style>${STYLE}</style></head>

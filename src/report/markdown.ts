@@ -10,15 +10,21 @@ export function markdownSummary(results: Results): string {
     '',
     '| family | passed | failed | xfail | xpass | skipped | error |',
     '|---|---|---|---|---|---|---|',
-    ...Object.entries(s.byFamily).map(([family, c]) => `| ${family} | ${c.passed ?? 0} | ${c.failed ?? 0} | ${c.xfail ?? 0} | ${c.xpass ?? 0} | ${c.skipped ?? 0} | ${c.error ?? 0} |`),
+    ...Object.entries(s.byFamily).map(
+      ([family, c]) =>
+        `| ${family} | ${c.passed ?? 0} | ${c.failed ?? 0} | ${c.xfail ?? 0} | ${c.xpass ?? 0} | ${c.skipped ?? 0} | ${c.error ?? 0} |`,
+    ),
   ];
   const broken = results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass');
   if (broken.length) {
     lines.push('', '### Failures', '');
-    for (const c of broken.slice(0, 50)) lines.push(`- **${c.status === 'xpass' ? 'XPASS' : c.level}** \`${c.id}\` ${c.operation}: ${(c.message ?? '').replace(/\n/g, ' ').slice(0, 300)}`);
+    for (const c of broken.slice(0, 50))
+      lines.push(
+        `- **${c.status === 'xpass' ? 'XPASS' : c.level}** \`${c.id}\` ${c.operation}: ${(c.message ?? '').replace(/\n/g, ' ').slice(0, 300)}`,
+      );
     if (broken.length > 50) lines.push(`- … and ${broken.length - 50} more in results.json`);
   }
   if (s.error) lines.push('', `> ${s.error} check(s) could not be judged: the target stopped answering`);
   for (const e of results.errors ?? []) lines.push('', `> ${e}`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
-import '../run/register.js';
+import './taskMeta.js';
 
 export default class ProgressReporter implements Reporter {
   private families = 0;

@@ -1,5 +1,10 @@
 /** The shape of `reports/results.json` (design.md's contract; more fields are welcome, none removed). */
-import type { Level, ResultStatus } from '../checks/types.js';
+import type { Level } from '../checks/check.js';
+import type { FailureKind } from '../checks/verdict.js';
+import type { CleanupSummary } from '../resources/cleanup.js';
+
+/** A verdict with the baseline applied. `error`: the check could not be judged, because the target stopped answering. */
+export type ResultStatus = 'passed' | 'failed' | 'skipped' | 'xfail' | 'xpass' | 'error';
 
 export interface RecordedExchange {
   request: { method: string; url: string; headers: Record<string, string>; body?: string };
@@ -8,8 +13,23 @@ export interface RecordedExchange {
   curl: string;
 }
 
+/** One typed failure of a verdict, as results.json carries it (its exchanges are the result's evidence). */
+export interface FailureRecord {
+  kind: FailureKind;
+  key: string;
+  message: string;
+  data?: Record<string, unknown>;
+  /** A baseline entry names this failure (the verdict is xfail only when every failure is so named). */
+  baselined?: boolean;
+}
+
 export interface CheckResult {
+  /** The check's id; for a check with variants, `<id>[<variant>]`. */
   id: string;
+  /** The check's own id, without the variant. */
+  check: string;
+  /** The case of the operation this verdict is about (a sort value), for a check with variants. */
+  variant?: string;
   family: string;
   level: Level;
   clause: string;
@@ -20,11 +40,22 @@ export interface CheckResult {
   collection: string;
   status: ResultStatus;
   message?: string;
+  /** The first failure's kind and key (failed and xfail verdicts). */
+  kind?: FailureKind;
+  key?: string;
+  /** Every distinct failure of the verdict, first shown first. */
+  failures?: FailureRecord[];
   repro?: string;
   seed?: number;
   path?: string;
   evidence: RecordedExchange[];
-  baseline?: { reason: string; expires?: string };
+  /** The baseline entries that apply: those that excused a failure, else those whose failure did not show. */
+  baseline?: {
+    reason: string;
+    expires?: string;
+    excused: Array<{ kind: string; key: string }>;
+    notShown: Array<{ kind: string; key: string }>;
+  };
 }
 
 export interface OperationSummary {
@@ -41,13 +72,23 @@ export interface OperationSummary {
 
 export interface RunInfo {
   tool: { name: string; version: string };
-  target: { baseUrl: string; openapi: string; apiVersion: string; title?: string; profile: string; managed?: string; label?: string };
+  target: {
+    baseUrl: string;
+    openapi: string;
+    apiVersion: string;
+    title?: string;
+    profile: string;
+    managed?: string;
+    label?: string;
+  };
   seed: number;
   /** sha256 of the run's sorted, normalised requests: the same for two runs of the same seed. */
   requestSequence?: { sha256: string; requests: number };
   runTag: string;
   runs: number;
   readOnly: boolean;
+  /** The CONFORMANCE_OPERATIONS selection, when the run covered only part of the document. */
+  selection?: string;
 }
 
 export interface Results extends RunInfo {
@@ -55,19 +96,39 @@ export interface Results extends RunInfo {
   durationMs: number;
   operations: OperationSummary[];
   checks: CheckResult[];
-  summary: { passed: number; failed: number; skipped: number; xfail: number; xpass: number; error: number; requests: number; byFamily: Record<string, Record<string, number>>; byLevel: Record<string, Record<string, number>> };
+  summary: {
+    passed: number;
+    failed: number;
+    skipped: number;
+    xfail: number;
+    xpass: number;
+    error: number;
+    requests: number;
+    byFamily: Record<string, Record<string, number>>;
+    byLevel: Record<string, Record<string, number>>;
+  };
   /** design.md's table: every filter (collection, field, operator) and every sort value, checked or skipped with the reason. */
   coverage?: {
     filters: Array<{ operation?: string; triple: string; checked: number; skipped?: string }>;
     sorts: Array<{ value: string; operation: string; status: ResultStatus; message?: string }>;
   };
-  cleanup?: { deleted: number; alreadyGone: number; failed: Array<{ collection: string; id: string; reason: string }>; notDeletable: Array<{ collection: string; id: string }> };
+  cleanup?: CleanupSummary;
   exitCode?: number;
   errors?: string[];
 }
 
 export function summarize(checks: CheckResult[], requests: number): Results['summary'] {
-  const summary: Results['summary'] = { passed: 0, failed: 0, skipped: 0, xfail: 0, xpass: 0, error: 0, requests, byFamily: {}, byLevel: {} };
+  const summary: Results['summary'] = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    xfail: 0,
+    xpass: 0,
+    error: 0,
+    requests,
+    byFamily: {},
+    byLevel: {},
+  };
   for (const c of checks) {
     summary[c.status]++;
     (summary.byFamily[c.family] ??= {})[c.status] = (summary.byFamily[c.family][c.status] ?? 0) + 1;
@@ -78,6 +139,22 @@ export function summarize(checks: CheckResult[], requests: number): Results['sum
 
 /** design.md: 0 every MUST passed (baseline applied); 1 a MUST failed, a baselined failure passed, or a check could not be judged. */
 export function exitCodeOf(results: Pick<Results, 'checks' | 'errors'>): 0 | 1 {
-  const broken = results.checks.some((c) => (c.status === 'failed' && c.level === 'MUST') || c.status === 'xpass' || c.status === 'error');
+  const broken = results.checks.some(
+    (c) => (c.status === 'failed' && c.level === 'MUST') || c.status === 'xpass' || c.status === 'error',
+  );
   return broken || (results.errors?.length ?? 0) > 0 ? 1 : 0;
+}
+
+/**
+ * Why a run cannot pass whatever its verdicts say: it judged no check (every one skipped or not judged), or
+ * the target answered none of its requests (`statuses`: those of the run's exchanges, 0 for no answer).
+ */
+export function reasonsNothingCounts(results: Pick<Results, 'checks'>, statuses: number[]): string[] {
+  const reasons: string[] = [];
+  const judged = results.checks.filter((c) => ['passed', 'failed', 'xfail', 'xpass'].includes(c.status)).length;
+  if (judged === 0)
+    reasons.push(`nothing was judged: all ${results.checks.length} check(s) were skipped or not judged`);
+  if (statuses.length > 0 && statuses.every((s) => s === 0))
+    reasons.push(`the target never answered: none of the run's ${statuses.length} request(s) got an answer`);
+  return reasons;
 }

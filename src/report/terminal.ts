@@ -4,25 +4,39 @@ import type { Results } from './results.js';
 export function terminalSummary(results: Results): string {
   const lines: string[] = [];
   const s = results.summary;
-  lines.push(`conformance: ${results.target.title ?? 'target'} ${results.target.apiVersion} at ${results.target.baseUrl} (OpenAPI ${results.target.openapi}, profile ${results.target.profile}), seed ${results.seed}`);
+  lines.push(
+    `conformance: ${results.target.title ?? 'target'} ${results.target.apiVersion} at ${results.target.baseUrl} (OpenAPI ${results.target.openapi}, profile ${results.target.profile}), seed ${results.seed}`,
+  );
   const exercised = results.operations.filter((o) => o.exercised).length;
   const reached = results.operations.filter((o) => o.reached2xx).length;
-  lines.push(`operations: ${results.operations.length} in the document, ${exercised} exercised, ${reached} reached 2xx; ${s.requests} requests in ${(results.durationMs / 1000).toFixed(1)} s`);
+  lines.push(
+    `operations: ${results.operations.length} in the document, ${exercised} exercised, ${reached} reached 2xx; ${s.requests} requests in ${(results.durationMs / 1000).toFixed(1)} s`,
+  );
   for (const [family, counts] of Object.entries(s.byFamily))
-    lines.push(`  ${family.padEnd(14)} ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+    lines.push(
+      `  ${family.padEnd(14)} ${Object.entries(counts)
+        .map(([k, v]) => `${v} ${k}`)
+        .join(', ')}`,
+    );
   for (const c of results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass')) {
     lines.push(`${c.status === 'xpass' ? 'XPASS' : 'FAIL'} [${c.level}] ${c.id} ${c.operation}: ${c.message ?? ''}`);
     if (c.repro) lines.push(`  ${c.repro}`);
-    if (c.seed !== undefined) lines.push(`  replay: CONFORMANCE_SEED=${results.seed} (property seed ${c.seed}, path ${c.path ?? '-'})`);
+    if (c.seed !== undefined)
+      lines.push(`  replay: CONFORMANCE_SEED=${results.seed} (property seed ${c.seed}, path ${c.path ?? '-'})`);
   }
   const unjudged = results.checks.filter((c) => c.status === 'error');
-  if (unjudged.length) lines.push(`ERROR ${unjudged.length} check(s) could not be judged: ${unjudged[0].message ?? ''}`);
+  if (unjudged.length)
+    lines.push(`ERROR ${unjudged.length} check(s) could not be judged: ${unjudged[0].message ?? ''}`);
   if (results.cleanup) {
     const c = results.cleanup;
-    lines.push(`cleanup: ${c.deleted} deleted, ${c.alreadyGone} already gone, ${c.failed.length} failed, ${c.notDeletable.length} not deletable through the API`);
+    lines.push(
+      `cleanup: ${c.deleted} deleted, ${c.alreadyGone} already gone, ${c.failed.length} failed, ${c.notDeletable.length} not deletable through the API`,
+    );
     for (const f of c.failed) lines.push(`  could not delete ${f.collection} ${f.id}: ${f.reason}`);
   }
   for (const e of results.errors ?? []) lines.push(`ERROR ${e}`);
-  lines.push(`${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.xfail} xfail, ${s.xpass} xpass${s.error ? `, ${s.error} error` : ''}`);
+  lines.push(
+    `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.xfail} xfail, ${s.xpass} xpass${s.error ? `, ${s.error} error` : ''}`,
+  );
   return lines.join('\n');
 }

@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import type { CheckResult, OperationSummary, Results, RunInfo } from './results.js';
 import { summarize } from './results.js';
-import '../run/register.js';
+import { readWorkerConfig } from '../config/worker.js';
+import './taskMeta.js';
 
 /**
  * The files of one run report the same session's counts, each as far as it had got: the largest is the
@@ -30,7 +31,10 @@ function mergeOperations(lists: Array<{ session: string; operations: OperationSu
         });
       }
     }
-  return [...byKey.values()].map(({ bySession, ...op }) => ({ ...op, requests: [...bySession.values()].reduce((a, b) => a + b, 0) }));
+  return [...byKey.values()].map(({ bySession, ...op }) => ({
+    ...op,
+    requests: [...bySession.values()].reduce((a, b) => a + b, 0),
+  }));
 }
 
 export default class ResultsReporter implements Reporter {
@@ -50,36 +54,52 @@ export default class ResultsReporter implements Reporter {
       const meta = module.meta();
       if (meta.operations) operationLists.push({ session: meta.runInfo?.runTag ?? '', operations: meta.operations });
       // Each file reports what the run had sent by its end: the fullest view has the whole request sequence.
-      if (meta.runInfo && (meta.runInfo.requestSequence?.requests ?? 0) >= (runInfo?.requestSequence?.requests ?? -1)) runInfo = meta.runInfo;
+      if (meta.runInfo && (meta.runInfo.requestSequence?.requests ?? 0) >= (runInfo?.requestSequence?.requests ?? -1))
+        runInfo = meta.runInfo;
       for (const test of module.children.allTests()) {
         const result = test.meta().conformance;
         if (result) checks.push(result);
-        else if (test.result().state === 'failed') errors.push(`${test.fullName}: ${test.result().errors?.[0]?.message ?? 'failed'}`);
+        else if (test.result().state === 'failed')
+          errors.push(`${test.fullName}: ${test.result().errors?.[0]?.message ?? 'failed'}`);
       }
     }
-    checks.sort((a, b) => a.family.localeCompare(b.family) || a.id.localeCompare(b.id) || a.operation.localeCompare(b.operation));
+    checks.sort(
+      (a, b) => a.family.localeCompare(b.family) || a.id.localeCompare(b.id) || a.operation.localeCompare(b.operation),
+    );
     const filterCoverage = new Map<string, { triple: string; checked: number; skipped?: string }>();
     for (const module of testModules)
       for (const row of module.meta().filterCoverage ?? []) {
         const seen = filterCoverage.get(row.triple);
-        filterCoverage.set(row.triple, { triple: row.triple, checked: (seen?.checked ?? 0) + row.checked, skipped: (seen?.checked ?? 0) + row.checked ? undefined : row.skipped });
+        filterCoverage.set(row.triple, {
+          triple: row.triple,
+          checked: (seen?.checked ?? 0) + row.checked,
+          skipped: (seen?.checked ?? 0) + row.checked ? undefined : row.skipped,
+        });
       }
     const coverage = {
       filters: [...filterCoverage.values()].sort((a, b) => a.triple.localeCompare(b.triple)),
-      sorts: checks.filter((c) => c.family === 'sorting').map((c) => ({ value: c.id.replace(/^sorting\./, ''), operation: c.operation, status: c.status, message: c.message })),
+      sorts: checks
+        .filter((c) => c.family === 'sorting')
+        .map((c) => ({
+          value: c.variant ?? c.id.replace(/^sorting\./, ''),
+          operation: c.operation,
+          status: c.status,
+          message: c.message,
+        })),
     };
     const operations = mergeOperations(operationLists);
     const requests = operations.reduce((n, o) => n + o.requests, 0);
+    const config = readWorkerConfig();
     const results: Results = {
       ...(runInfo ?? {
         tool: { name: 'unknown', version: '' },
-        target: { baseUrl: process.env.CONFORMANCE_BASE_URL ?? '', openapi: '', apiVersion: '', profile: '' },
-        seed: Number(process.env.CONFORMANCE_SEED ?? 0),
-        runTag: process.env.CONFORMANCE_RUN_TAG ?? '',
+        target: { baseUrl: config?.baseUrl ?? '', openapi: '', apiVersion: '', profile: '' },
+        seed: config?.seed ?? 0,
+        runTag: config?.runTag ?? '',
         runs: 0,
         readOnly: false,
       }),
-      startedAt: process.env.CONFORMANCE_STARTED_AT ?? new Date(this.started).toISOString(),
+      startedAt: config?.startedAt ?? new Date(this.started).toISOString(),
       durationMs: Date.now() - this.started,
       operations,
       checks,
@@ -87,7 +107,7 @@ export default class ResultsReporter implements Reporter {
       coverage,
       errors: errors.length ? errors : undefined,
     };
-    const out = process.env.CONFORMANCE_OUT || 'reports';
+    const out = config?.outDir ?? 'reports';
     mkdirSync(out, { recursive: true });
     writeFileSync(path.join(out, 'results.json'), JSON.stringify(results, null, 2));
   }

@@ -3,11 +3,32 @@
  * document's create operations, with the hard cases in them, then read back as the server stores them.
  * Every object is recorded for cleanup like any other; names carry the run's prefix.
  */
-import type { Exchange } from '../http/client.js';
-import type { Session } from '../run/session.js';
+import type { ApiModel } from '../model/model.js';
 import type { Corpus, Obj } from '../model/oracle.js';
+import type { Operation } from '../openapi/operations.js';
+import { is2xx, type Answer, type RequestToSend } from '../openapi/request.js';
 
-export const STATE_TYPES = ['SCHEDULED', 'PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'CRASHED', 'PAUSED', 'CANCELLING'];
+/** What building the corpus needs: the model, the run's tag, and a send that records what a create made. */
+export interface CorpusMaker {
+  model: ApiModel;
+  runTag: string;
+  send(request: RequestToSend, op?: Operation): Promise<Answer>;
+}
+
+export const STATE_TYPES = [
+  'SCHEDULED',
+  'PENDING',
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'CRASHED',
+  'PAUSED',
+  'CANCELLING',
+];
+
+/** Where the corpus's SCHEDULED run starts: inside the generator's date range, so that random dates fall on both sides. */
+export const CORPUS_BOUND = '2090-01-01T00:00:00.000Z';
 
 export interface BuiltCorpus {
   corpus: Corpus;
@@ -18,40 +39,61 @@ export interface BuiltCorpus {
   tags: string[];
 }
 
-async function create(session: Session, path: string, body: Obj): Promise<Obj | string> {
-  const c = session.model.collections.get(path);
+async function create(maker: CorpusMaker, path: string, body: Obj): Promise<Obj | string> {
+  const c = maker.model.collections.get(path);
   if (!c?.create) return `no create operation for ${path}`;
-  const ex: Exchange = await session.client.send({ method: c.create.method, template: c.create.path, path: c.create.path, json: body });
-  session.pool.noteCreated(c.create, ex, {});
-  return ex.status >= 200 && ex.status < 300 && ex.json && typeof ex.json === 'object' ? (ex.json as Obj) : `${c.create.key} answered ${ex.status}: ${ex.body.slice(0, 200)}`;
+  const ex = await maker.send(
+    { method: c.create.method, template: c.create.path, path: c.create.path, json: body },
+    c.create,
+  );
+  return is2xx(ex) && ex.json && typeof ex.json === 'object'
+    ? (ex.json as Obj)
+    : `${c.create.key} answered ${ex.status}: ${ex.body.slice(0, 200)}`;
 }
 
-async function readBack(session: Session, key: string, ids: unknown[]): Promise<Obj[]> {
-  const c = session.model.collections.get(`/${key}`)!;
-  const ex = await session.client.send({ method: 'POST', template: c.filter!.path, path: c.filter!.path, json: { [key]: { id: { any_: ids } }, limit: 200 } });
+async function readBack(maker: CorpusMaker, key: string, ids: unknown[]): Promise<Obj[]> {
+  const c = maker.model.collections.get(`/${key}`)!;
+  const ex = await maker.send({
+    method: 'POST',
+    template: c.filter!.path,
+    path: c.filter!.path,
+    json: { [key]: { id: { any_: ids } }, limit: 200 },
+  });
   const read = new Map((Array.isArray(ex.json) ? (ex.json as Obj[]) : []).map((o) => [o.id, o]));
   // In the order the run made them: the server's order (uuid7 ids, random within a millisecond) is not
   // the same twice, and generated operands are drawn from this order.
   return ids.map((id) => read.get(id)).filter((o): o is Obj => o !== undefined);
 }
 
-export async function buildCorpus(session: Session): Promise<BuiltCorpus> {
-  const T = session.config.runTag;
+export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
+  const T = maker.runTag;
   const tags = [`${T}-a`, `${T}-b`, `${T}-c`];
   const missing: Record<string, string> = {};
   const made: Record<string, Obj[]> = { flows: [], deployments: [], flow_runs: [], task_runs: [], artifacts: [] };
-  const keep = (key: string, r: Obj | string) => (typeof r === 'string' ? void (missing[key] ??= r) : void made[key].push(r));
-  const bound = new Date(Math.floor(Date.now() / 1000) * 1000 - 3_600_000).toISOString();
+  const keep = (key: string, r: Obj | string) =>
+    typeof r === 'string' ? void (missing[key] ??= r) : void made[key].push(r);
+  // A fixed instant, not the clock: the same seed sends the same requests, and a SCHEDULED run this far ahead
+  // is never marked Late by a server whose background services run (a target given by URL).
+  const bound = CORPUS_BOUND;
   const at = (ms: number) => new Date(Date.parse(bound) + ms).toISOString();
 
   // Names that differ only in case; `_` and `%` that ILIKE reads as wildcards; flows with and without runs.
   const flowNames = ['Alpha', 'alpha', 'd_1', 'd-1-1', '50%off', 'Zeta'];
   // The first flow is tagged and gets the FAILED run: the seed's example (§4.3 rule 4) has an answer.
   const flowTags = [[tags[0]], [], [tags[0], tags[1]], [tags[1]], tags, []];
-  for (let i = 0; i < flowNames.length; i++) keep('flows', await create(session, '/flows', { name: `${T}-${flowNames[i]}`, tags: flowTags[i] }));
+  for (let i = 0; i < flowNames.length; i++)
+    keep('flows', await create(maker, '/flows', { name: `${T}-${flowNames[i]}`, tags: flowTags[i] }));
   const flows = made.flows;
   for (let i = 0; i < Math.min(3, flows.length); i++)
-    keep('deployments', await create(session, '/deployments', { name: `${T}-dep-${['A', 'b', 'c_1'][i]}`, flow_id: flows[i].id, tags: flowTags[i + 1], paused: i === 1 }));
+    keep(
+      'deployments',
+      await create(maker, '/deployments', {
+        name: `${T}-dep-${['A', 'b', 'c_1'][i]}`,
+        flow_id: flows[i].id,
+        tags: flowTags[i + 1],
+        paused: i === 1,
+      }),
+    );
   // One run per state type, on the first four flows; expected start times around (and exactly at) the bound.
   for (let i = 0; i < STATE_TYPES.length && flows.length > 0; i++) {
     const deployment = i % 3 === 0 ? made.deployments[0] : undefined;
@@ -59,7 +101,7 @@ export async function buildCorpus(session: Session): Promise<BuiltCorpus> {
     if (STATE_TYPES[i] === 'SCHEDULED') state.state_details = { scheduled_time: at(0) };
     keep(
       'flow_runs',
-      await create(session, '/flow_runs', {
+      await create(maker, '/flow_runs', {
         flow_id: deployment ? deployment.flow_id : flows[i % 4].id,
         deployment_id: deployment?.id,
         name: `${T}-run-${i % 2 ? 'X' : 'x'}${i}`,
@@ -70,12 +112,36 @@ export async function buildCorpus(session: Session): Promise<BuiltCorpus> {
   }
   const runs = made.flow_runs;
   for (let i = 0; i < Math.min(6, runs.length * 2); i++)
-    keep('task_runs', await create(session, '/task_runs', { flow_run_id: runs[i % 3].id, task_key: `${T}-task-${i % 2}`, dynamic_key: `${i}`, name: `${T}-task-${i}`, tags: flowTags[i % flowTags.length], state: { type: STATE_TYPES[i % STATE_TYPES.length] } }));
+    keep(
+      'task_runs',
+      await create(maker, '/task_runs', {
+        flow_run_id: runs[i % 3].id,
+        task_key: `${T}-task-${i % 2}`,
+        dynamic_key: `${i}`,
+        name: `${T}-task-${i}`,
+        tags: flowTags[i % flowTags.length],
+        state: { type: STATE_TYPES[i % STATE_TYPES.length] },
+      }),
+    );
   // Artifacts with a key and without one (exists_).
   for (let i = 0; i < 4 && runs.length > 0; i++)
-    keep('artifacts', await create(session, '/artifacts', { key: i < 2 ? `${T}-key-${i}` : undefined, type: i % 2 ? 'table' : 'markdown', flow_run_id: runs[i % 2].id, data: i }));
+    keep(
+      'artifacts',
+      await create(maker, '/artifacts', {
+        key: i < 2 ? `${T}-key-${i}` : undefined,
+        type: i % 2 ? 'table' : 'markdown',
+        flow_run_id: runs[i % 2].id,
+        data: i,
+      }),
+    );
 
   const corpus: Corpus = {};
-  for (const [key, objs] of Object.entries(made)) if (objs.length) corpus[key] = await readBack(session, key, objs.map((o) => o.id));
+  for (const [key, objs] of Object.entries(made))
+    if (objs.length)
+      corpus[key] = await readBack(
+        maker,
+        key,
+        objs.map((o) => o.id),
+      );
   return { corpus, bound, missing, tags };
 }

@@ -24,7 +24,7 @@ export class Ledger {
     const key = `${entry.collection} ${entry.id}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    if (this.file) appendFileSync(this.file, JSON.stringify(entry) + '\n');
+    if (this.file) appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
   }
 
   has(collection: string, id: string): boolean {

@@ -3,22 +3,31 @@
  * own create operation (prerequisites first), plus fresh objects for requests that change or delete
  * the object they name. Every object is recorded in the ledger before anyone can use it.
  */
-import { buildRecipe, isReadOperation, type CaseContext, type FixtureSource } from '../cases/requests.js';
-import type { Exchange, HttpClient, RequestSpec } from '../http/client.js';
+import {
+  buildRecipe,
+  CannotBuild,
+  fillPath,
+  isReadOperation,
+  type CaseContext,
+  type FixtureSource,
+} from '../cases/requests.js';
+import { is2xx, type Answer, type RequestToSend, type Send } from '../openapi/request.js';
 import type { ApiModel, Collection, Reference } from '../model/model.js';
-import type { Operation, Schema } from '../spec/operations.js';
+import type { Obj } from '../model/oracle.js';
+import type { Operation, Schema } from '../openapi/operations.js';
 import type { Ledger } from './ledger.js';
 
 export class FixtureError extends Error {
   constructor(
     message: string,
-    readonly exchange?: Exchange,
+    readonly answer?: Answer,
   ) {
     super(message);
   }
 }
 
-type Obj = Record<string, unknown>;
+/** A prerequisite of a request could not be had: a fixture the server would not create, or a value no schema gives. */
+export const isMissingPrerequisite = (e: unknown): e is Error => e instanceof FixtureError || e instanceof CannotBuild;
 
 /** Extra rounds for a fixture create that stays unavailable (each round is the client's 5 attempts). */
 const FIXTURE_ROUNDS = 3;
@@ -32,7 +41,7 @@ export class FixturePool implements FixtureSource {
 
   constructor(
     private readonly model: ApiModel,
-    private readonly client: HttpClient,
+    private readonly sendRequest: Send,
     private readonly ledger: Ledger,
     private readonly readOnly: boolean,
   ) {
@@ -46,8 +55,8 @@ export class FixturePool implements FixtureSource {
     this.caseContext = ctx;
   }
 
-  send(spec: RequestSpec): Promise<Exchange> {
-    return this.client.send(spec);
+  send(request: RequestToSend): Promise<Answer> {
+    return this.sendRequest(request);
   }
 
   async value(ref: Reference, mode: 'shared' | 'fresh'): Promise<unknown> {
@@ -77,22 +86,28 @@ export class FixturePool implements FixtureSource {
     if (!c.create) throw new FixtureError(`${collectionPath} has no create operation in the document`);
     if (this.readOnly) throw new FixtureError(`read-only mode: cannot create a ${c.name} fixture`);
     const built = await buildRecipe(this.caseContext!, c.create);
-    let exchange = await this.client.send(built.spec);
+    let exchange = await this.sendRequest(built.spec);
     // Everything else stands on fixtures: a create still unavailable (503) after the client's retries
     // is tried again after a pause, a bounded number of times (Prefect on SQLite can stay locked for seconds).
     for (let round = 1; exchange.status === 503 && round <= FIXTURE_ROUNDS; round++) {
       await new Promise((r) => setTimeout(r, 1000 * round));
-      exchange = await this.client.send(built.spec);
+      exchange = await this.sendRequest(built.spec);
     }
-    if (exchange.status < 200 || exchange.status >= 300)
-      throw new FixtureError(`creating a ${c.name} fixture through ${c.create.key} answered ${exchange.status || exchange.error}: ${exchange.body.slice(0, 300)}`, exchange);
+    if (!is2xx(exchange))
+      throw new FixtureError(
+        `creating a ${c.name} fixture through ${c.create.key} answered ${exchange.status || exchange.error}: ${exchange.body.slice(0, 300)}`,
+        exchange,
+      );
     // A create may answer with a list (of what one request made) or without the key it was given.
     let obj = (Array.isArray(exchange.json) ? exchange.json[0] : exchange.json) as Obj | null;
     const sent = (Array.isArray(built.spec.json) ? built.spec.json[0] : built.spec.json) as Obj | undefined;
     if ((!obj || typeof obj !== 'object' || obj[c.idField] === undefined) && sent?.[c.idField] !== undefined)
       obj = { ...(obj && typeof obj === 'object' ? obj : {}), [c.idField]: sent[c.idField] };
     if (!obj || typeof obj !== 'object' || obj[c.idField] === undefined) {
-      throw new FixtureError(`creating a ${c.name} fixture through ${c.create.key} returned no "${c.idField}"`, exchange);
+      throw new FixtureError(
+        `creating a ${c.name} fixture through ${c.create.key} returned no "${c.idField}"`,
+        exchange,
+      );
     }
     this.recordObject(c, obj, built.pathParams, c.create.key);
     return obj;
@@ -102,7 +117,7 @@ export class FixturePool implements FixtureSource {
     const id = obj[c.idField];
     if (id === undefined || id === null) return;
     const params = { ...pathParams, [c.item!.param]: id };
-    const deletePath = c.delete ? c.item!.path.replace(/\{([^}]+)\}/g, (_, n: string) => encodeURIComponent(String(params[n]))) : undefined;
+    const deletePath = c.delete ? fillPath(c.item!.path, params) : undefined;
     this.ledger.record({ collection: c.path, id: String(id), deletePath, deleteTemplate: c.delete?.key, createdBy });
     this.created.push({ collection: c.path, id: String(id) });
   }
@@ -111,8 +126,8 @@ export class FixturePool implements FixtureSource {
    * Record what a successful non-read request created: objects of a collection's create, and objects
    * whose schema is a collection's (e.g. the flow run `create_flow_run` returns).
    */
-  noteCreated(op: Operation, exchange: Exchange, pathParams: Record<string, unknown>): void {
-    if (exchange.status < 200 || exchange.status >= 300 || exchange.json === undefined) return;
+  noteCreated(op: Operation, exchange: Answer, pathParams: Record<string, unknown>): void {
+    if (!is2xx(exchange) || exchange.json === undefined) return;
     // A read returns objects that exist already, perhaps someone else's: never the run's to delete.
     if (isReadOperation(op)) return;
     const own = this.model.collectionOf(op);
@@ -136,7 +151,9 @@ export class FixturePool implements FixtureSource {
 
   private carriesRunMark(obj: Obj): boolean {
     const tag = this.caseContext!.safe.runTag;
-    const named = ['name', 'key', 'slug', 'tag'].some((f) => typeof obj[f] === 'string' && (obj[f] as string).startsWith(tag));
+    const named = ['name', 'key', 'slug', 'tag'].some(
+      (f) => typeof obj[f] === 'string' && (obj[f] as string).startsWith(tag),
+    );
     return named || (Array.isArray(obj.tags) && obj.tags.includes(tag));
   }
 }
@@ -144,9 +161,12 @@ export class FixturePool implements FixtureSource {
 /** The `$ref` of an operation's JSON success response (of its items, for an array). */
 function responseRef(op: Operation, status?: number): string | undefined {
   const code = status !== undefined ? String(status) : Object.keys(op.responses).find((s) => s.startsWith('2'));
-  const resp = code ? (op.responses[code] ?? op.responses[Object.keys(op.responses).find((s) => s.startsWith('2')) ?? '']) : undefined;
-  const schema = resp?.content['application/json'] as (Schema & { $ref?: string; items?: Schema & { $ref?: string } }) | undefined;
+  const resp = code
+    ? (op.responses[code] ?? op.responses[Object.keys(op.responses).find((s) => s.startsWith('2')) ?? ''])
+    : undefined;
+  const schema = resp?.content['application/json'] as
+    | (Schema & { $ref?: string; items?: Schema & { $ref?: string } })
+    | undefined;
   if (!schema) return undefined;
   return schema.$ref ?? schema.items?.$ref;
 }
-

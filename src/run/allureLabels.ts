@@ -4,10 +4,14 @@
  */
 import * as allure from 'allure-js-commons';
 import { clauseAnchor } from '../checks/clauses.js';
-import type { Level } from '../checks/types.js';
+import type { Level } from '../checks/check.js';
 import type { CheckResult } from '../report/results.js';
 
-const SEVERITY: Record<Level, string> = { MUST: allure.Severity.CRITICAL, SHOULD: allure.Severity.NORMAL, MAY: allure.Severity.MINOR };
+const SEVERITY: Record<Level, string> = {
+  MUST: allure.Severity.CRITICAL,
+  SHOULD: allure.Severity.NORMAL,
+  MAY: allure.Severity.MINOR,
+};
 
 export async function labelForAllure(result: CheckResult): Promise<void> {
   await allure.epic(result.family);
@@ -18,6 +22,10 @@ export async function labelForAllure(result: CheckResult): Promise<void> {
   await allure.link(clauseAnchor(result.clause) ?? 'openapi.json', `clause ${result.clause}`);
   if (result.message) await allure.description(`${result.title}\n\n${result.message}`);
   for (const [i, ex] of result.evidence.entries())
-    await allure.attachment(`exchange ${i + 1}: ${ex.request.method} ${ex.response.status}`, JSON.stringify(ex, null, 2), { contentType: allure.ContentType.JSON });
+    await allure.attachment(
+      `exchange ${i + 1}: ${ex.request.method} ${ex.response.status}`,
+      JSON.stringify(ex, null, 2),
+      { contentType: allure.ContentType.JSON },
+    );
   if (result.repro) await allure.attachment('curl', result.repro, { contentType: allure.ContentType.TEXT });
 }

@@ -3,35 +3,25 @@
  * failure shrinks to a minimal body and names its seed and path), negative bodies, and an unknown id.
  */
 import fc from 'fast-check';
-import { CannotBuild, bodyArbitrary, buildRecipe, isReadOperation, resolvePathParams, withPath, type CaseContext } from '../cases/requests.js';
-import { negativeCases, type NegativeKind } from '../cases/negative.js';
-import { BlockedByReadOnly, type Exchange, type HttpClient, type RequestSpec } from '../http/client.js';
+import {
+  type BuiltRequest,
+  bodyArbitrary,
+  buildRecipe,
+  isReadOperation,
+  resolvePathParams,
+  withPath,
+  type CaseContext,
+} from '../cases/requests.js';
+import { negativeCases } from '../cases/negative.js';
+import { BlockedByReadOnly, type Exchange, type HttpClient } from '../http/client.js';
+import type { RequestToSend } from '../openapi/request.js';
 import type { Replay } from '../report/baseline.js';
+import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
 import type { FixturePool } from '../resources/pool.js';
-import { FixtureError } from '../resources/pool.js';
+import { isMissingPrerequisite } from '../resources/pool.js';
 import { namedParam } from '../model/model.js';
-import { jsonBodySchema, type Operation } from '../spec/operations.js';
-import type { SchemaValidators } from '../spec/validators.js';
-
-export type ExchangeKind = 'recipe' | 'generated' | 'negative' | 'unknown';
-
-export interface Sent {
-  kind: ExchangeKind;
-  negative?: NegativeKind;
-  detail?: string;
-  exchange: Exchange;
-}
-
-export interface OperationRun {
-  op: Operation;
-  /** Why the operation was not exercised at all. */
-  skipped?: string;
-  /** Why the valid recipe could not reach 2xx, when that is known not to be a defect. */
-  unreachable?: string;
-  sent: Sent[];
-  /** Set when the generated-body property failed: the shrunk counterexample's seed and path. */
-  generation?: { seed: number; path?: string; counterexample?: unknown; runs: number };
-}
+import { jsonBodySchema, type Operation } from '../openapi/operations.js';
+import type { SchemaValidators } from '../openapi/validators.js';
 
 export interface ExerciseContext {
   cases: CaseContext;
@@ -66,21 +56,27 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   const run: OperationRun = { op, sent: [] };
   const safety = ctx.cases.profile.safety(op);
   if (ctx.readOnly && !isReadOperation(op)) return { ...run, skipped: 'read-only mode: the operation changes state' };
-  if (safety?.disposableOnly && !ctx.disposable) return { ...run, skipped: `${safety.reason} (set CONFORMANCE_DISPOSABLE_TARGET=1 on a disposable target)` };
+  if (safety?.disposableOnly && !ctx.disposable)
+    return { ...run, skipped: `${safety.reason} (set CONFORMANCE_DISPOSABLE_TARGET=1 on a disposable target)` };
   run.unreachable = ctx.cases.profile.unreachable?.(op);
 
-  const send = async (kind: ExchangeKind, spec: RequestSpec, pathParams: Record<string, unknown>, extra: Partial<Sent> = {}) => {
+  const send = async (
+    kind: ExchangeKind,
+    spec: RequestToSend,
+    pathParams: Record<string, unknown>,
+    extra: Partial<Sent> = {},
+  ) => {
     const exchange = await ctx.client.send(spec);
     ctx.pool.noteCreated(op, exchange, pathParams);
     run.sent.push({ kind, exchange, ...extra });
     return exchange;
   };
 
-  let built;
+  let built: BuiltRequest;
   try {
     built = await buildRecipe(ctx.cases, op);
   } catch (e) {
-    if (e instanceof FixtureError || e instanceof CannotBuild) return { ...run, skipped: `prerequisite missing: ${e.message}` };
+    if (isMissingPrerequisite(e)) return { ...run, skipped: `prerequisite missing: ${e.message}` };
     if (e instanceof BlockedByReadOnly) return { ...run, skipped: e.message };
     throw e;
   }
@@ -106,12 +102,12 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       run.generation = {
         seed,
         runs: ctx.runs,
-        path: result.failed ? result.counterexamplePath ?? undefined : undefined,
+        path: result.failed ? (result.counterexamplePath ?? undefined) : undefined,
         counterexample: result.failed ? result.counterexample?.[0] : undefined,
       };
     }
     for (const negative of negativeCases(ctx.cases.model.doc, schema, built.spec.json, ctx.validators)) {
-      const spec: RequestSpec =
+      const spec: RequestToSend =
         negative.raw !== undefined
           ? { ...built.spec, json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
           : { ...built.spec, json: negative.json };
@@ -123,7 +119,10 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     for (let i = 0; i < (replay.repeat ?? 1); i++) {
       const overlay = replay.overlay ? withFreshNames(replay.overlay, () => ctx.cases.safe.name()) : undefined;
       const json = overlay ? { ...(built.spec.json as object), ...overlay } : replay.json;
-      await send(replay.kind, { ...built.spec, json }, built.pathParams, { negative: replay.negative, detail: 'the baseline\'s replayed body' });
+      await send(replay.kind, { ...built.spec, json }, built.pathParams, {
+        negative: replay.negative,
+        detail: "the baseline's replayed body",
+      });
     }
   }
 
@@ -132,7 +131,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       const params = await resolvePathParams(ctx.cases, op, 'unknown');
       await send('unknown', { ...built.spec, path: withPath(op, params) }, params);
     } catch (e) {
-      if (!(e instanceof FixtureError || e instanceof CannotBuild)) throw e;
+      if (!isMissingPrerequisite(e)) throw e;
     }
   }
   return run;

@@ -1,100 +1,157 @@
 /**
- * Turn a family of checks into vitest tests: one test per (check, operation), named by the check id, so
- * that vitest's runner, sharding and reporters serve us. The verdict, with the baseline applied, travels
- * to the reporter in the test's meta.
+ * Turn a family of checks into vitest tests: one test per (check, operation, variant), named by the
+ * reported id, so that vitest's runner, sharding and reporters serve us. The verdict, with the baseline
+ * applied, travels to the reporters in the test's meta.
  */
 import { afterAll, test } from 'vitest';
+import { reportedId, type Check, type Family } from '../checks/check.js';
 import { clauseText } from '../checks/clauses.js';
-import type { Check, ResultStatus, Verdict } from '../checks/types.js';
-import { HttpClient, type Exchange } from '../http/client.js';
-import { applyBaseline, findEntry } from '../report/baseline.js';
-import type { CheckResult, OperationSummary, RecordedExchange, RunInfo } from '../report/results.js';
-import type { Operation } from '../spec/operations.js';
+import { checksOf } from '../checks/registry.js';
+import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
+import { BlockedByReadOnly, HttpClient, type Exchange } from '../http/client.js';
+import type { Operation } from '../openapi/operations.js';
+import { applyBaseline, entriesFor } from '../report/baseline.js';
+import type { CheckResult, RecordedExchange, ResultStatus } from '../report/results.js';
+import '../report/taskMeta.js';
+import { isMissingPrerequisite } from '../resources/pool.js';
 import { labelForAllure } from './allureLabels.js';
 import type { Session } from './session.js';
-
-declare module 'vitest' {
-  interface TaskMeta {
-    conformance?: CheckResult;
-    /** Set on a suite file: its view of the run's operations and target. */
-    operations?: OperationSummary[];
-    runInfo?: RunInfo;
-    /** Set by the filters suite: every (collection.field.operator) of the filter schemas, checked or why not. */
-    filterCoverage?: Array<{ triple: string; checked: number; skipped?: string }>;
-  }
-}
 
 function recorded(ex: Exchange): RecordedExchange {
   return {
     request: { method: ex.method, url: ex.url, headers: ex.requestHeaders, body: ex.requestBody },
-    response: { status: ex.status, headers: ex.responseHeaders, body: ex.body.slice(0, 4000), error: ex.error, truncated: ex.truncated },
+    response: {
+      status: ex.status,
+      headers: ex.responseHeaders,
+      body: ex.body.slice(0, 4000),
+      error: ex.error,
+      truncated: ex.truncated,
+    },
     ms: ex.ms,
     curl: HttpClient.curl(ex),
   };
 }
 
-export function collectionLabel(session: Session, op: Operation): string {
+/** Reasons a check cannot be judged: a prerequisite it could not make, or a request read-only mode refused. */
+const cannotJudge = (e: unknown) => e instanceof Skip || e instanceof BlockedByReadOnly || isMissingPrerequisite(e);
+
+async function judge(session: Session, check: Check, op: Operation, variant: string | undefined): Promise<Verdict> {
+  try {
+    return await check.run(op, session.checkContext, variant);
+  } catch (e) {
+    // After the target went down, any error is the outage's: the result becomes `error`, not a crash.
+    if (cannotJudge(e) || session.client.down) return skip((e as Error).message);
+    throw e;
+  }
+}
+
+function collectionLabel(session: Session, op: Operation): string {
   return session.model.collectionOf(op)?.path ?? `/${op.path.split('/').filter(Boolean)[0] ?? ''}`;
 }
 
-export function registerChecks<Ctx>(session: Session, checks: Array<Check<Ctx>>, ctx: Ctx, operations: Operation[] = session.operations): void {
+function result(
+  session: Session,
+  check: Check,
+  op: Operation,
+  variant: string | undefined,
+  verdict: Verdict,
+): CheckResult {
+  const id = reportedId(check, variant);
+  const found = verdict.status === 'failed' ? verdict.failures : [];
+  const judged = applyBaseline(verdict.status, found, entriesFor(session.baseline, id, op.key), op.key);
+  // A target that stopped answering leaves nothing to judge: the check is an error, not a verdict.
+  const down = session.client.down;
+  const status: ResultStatus = down ? 'error' : judged.status;
+  // The failures no entry names come first: they are what fails the gate.
+  const ordered = [...judged.unexcused, ...found.filter((f) => !judged.unexcused.includes(f))];
+  const shown: Verdict = verdict.status === 'failed' ? { ...verdict, failures: ordered } : verdict;
+  const message =
+    status === 'xpass'
+      ? `the baselined failure did not show: ${judged.notShown.map((e) => `${e.kind} ${e.key}`).join('; ')}`
+      : messageOf(shown);
+  const evidence = evidenceOf(shown).slice(0, 3).map(recorded);
+  const failures = ordered.length
+    ? ordered.map((f) => ({
+        kind: f.kind,
+        key: f.key,
+        message: f.message,
+        data: f.data,
+        ...(judged.unexcused.includes(f) ? {} : { baselined: true }),
+      }))
+    : undefined;
+  const entries = judged.excusedBy.length ? judged.excusedBy : judged.notShown;
+  return {
+    id,
+    check: check.id,
+    variant,
+    family: check.family,
+    level: check.level,
+    clause: check.clause,
+    clauseText: clauseText(check.clause),
+    title: check.title,
+    operation: op.key,
+    collection: collectionLabel(session, op),
+    status,
+    message: down
+      ? `not judged: the target has refused connections since ${down.since} (${down.reason})${message ? `; ${message}` : ''}`
+      : message,
+    kind: failures?.[0].kind,
+    key: failures?.[0].key,
+    failures,
+    repro: evidence[0]?.curl,
+    seed: verdict.status === 'failed' ? verdict.seed : undefined,
+    path: verdict.status === 'failed' ? verdict.path : undefined,
+    evidence,
+    baseline: entries.length
+      ? {
+          reason: entries[0].reason,
+          expires: entries[0].expires,
+          excused: judged.excusedBy.map(({ kind, key }) => ({ kind, key })),
+          notShown: judged.notShown.map(({ kind, key }) => ({ kind, key })),
+        }
+      : undefined,
+  };
+}
+
+export function registerFamily(session: Session, family: Family): void {
+  const checks = checksOf(family);
+  const ctx = session.checkContext;
   // Every suite file carries the run's view of operations and target, so that shards merge whole.
+  // biome-ignore lint/correctness/noEmptyPattern: vitest hands a hook its context first, as a pattern it can read
   afterAll(({}, suite) => {
     suite.meta.operations = session.operationSummaries();
     suite.meta.runInfo = session.runInfo();
+    if (family === 'filters') suite.meta.filterCoverage = session.filterCoverage();
   });
-  const family = checks[0]?.family ?? 'checks';
-  if (!checks.some((check) => operations.some((op) => check.appliesTo(op, ctx)))) {
+  const cases = checks.flatMap((check) =>
+    session.operations
+      .filter((op) => check.appliesTo(op, ctx))
+      .flatMap((op) =>
+        (check.variants ? check.variants(op, ctx) : [undefined]).map((variant) => ({ check, op, variant })),
+      ),
+  );
+  if (cases.length === 0) {
     // vitest calls a file without tests an error; this family simply has nothing to say about these operations.
     test.skip(`${family}: no check applies to the operations of this run`, () => {});
     return;
   }
-  for (const check of checks) {
-    for (const op of operations) {
-      if (!check.appliesTo(op, ctx)) continue;
-      test(`${check.id} ${op.key}`, async ({ task, skip, annotate }) => {
-        let verdict: Verdict;
-        try {
-          verdict = await check.run(op, ctx);
-        } catch (e) {
-          if (!session.client.down) throw e;
-          verdict = { status: 'failed', message: (e as Error).message };
-        }
-        const entry = findEntry(session.baseline, check.id, op.key);
-        // A target that stopped answering leaves nothing to judge: the check is an error, not a verdict.
-        const down = session.client.down;
-        const status: ResultStatus = down ? 'error' : applyBaseline(verdict.status, entry);
-        if (down) verdict = { ...verdict, message: `not judged: the target has refused connections since ${down.since} (${down.reason})${verdict.message ? `; ${verdict.message}` : ''}` };
-        const evidence = (verdict.evidence ?? []).map(recorded);
-        task.meta.conformance = {
-          id: check.id,
-          family: check.family,
-          level: check.level,
-          clause: check.clause,
-          clauseText: clauseText(check.clause),
-          title: check.title,
-          operation: op.key,
-          collection: collectionLabel(session, op),
-          status,
-          message: verdict.message,
-          repro: evidence[0]?.curl,
-          seed: verdict.seed,
-          path: verdict.path,
-          evidence,
-          baseline: entry ? { reason: entry.reason, expires: entry.expires } : undefined,
-        };
-        await labelForAllure(task.meta.conformance);
-        if (status === 'skipped') skip(verdict.message);
-        if (status === 'xfail') await annotate(`expected failure (baseline): ${entry!.reason} — ${verdict.message}`, 'xfail');
-        if (status === 'error') throw new Error(verdict.message);
-        if (status === 'xpass') throw new Error(`a baselined failure passed: update the baseline (${entry!.reason})`);
-        if (status === 'failed') {
-          const message = `${check.level} ${check.title}\n${verdict.message}\n${evidence[0]?.curl ?? ''}`;
-          // Only a MUST fails the run; a SHOULD or MAY failure is reported, and the test notes it.
-          if (check.level === 'MUST') throw new Error(message);
-          await annotate(`${check.level} not met: ${verdict.message}`, 'warning');
-        }
-      });
-    }
+  for (const { check, op, variant } of cases) {
+    test(`${reportedId(check, variant)} ${op.key}`, async ({ task, skip: skipTest, annotate }) => {
+      const verdict = await judge(session, check, op, variant);
+      const r = result(session, check, op, variant, verdict);
+      task.meta.conformance = r;
+      await labelForAllure(r);
+      if (r.status === 'skipped') skipTest(r.message);
+      if (r.status === 'xfail')
+        await annotate(`expected failure (baseline): ${r.baseline!.reason} — ${r.message}`, 'xfail');
+      if (r.status === 'error') throw new Error(r.message);
+      if (r.status === 'xpass')
+        throw new Error(`a baselined failure passed: update the baseline (${r.baseline!.reason})`);
+      if (r.status === 'failed') {
+        // Only a MUST fails the run; a SHOULD or MAY failure is reported, and the test notes it.
+        if (check.level === 'MUST') throw new Error(`${check.title}\n${r.message}\n${r.repro ?? ''}`);
+        await annotate(`${check.level} not met: ${r.message}`, 'warning');
+      }
+    });
   }
 }

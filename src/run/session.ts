@@ -1,46 +1,50 @@
 /**
- * One conformance run inside the vitest worker: config → spec → model → fixtures → exchanges, built
- * once and shared by every suite file (vitest runs them in one worker without isolation).
+ * One conformance run inside the vitest worker: the worker configuration → document → model → fixtures →
+ * exchanges, built once and shared by every suite file (vitest runs them in one worker without isolation).
+ * The session implements the CheckContext the checks see.
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig, secretsOf, type Config } from '../config/config.js';
+import { buildRecipe, fillPath, isReadOperation, type CaseContext } from '../cases/requests.js';
 import { SafeValues } from '../cases/safeValues.js';
-import { isReadOperation, type CaseContext } from '../cases/requests.js';
+import { secretsOf } from '../config/config.js';
+import { operationFilterOf, readWorkerConfig, type WorkerConfig } from '../config/worker.js';
 import { problemWithValidExchange } from '../checks/contract.js';
+import type { CheckContext, CheckSettings, OperationRun } from '../checks/context.js';
 import { authHeaders } from '../http/auth.js';
 import { HttpClient } from '../http/client.js';
 import { Redactor } from '../http/redact.js';
 import { buildModel, type ApiModel } from '../model/model.js';
 import { profileFor } from '../model/profiles/index.js';
-import { Ledger } from '../resources/ledger.js';
-import { FixturePool } from '../resources/pool.js';
-import { loadSpec, type LoadedSpec } from '../spec/load.js';
-import type { Operation } from '../spec/operations.js';
-import { SchemaValidators } from '../spec/validators.js';
+import { loadDocument, type LoadedDocument } from '../openapi/load.js';
+import type { Operation } from '../openapi/operations.js';
+import { is2xx } from '../openapi/request.js';
+import { SchemaValidators } from '../openapi/validators.js';
 import { forTarget, loadBaseline, replaysFor, type Baseline } from '../report/baseline.js';
 import type { OperationSummary, RunInfo } from '../report/results.js';
 import { TOOL } from '../report/tool.js';
-import { exerciseOperation, type ExerciseContext, type OperationRun } from './exercise.js';
+import { buildCorpus } from '../resources/corpus.js';
+import { Ledger } from '../resources/ledger.js';
+import { FixturePool } from '../resources/pool.js';
+import { exerciseOperation, type ExerciseContext } from './exercise.js';
 
 export interface Session {
-  config: Config;
-  spec: LoadedSpec;
+  config: WorkerConfig;
+  spec: LoadedDocument;
   model: ApiModel;
-  validators: SchemaValidators;
   client: HttpClient;
-  pool: FixturePool;
-  cases: CaseContext;
   redactor: Redactor;
   /** The operations this run covers (all of the document's, unless CONFORMANCE_OPERATIONS narrows them). */
   operations: Operation[];
   /** The expected failures that apply to this target (loaded once, for replays and verdicts). */
   baseline: Baseline;
-  exercise(op: Operation): Promise<OperationRun>;
+  /** What the checks see. */
+  checkContext: CheckContext;
   /** Exercise every operation, a bounded number at a time. */
-  exerciseAll(): Promise<Map<Operation, OperationRun>>;
-  runOf(op: Operation): OperationRun;
+  exerciseAll(): Promise<void>;
+  /** Every (collection.field.operator) of the filter schemas: checked how often, or why not. */
+  filterCoverage(): Array<{ triple: string; checked: number; skipped?: string }>;
   /** Every operation of the document, exercised or not, for results.json. */
   operationSummaries(): OperationSummary[];
   runInfo(): RunInfo;
@@ -48,14 +52,26 @@ export interface Session {
 
 /** Files the supervising CLI reads after the worker is done. */
 export function runFiles(runDir: string) {
-  return { ledger: path.join(runDir, 'ledger.jsonl'), exchanges: path.join(runDir, 'exchanges.jsonl'), spec: path.join(runDir, 'openapi.json') };
+  return {
+    ledger: path.join(runDir, 'ledger.jsonl'),
+    exchanges: path.join(runDir, 'exchanges.jsonl'),
+    spec: path.join(runDir, 'openapi.json'),
+    requests: path.join(runDir, 'requests.txt'),
+  };
 }
 
+const settingsOf = (config: WorkerConfig): CheckSettings => ({
+  seed: config.seed,
+  runs: config.runs,
+  runTag: config.runTag,
+  readOnly: config.readOnly,
+  credentials: config.apiKey ? 'bearer' : config.authString ? 'basic' : undefined,
+});
+
 async function createSession(): Promise<Session> {
-  const config = loadConfig(process.env);
-  if (!config.baseUrl) throw new Error('the conformance suites need CONFORMANCE_BASE_URL: run them through `npm run conformance`');
-  const runDir = process.env.CONFORMANCE_RUN_DIR;
-  const files = runDir ? runFiles(runDir) : undefined;
+  const config = readWorkerConfig();
+  if (!config) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
+  const files = runFiles(config.runDir);
   const redactor = new Redactor(secretsOf(config));
   const client = new HttpClient({
     baseUrl: config.baseUrl,
@@ -64,22 +80,28 @@ async function createSession(): Promise<Session> {
     timeoutMs: config.requestTimeoutMs,
     concurrency: config.concurrency,
     redactor,
-    exchangeLog: files?.exchanges,
+    exchangeLog: files.exchanges,
     runTag: config.runTag,
     // GETs and the documented read POSTs only (design.md: filter, count, history, paginate).
-    isRead: config.readOnly ? (spec) => isReadOperation({ method: spec.method, path: spec.template } as Operation) : undefined,
+    isRead: config.readOnly
+      ? (request) => isReadOperation({ method: request.method, path: request.template } as Operation)
+      : undefined,
   });
-  const specSource = config.specSource ?? `${config.baseUrl}/openapi.json`;
   // The CLI validated the document and wrote it to the run folder before starting the suites.
-  const validatedByCli = files !== undefined && specSource === files.spec;
-  const spec = await loadSpec(specSource, { headers: authHeaders(config), timeoutMs: config.requestTimeoutMs, validated: validatedByCli });
+  const spec = await loadDocument(config.specPath, {
+    headers: authHeaders(config),
+    timeoutMs: config.requestTimeoutMs,
+    validated: true,
+  });
   const model = buildModel(spec.doc);
-  const baseline = forTarget(loadBaseline(config.baselinePath), process.env.CONFORMANCE_TARGET_LABEL);
+  const baseline = forTarget(loadBaseline(config.baselinePath), config.targetLabel);
   const validators = new SchemaValidators(spec.doc);
-  const pool = new FixturePool(model, client, new Ledger(files?.ledger), config.readOnly);
+  const validate: CheckContext['validate'] = (schema, value) => validators.validate(schema, value);
+  const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), config.readOnly);
   const cases: CaseContext = { model, fixtures: pool, safe: new SafeValues(config.runTag), profile: profileFor(spec) };
   pool.attach(cases);
-  const operations = model.operations.filter((op) => !config.operationFilter || config.operationFilter.test(op.key));
+  const operationFilter = operationFilterOf(config);
+  const operations = model.operations.filter((op) => !operationFilter || operationFilter.test(op.key));
   const exerciseContext: ExerciseContext = {
     cases,
     client,
@@ -89,69 +111,117 @@ async function createSession(): Promise<Session> {
     runs: config.runs,
     readOnly: config.readOnly,
     disposable: config.disposable,
-    problemWithValidExchange: (op, ex) => problemWithValidExchange(validators, op, ex),
+    problemWithValidExchange: (op, ex) => problemWithValidExchange(validate, op, ex),
     replays: (op) => replaysFor(baseline, op.key),
   };
-  const runs = new Map<Operation, Promise<OperationRun>>();
   const done = new Map<Operation, OperationRun>();
-  const exercise = (op: Operation) => {
-    let p = runs.get(op);
-    if (!p) {
-      p = exerciseOperation(exerciseContext, op).then((r) => {
-        done.set(op, r);
-        return r;
-      });
-      runs.set(op, p);
-    }
-    return p;
+
+  /** A request of a check's: sent, and what it created on behalf of `op` recorded for cleanup. */
+  const send: CheckContext['send'] = async (request, op) => {
+    const exchange = await client.send(request);
+    if (op) pool.noteCreated(op, exchange, {});
+    return exchange;
   };
+  const coverage = new Map<string, { checked: number; skipped?: string }>();
+  let corpus: ReturnType<CheckContext['corpus']> | undefined;
+
+  const checkContext: CheckContext = {
+    model,
+    profile: cases.profile,
+    settings: settingsOf(config),
+    validRequest: (op) => buildRecipe(cases, op),
+    send,
+    object: (collectionPath, mode) => pool.object(collectionPath, mode),
+    async itemPath(collection, obj) {
+      const params: Record<string, unknown> = { [collection.item!.param]: obj[collection.idField] };
+      for (const parent of collection.parentParams) {
+        const ref = model.referenceFor(collection.create ?? collection.read!, parent, 'path');
+        params[parent] = ref ? await pool.value(ref, 'shared') : undefined;
+      }
+      return fillPath(collection.item!.path, params);
+    },
+    exchangesOf(op) {
+      const r = done.get(op);
+      if (!r) throw new Error(`${op.key} was not exercised yet`);
+      return r;
+    },
+    validate,
+    corpus: () => (corpus ??= buildCorpus({ model, runTag: config.runTag, send })),
+    noteFilterCoverage(triple, outcome) {
+      const seen = coverage.get(triple);
+      if ('checked' in outcome) coverage.set(triple, { checked: (seen?.checked ?? 0) + outcome.checked });
+      else if (!seen) coverage.set(triple, { checked: 0, skipped: outcome.skipped });
+    },
+  };
+
+  let exercised: Promise<void> | undefined;
   return {
     config,
     spec,
     model,
-    validators,
     client,
-    pool,
-    cases,
     redactor,
     operations,
     baseline,
-    exercise,
-    async exerciseAll() {
-      const queue = [...operations];
-      const workers = Array.from({ length: Math.max(1, Math.min(config.concurrency, queue.length)) }, async () => {
-        for (let op = queue.shift(); op; op = queue.shift()) await exercise(op);
-      });
-      await Promise.all(workers);
-      return done;
+    checkContext,
+    exerciseAll() {
+      exercised ??= (async () => {
+        const queue = [...operations];
+        const workers = Array.from({ length: Math.max(1, Math.min(config.concurrency, queue.length)) }, async () => {
+          for (let op = queue.shift(); op; op = queue.shift())
+            done.set(op, await exerciseOperation(exerciseContext, op));
+        });
+        await Promise.all(workers);
+      })();
+      return exercised;
     },
+    filterCoverage: () =>
+      [...coverage].map(([triple, c]) => ({ triple, checked: c.checked, skipped: c.checked ? undefined : c.skipped })),
     operationSummaries() {
       return model.operations.map((op) => {
         const r = done.get(op);
         const counts = client.perOperation.get(op.key) ?? { requests: 0, retried: 0 };
-        const reached2xx = r?.sent.some((s) => s.exchange.status >= 200 && s.exchange.status < 300) ?? false;
-        const note = !r ? 'not selected (CONFORMANCE_OPERATIONS)' : r.skipped ?? (reached2xx ? undefined : r.unreachable ?? 'no request reached 2xx: see contract.reaches-2xx');
-        return { method: op.method, path: op.path, exercised: !!r && !r.skipped, reached2xx, requests: counts.requests, note, retried: counts.retried || undefined };
+        const reached2xx = r?.sent.some((s) => is2xx(s.exchange)) ?? false;
+        const note = !r
+          ? 'not selected (CONFORMANCE_OPERATIONS)'
+          : (r.skipped ??
+            (reached2xx ? undefined : (r.unreachable ?? 'no request reached 2xx: see contract.reaches-2xx')));
+        return {
+          method: op.method,
+          path: op.path,
+          exercised: !!r && !r.skipped,
+          reached2xx,
+          requests: counts.requests,
+          note,
+          retried: counts.retried || undefined,
+        };
       });
     },
     runInfo() {
       const sorted = [...client.signatures].sort();
       // What the run asked for, normalised, for a diff of two runs of the same seed.
-      if (files) writeFileSync(path.join(path.dirname(files.ledger), 'requests.txt'), sorted.join('\n') + '\n');
+      writeFileSync(files.requests, `${sorted.join('\n')}\n`);
       return {
         tool: TOOL,
-        target: { baseUrl: redactor.text(config.baseUrl!), openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', title: spec.raw.info?.title, profile: cases.profile.name, managed: process.env.CONFORMANCE_MANAGED_SERVER || undefined, label: process.env.CONFORMANCE_TARGET_LABEL || undefined },
+        target: {
+          baseUrl: redactor.text(config.baseUrl),
+          openapi: spec.openapi,
+          apiVersion: spec.raw.info?.version ?? '',
+          title: spec.raw.info?.title,
+          profile: cases.profile.name,
+          managed: config.managed,
+          label: config.targetLabel,
+        },
         seed: config.seed,
-        requestSequence: { sha256: createHash('sha256').update(sorted.join('\n')).digest('hex'), requests: sorted.length },
+        requestSequence: {
+          sha256: createHash('sha256').update(sorted.join('\n')).digest('hex'),
+          requests: sorted.length,
+        },
         runTag: config.runTag,
         runs: config.runs,
         readOnly: config.readOnly,
+        ...(config.operations ? { selection: config.operations } : {}),
       };
-    },
-    runOf(op) {
-      const r = done.get(op);
-      if (!r) throw new Error(`${op.key} was not exercised yet`);
-      return r;
     },
   };
 }

@@ -45,7 +45,9 @@ describe('HTTP Basic on the managed server', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expectAuthChecked(run);
-    expect(run.results!.checks.find((c) => c.id === 'auth.health-exemption' && c.operation === 'GET /health')?.message).toMatch(/^exempt/);
+    expect(
+      run.results!.checks.find((c) => c.id === 'auth.health-exemption' && c.operation === 'GET /health')?.message,
+    ).toMatch(/^exempt/);
   });
 
   test('writes no secret anywhere', () => {
@@ -59,7 +61,12 @@ describe('a cloud-shaped target with a Bearer key', () => {
   let run: CliRun;
   beforeAll(async () => {
     proxy = await startCloudProxy(inject('prefectBaseUrl'));
-    run = await runCli([], { CONFORMANCE_BASE_URL: proxy.baseUrl, CONFORMANCE_API_KEY: CLOUD_KEY, CONFORMANCE_BASELINE: prefectBaseline, CONFORMANCE_TARGET_LABEL: sqliteLabel });
+    run = await runCli([], {
+      CONFORMANCE_BASE_URL: proxy.baseUrl,
+      CONFORMANCE_API_KEY: CLOUD_KEY,
+      CONFORMANCE_BASELINE: prefectBaseline,
+      CONFORMANCE_TARGET_LABEL: sqliteLabel,
+    });
   });
   afterAll(() => proxy?.close());
 

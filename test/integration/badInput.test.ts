@@ -1,9 +1,10 @@
 /** Bad input to the suite: one clear line on stderr, exit code 2, never a stack trace. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { freePort } from '../../src/target/prefect.js';
-import { runCli } from '../support/runCli.js';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { freePort } from '../../src/managed/prefect.js';
+import { repoRoot, runCli } from '../support/runCli.js';
 
 let server: http.Server;
 let base: string;
@@ -16,7 +17,13 @@ beforeAll(async () => {
       res.end('<html><body>not an API</body></html>');
     } else if (req.url?.startsWith('/broken/')) {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ openapi: '3.1.0', info: { title: 'x', version: '1' }, paths: { '/flows/': { get: { responses: 'not an object' } } } }));
+      res.end(
+        JSON.stringify({
+          openapi: '3.1.0',
+          info: { title: 'x', version: '1' },
+          paths: { '/flows/': { get: { responses: 'not an object' } } },
+        }),
+      );
     } else {
       res.writeHead(404);
       res.end();
@@ -39,7 +46,10 @@ function expectOneLine(run: { code: number; stderr: string }, pattern: RegExp) {
 describe('bad input exits 2 with one line', () => {
   test('an unreachable URL', async () => {
     const port = await freePort();
-    expectOneLine(await runCli([], { CONFORMANCE_BASE_URL: `http://127.0.0.1:${port}/api` }), new RegExp(`unreachable: http://127.0.0.1:${port}/api`));
+    expectOneLine(
+      await runCli([], { CONFORMANCE_BASE_URL: `http://127.0.0.1:${port}/api` }),
+      new RegExp(`unreachable: http://127.0.0.1:${port}/api`),
+    );
   });
 
   test('a URL that serves no OpenAPI document', async () => {
@@ -50,12 +60,33 @@ describe('bad input exits 2 with one line', () => {
     expectOneLine(await runCli([], { CONFORMANCE_BASE_URL: `${base}/broken` }), /invalid OpenAPI document/);
   });
 
+  test('a selection of operations that selects none of the document', async () => {
+    expectOneLine(
+      await runCli(['--operations', '^GET /no/such/path$'], { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') }),
+      /CONFORMANCE_OPERATIONS "\^GET \/no\/such\/path\$" selects none of the document's \d+ operations/,
+    );
+  });
+
+  test('a document from a file, and a target that refuses connections', async () => {
+    const port = await freePort();
+    const document = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');
+    expectOneLine(
+      await runCli(['--spec', document, '--operations', '^GET /flows/\\{id\\}$'], {
+        CONFORMANCE_BASE_URL: `http://127.0.0.1:${port}/api`,
+      }),
+      new RegExp(`unreachable: http://127.0.0.1:${port}/api`),
+    );
+  });
+
   test('an unknown flag', async () => {
     expectOneLine(await runCli(['--no-such-flag']), /unknown flag: --no-such-flag/);
   });
 
   test('a malformed CONFORMANCE_BASE_URL', async () => {
-    expectOneLine(await runCli([], { CONFORMANCE_BASE_URL: 'http//missing-colon' }), /CONFORMANCE_BASE_URL is not a valid URL/);
+    expectOneLine(
+      await runCli([], { CONFORMANCE_BASE_URL: 'http//missing-colon' }),
+      /CONFORMANCE_BASE_URL is not a valid URL/,
+    );
   });
 
   test('an unknown command', async () => {

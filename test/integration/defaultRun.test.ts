@@ -30,8 +30,12 @@ describe('npm run conformance with nothing configured', () => {
   });
 
   test('lists every operation of the served document, and reaches 2xx on at least 95%', async () => {
-    const served = JSON.parse(readFileSync(path.join(run.outDir, '.run', 'openapi.json'), 'utf8')) as { paths: Record<string, object> };
-    const documented = Object.values(served.paths).flatMap((item) => Object.keys(item).filter((k) => k !== 'parameters'));
+    const served = JSON.parse(readFileSync(path.join(run.outDir, '.run', 'openapi.json'), 'utf8')) as {
+      paths: Record<string, object>;
+    };
+    const documented = Object.values(served.paths).flatMap((item) =>
+      Object.keys(item).filter((k) => k !== 'parameters'),
+    );
     const ops = run.results!.operations;
     expect(ops).toHaveLength(documented.length);
     expect(ops.every((o) => o.exercised)).toBe(true);
@@ -43,11 +47,18 @@ describe('npm run conformance with nothing configured', () => {
   test('results.json has the contract fields; junit.xml is written', () => {
     const r = run.results!;
     expect(r.tool.name).toBeTruthy();
-    expect(r.target).toMatchObject({ openapi: '3.1.0', profile: 'prefect', managed: expect.stringContaining('sqlite') });
+    expect(r.target).toMatchObject({
+      openapi: '3.1.0',
+      profile: 'prefect',
+      managed: expect.stringContaining('sqlite'),
+    });
     expect(typeof r.seed).toBe('number');
     expect(Date.parse(r.startedAt)).not.toBeNaN();
     expect(r.durationMs).toBeGreaterThan(0);
-    for (const c of r.checks.slice(0, 50)) expect(Object.keys(c)).toEqual(expect.arrayContaining(['id', 'family', 'level', 'clause', 'title', 'operation', 'status']));
+    for (const c of r.checks.slice(0, 50))
+      expect(Object.keys(c)).toEqual(
+        expect.arrayContaining(['id', 'family', 'level', 'clause', 'title', 'operation', 'status']),
+      );
     expect(r.summary.requests).toBeGreaterThan(r.operations.length);
     expect(existsSync(path.join(run.outDir, 'index.html'))).toBe(true);
     const junit = readFileSync(path.join(run.outDir, 'junit.xml'), 'utf8');
@@ -60,7 +71,9 @@ describe('npm run conformance with nothing configured', () => {
     expect(c.failed).toEqual([]);
     expect(c.deleted).toBeGreaterThan(50);
     expect(existsSync(path.join(run.outDir, '.run', 'ledger.jsonl'))).toBe(true);
-    await expect(fetch(`${run.results!.target.baseUrl}/health`, { signal: AbortSignal.timeout(2000) })).rejects.toThrow();
+    await expect(
+      fetch(`${run.results!.target.baseUrl}/health`, { signal: AbortSignal.timeout(2000) }),
+    ).rejects.toThrow();
   });
 });
 
@@ -89,10 +102,16 @@ describe('the HTML report of that run, in Chromium', () => {
     const r = run.results!;
     for (const status of ['passed', 'failed', 'skipped', 'xfail', 'xpass'] as const)
       expect(await page.getByTestId(`count-${status}`).textContent(), status).toBe(String(r.summary[status]));
-    for (const [table, rows] of [['by-family', r.summary.byFamily], ['by-level', r.summary.byLevel]] as const)
+    for (const [table, rows] of [
+      ['by-family', r.summary.byFamily],
+      ['by-level', r.summary.byLevel],
+    ] as const)
       for (const [key, counts] of Object.entries(rows))
         for (const [status, n] of Object.entries(counts))
-          expect(await page.locator(`[data-testid=${table}] td[data-key="${key}"][data-status=${status}]`).textContent(), `${table} ${key} ${status}`).toBe(String(n));
+          expect(
+            await page.locator(`[data-testid=${table}] td[data-key="${key}"][data-status=${status}]`).textContent(),
+            `${table} ${key} ${status}`,
+          ).toBe(String(n));
     expect(await page.getByTestId('shown-count').textContent()).toBe(String(r.checks.length));
     expect(await page.locator('li.check:visible').count()).toBe(r.checks.length);
     expect(await page.locator('[data-testid=coverage-matrix] tbody tr').count()).toBe(r.operations.length);
@@ -103,7 +122,9 @@ describe('the HTML report of that run, in Chromium', () => {
     const r = run.results!;
     await page.locator('[data-status-card=xfail]').click();
     expect(await page.getByTestId('shown-count').textContent()).toBe(String(r.summary.xfail));
-    const visibleStatuses = await page.locator('li.check:visible').evaluateAll((rows) => [...new Set(rows.map((row) => (row as HTMLElement).dataset.status))]);
+    const visibleStatuses = await page
+      .locator('li.check:visible')
+      .evaluateAll((rows) => [...new Set(rows.map((row) => (row as HTMLElement).dataset.status))]);
     expect(visibleStatuses).toEqual(['xfail']);
 
     await page.locator('fieldset[data-filter=family] input[value=contract]').uncheck();
@@ -134,7 +155,12 @@ describe('the Allure results of that run', () => {
       const r = byName.get(`${c.id} ${c.operation}`)!;
       expect(r, `${c.id} ${c.operation}`).toBeDefined();
       const label = (name: string) => r.labels.find((l) => l.name === name)?.value;
-      expect([label('epic'), label('feature'), label('story'), label('severity')]).toEqual([c.family, c.collection, c.id, severity[c.level]]);
+      expect([label('epic'), label('feature'), label('story'), label('severity')]).toEqual([
+        c.family,
+        c.collection,
+        c.id,
+        severity[c.level],
+      ]);
       expect(r.links[0].name).toBe(`clause ${c.clause}`);
       const attachments = (r.steps ?? []).flatMap((s) => s.attachments ?? []).map((a) => a.name);
       expect(attachments.filter((a) => a.startsWith('exchange ')).length).toBe(c.evidence.length);
@@ -143,7 +169,18 @@ describe('the Allure results of that run', () => {
 
   test('npm run report:allure builds one offline file from them', () => {
     const out = path.join(run.outDir, 'allure');
-    execFileSync(process.execPath, [path.join(repoRoot, 'node_modules', 'allure', 'cli.js'), 'awesome', '--single-file', '--output', out, path.join(run.outDir, 'allure-results')], { cwd: repoRoot, stdio: 'ignore' });
+    execFileSync(
+      process.execPath,
+      [
+        path.join(repoRoot, 'node_modules', 'allure', 'cli.js'),
+        'awesome',
+        '--single-file',
+        '--output',
+        out,
+        path.join(run.outDir, 'allure-results'),
+      ],
+      { cwd: repoRoot, stdio: 'ignore' },
+    );
     const files = readdirSync(out);
     expect(files).toContain('index.html');
     expect(readFileSync(path.join(out, 'index.html'), 'utf8').length).toBeGreaterThan(100_000);

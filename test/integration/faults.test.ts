@@ -41,12 +41,16 @@ function failure(run: CliRun, id: string, operation: string) {
 const getFlow = (writeBy: (res: ServerResponse) => void): Mutant => ({
   id: 'fault',
   breaks: 'GET /flows/{id}',
-  onRequest: (req) => (matches(FLOW_ITEM, 'GET', req) ? { status: 200, headers: {}, body: Buffer.alloc(0), writeBy } : req),
+  onRequest: (req) =>
+    matches(FLOW_ITEM, 'GET', req) ? { status: 200, headers: {}, body: Buffer.alloc(0), writeBy } : req,
 });
 
 describe('target faults', () => {
   test('a request that never answers is ended by the per-request timeout', async () => {
-    const run = await runWith(getFlow(() => {}), '^GET /flows/\\{id\\}$');
+    const run = await runWith(
+      getFlow(() => {}),
+      '^GET /flows/\\{id\\}$',
+    );
     expect(run.stderr).toBe('');
     expect(run.code).toBe(1);
     expect(failure(run, 'contract.no-5xx', 'GET /flows/{id}')?.message).toMatch(/no answer: .*(Timeout|timeout)/);
@@ -80,7 +84,10 @@ describe('target faults', () => {
     const huge: Mutant = {
       id: 'huge',
       breaks: 'GET /flows/{id} answers 50 MB',
-      onResponse: (req, res) => (matches(FLOW_ITEM, 'GET', req) && res.status === 200 ? { ...res, body: Buffer.concat([Buffer.from('["'), Buffer.alloc(50 * 1024 * 1024, 'x'), Buffer.from('"]')]) } : res),
+      onResponse: (req, res) =>
+        matches(FLOW_ITEM, 'GET', req) && res.status === 200
+          ? { ...res, body: Buffer.concat([Buffer.from('["'), Buffer.alloc(50 * 1024 * 1024, 'x'), Buffer.from('"]')]) }
+          : res,
     };
     const run = await runWith(huge, '^GET /flows/\\{id\\}$');
     expect(run.code).toBe(1);
@@ -92,11 +99,23 @@ describe('target faults', () => {
   test('responses that break the contract: garbage JSON, an HTML error page where JSON is documented, a wrong content type', async () => {
     const broken: Mutant = {
       id: 'broken-bodies',
-      breaks: 'GET /flows/{id} answers garbage JSON; POST /flows/filter an HTML 422 page; POST /flows/count application/xml',
+      breaks:
+        'GET /flows/{id} answers garbage JSON; POST /flows/filter an HTML 422 page; POST /flows/count application/xml',
       onResponse: (req, res) => {
-        if (matches(FLOW_ITEM, 'GET', req) && res.status === 200) return { ...res, body: Buffer.from('{"id": "5f0e", "name": [,,}') };
-        if (matches('/flows/filter', 'POST', req)) return { status: 422, headers: { 'content-type': 'text/html' }, body: Buffer.from('<html><body><h1>Unprocessable</h1></body></html>') };
-        if (matches('/flows/count', 'POST', req) && res.status === 200) return { ...res, headers: { ...res.headers, 'content-type': 'application/xml' }, body: Buffer.from('<count>1</count>') };
+        if (matches(FLOW_ITEM, 'GET', req) && res.status === 200)
+          return { ...res, body: Buffer.from('{"id": "5f0e", "name": [,,}') };
+        if (matches('/flows/filter', 'POST', req))
+          return {
+            status: 422,
+            headers: { 'content-type': 'text/html' },
+            body: Buffer.from('<html><body><h1>Unprocessable</h1></body></html>'),
+          };
+        if (matches('/flows/count', 'POST', req) && res.status === 200)
+          return {
+            ...res,
+            headers: { ...res.headers, 'content-type': 'application/xml' },
+            body: Buffer.from('<count>1</count>'),
+          };
         return res;
       },
     };
@@ -104,8 +123,12 @@ describe('target faults', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(1);
     expect(failure(run, 'contract.content-type', 'GET /flows/{id}')?.message).toMatch(/declared JSON does not parse/);
-    expect(failure(run, 'contract.content-type', 'POST /flows/filter')?.message).toMatch(/422 is documented as JSON, but came as "text\/html"/);
-    expect(failure(run, 'contract.content-type', 'POST /flows/count')?.message).toMatch(/documented as JSON, but came as "application\/xml"/);
+    expect(failure(run, 'contract.content-type', 'POST /flows/filter')?.message).toMatch(
+      /422 is documented as JSON, but came as "text\/html"/,
+    );
+    expect(failure(run, 'contract.content-type', 'POST /flows/count')?.message).toMatch(
+      /documented as JSON, but came as "application\/xml"/,
+    );
     // The HTML report shows them too.
     const html = readFileSync(path.join(run.outDir, 'index.html'), 'utf8');
     expect(html).toContain('data-status="failed" data-family="contract"');
@@ -116,7 +139,10 @@ describe('target faults', () => {
     const storm: Mutant = {
       id: 'storm',
       breaks: 'POST /flows/filter answers 503 always',
-      onRequest: (req) => (matches('/flows/filter', 'POST', req) ? { status: 503, headers: { 'content-type': 'application/json' }, body: json.body({ detail: 'busy' }) } : req),
+      onRequest: (req) =>
+        matches('/flows/filter', 'POST', req)
+          ? { status: 503, headers: { 'content-type': 'application/json' }, body: json.body({ detail: 'busy' }) }
+          : req,
     };
     // Without the SQLite label: its intermittent "database is locked" entry would excuse this 503.
     const run = await runWith(storm, '^POST /flows/filter$', 'a target under test');
@@ -141,7 +167,8 @@ describe('target faults', () => {
     const errors = run.results!.checks.filter((c) => c.status === 'error');
     expect(run.results!.summary.error).toBe(errors.length);
     expect(errors.length).toBeGreaterThan(run.results!.checks.length / 2);
-    for (const c of errors) expect(c.message).toMatch(/^not judged: the target has refused connections since .*ECONNREFUSED/);
+    for (const c of errors)
+      expect(c.message).toMatch(/^not judged: the target has refused connections since .*ECONNREFUSED/);
     expect(existsSync(path.join(run.outDir, 'index.html'))).toBe(true);
     expect(run.stdout).toMatch(/ERROR \d+ check\(s\) could not be judged/);
     // Once it is known to be down, the rest of the run does not wait on it.

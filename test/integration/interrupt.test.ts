@@ -9,22 +9,31 @@ import path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
 import type { LedgerEntry } from '../../src/resources/ledger.js';
 import type { Results } from '../../src/report/results.js';
+import { stagingFolder } from '../../src/report/publish.js';
 import { cleanEnv, prefectBaseline, repoRoot, sqliteLabel } from '../support/runCli.js';
 
 describe('SIGINT in the middle of a run', () => {
   test('cleanup still runs, and nothing the run created is left', async () => {
     const base = inject('prefectBaseUrl');
     const outDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-sigint-'));
+    // While the run lasts it writes into its staging folder; the reports move into outDir when it ends.
+    const liveLedger = path.join(stagingFolder(outDir), '.run', 'ledger.jsonl');
     const ledgerFile = path.join(outDir, '.run', 'ledger.jsonl');
     const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
       cwd: repoRoot,
-      env: cleanEnv({ CONFORMANCE_BASE_URL: base, CONFORMANCE_OUT: outDir, CONFORMANCE_DISPOSABLE_TARGET: '1', CONFORMANCE_BASELINE: prefectBaseline, CONFORMANCE_TARGET_LABEL: sqliteLabel }),
+      env: cleanEnv({
+        CONFORMANCE_BASE_URL: base,
+        CONFORMANCE_OUT: outDir,
+        CONFORMANCE_DISPOSABLE_TARGET: '1',
+        CONFORMANCE_BASELINE: prefectBaseline,
+        CONFORMANCE_TARGET_LABEL: sqliteLabel,
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
     // Interrupt once the run has made a good number of objects.
     for (let i = 0; i < 600; i++) {
-      if (existsSync(ledgerFile) && readFileSync(ledgerFile, 'utf8').split('\n').length > 40) break;
+      if (existsSync(liveLedger) && readFileSync(liveLedger, 'utf8').split('\n').length > 40) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     child.kill('SIGINT');
@@ -32,7 +41,10 @@ describe('SIGINT in the middle of a run', () => {
     expect(code).toBe(1);
     const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as Results;
     expect(results.errors?.join(' ')).toMatch(/interrupted/);
-    const ledger = readFileSync(ledgerFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LedgerEntry);
+    const ledger = readFileSync(ledgerFile, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LedgerEntry);
     expect(ledger.length).toBeGreaterThanOrEqual(40);
     const left: string[] = [];
     for (const entry of ledger.filter((e) => e.deletePath)) {

@@ -18,7 +18,12 @@ function runUnderTerminal(extra: Record<string, string>): { status: number | nul
   });
   delete env.CONFORMANCE_QUIET;
   delete env.CI;
-  const r = spawnSync('script', ['-qec', cli, '/dev/null'], { cwd: repoRoot, env: { ...env, ...extra }, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync('script', ['-qec', cli, '/dev/null'], {
+    cwd: repoRoot,
+    env: { ...env, ...extra },
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   return { status: r.status, output: r.stdout + r.stderr };
 }
 

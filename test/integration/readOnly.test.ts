@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { isReadOperation } from '../../src/cases/requests.js';
-import type { Operation } from '../../src/spec/operations.js';
+import type { Operation } from '../../src/openapi/operations.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
 import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
 
@@ -14,7 +14,12 @@ let run: CliRun;
 beforeAll(async () => {
   proxy = await startProxy(inject('prefectBaseUrl'));
   proxy.setMutant(undefined);
-  run = await runCli([], { CONFORMANCE_BASE_URL: proxy.baseUrl, CONFORMANCE_READ_ONLY: '1', CONFORMANCE_BASELINE: prefectBaseline, CONFORMANCE_TARGET_LABEL: sqliteLabel });
+  run = await runCli([], {
+    CONFORMANCE_BASE_URL: proxy.baseUrl,
+    CONFORMANCE_READ_ONLY: '1',
+    CONFORMANCE_BASELINE: prefectBaseline,
+    CONFORMANCE_TARGET_LABEL: sqliteLabel,
+  });
 });
 
 afterAll(() => proxy?.close());
@@ -26,7 +31,9 @@ describe('read-only mode', () => {
     const writes = proxy.seen.filter((line) => {
       const [method, rawPath] = line.split(' ');
       const path = rawPath.split('?')[0];
-      const op = templates.find((t) => t.method === method && new RegExp(`^${t.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path));
+      const op = templates.find(
+        (t) => t.method === method && new RegExp(`^${t.path.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(path),
+      );
       return !(op ? isReadOperation(op) : method === 'GET');
     });
     expect(writes).toEqual([]);

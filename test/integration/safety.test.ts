@@ -11,7 +11,11 @@ import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/ru
 const base = () => inject('prefectBaseUrl');
 
 async function post(p: string, body: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(`${base()}${p}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base()}${p}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBeLessThan(300);
   return (await res.json()) as Record<string, unknown>;
 }
@@ -23,9 +27,15 @@ beforeAll(async () => {
   const flow = await post('/flows/', { name: 'someone-elses-flow', tags: ['production'] });
   foreign['/flows/'] = String(flow.id);
   foreign['/flow_runs/'] = String((await post('/flow_runs/', { flow_id: flow.id, tags: ['production'] })).id);
-  foreign['/deployments/'] = String((await post('/deployments/', { name: 'someone-elses-deployment', flow_id: flow.id })).id);
+  foreign['/deployments/'] = String(
+    (await post('/deployments/', { name: 'someone-elses-deployment', flow_id: flow.id })).id,
+  );
   foreign['/variables/'] = String((await post('/variables/', { name: 'someone_elses_variable', value: 1 })).id);
-  run = await runCli([], { CONFORMANCE_BASE_URL: base(), CONFORMANCE_BASELINE: prefectBaseline, CONFORMANCE_TARGET_LABEL: sqliteLabel });
+  run = await runCli([], {
+    CONFORMANCE_BASE_URL: base(),
+    CONFORMANCE_BASELINE: prefectBaseline,
+    CONFORMANCE_TARGET_LABEL: sqliteLabel,
+  });
 });
 
 describe('a run against a shared (non-disposable) target', () => {

@@ -32,11 +32,15 @@ describe('sharding', () => {
     expect(families(first.results!).size).toBeLessThan(all.size);
     expect(families(second.results!).size).toBeLessThan(all.size);
 
-    const merged = await runCli(['merge', path.join(first.outDir, 'blob'), path.join(second.outDir, 'blob')], { CONFORMANCE_BASELINE: prefectBaseline });
+    const merged = await runCli(['merge', path.join(first.outDir, 'blob'), path.join(second.outDir, 'blob')], {
+      CONFORMANCE_BASELINE: prefectBaseline,
+    });
     expect(merged.stderr).toBe('');
     expect(merged.code).toBe(whole.code);
     expect(verdicts(merged.results!)).toEqual(verdicts(whole.results!));
-    expect(merged.results!.operations.map((o) => `${o.method} ${o.path} ${o.exercised}`).sort()).toEqual(whole.results!.operations.map((o) => `${o.method} ${o.path} ${o.exercised}`).sort());
+    expect(merged.results!.operations.map((o) => `${o.method} ${o.path} ${o.exercised}`).sort()).toEqual(
+      whole.results!.operations.map((o) => `${o.method} ${o.path} ${o.exercised}`).sort(),
+    );
     const junit = readFileSync(path.join(merged.outDir, 'junit.xml'), 'utf8');
     const wholeJunit = readFileSync(path.join(whole.outDir, 'junit.xml'), 'utf8');
     expect((junit.match(/<testcase /g) ?? []).length).toBe((wholeJunit.match(/<testcase /g) ?? []).length);

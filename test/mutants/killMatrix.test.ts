@@ -9,20 +9,20 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { failedChecks, prefectBaseline, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
-import { contractMutants, queryMutants, verbMutants, type MutantCase } from './registry.js';
+import { contractMutants, gateMutants, queryMutants, verbMutants, type MutantCase } from './registry.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 
-const mutants: MutantCase[] = [...contractMutants, ...verbMutants, ...queryMutants];
+const mutants: MutantCase[] = [...contractMutants, ...verbMutants, ...queryMutants, ...gateMutants];
 const matrix: Array<{ mutant: string; breaks: string; expected: string[]; failed: string[]; killed: boolean }> = [];
 const proxies: Partial<Record<'plain' | 'cloud', RunningProxy>> = {};
 
-function runAgainstProxy(operations: string, target: 'plain' | 'cloud' = 'plain') {
+function runAgainstProxy(operations: string, target: 'plain' | 'cloud' = 'plain', label = sqliteLabel) {
   return runCli([], {
     CONFORMANCE_BASE_URL: proxies[target]!.baseUrl,
     CONFORMANCE_OPERATIONS: operations,
     CONFORMANCE_DISPOSABLE_TARGET: '1',
     CONFORMANCE_BASELINE: prefectBaseline,
-    CONFORMANCE_TARGET_LABEL: sqliteLabel,
+    CONFORMANCE_TARGET_LABEL: label,
     ...(target === 'cloud' ? { CONFORMANCE_API_KEY: CLOUD_KEY } : {}),
   });
 }
@@ -38,7 +38,10 @@ afterAll(async () => {
   mkdirSync(out, { recursive: true });
   writeFileSync(path.join(out, 'mutants.json'), JSON.stringify(matrix, null, 2));
   const lines = ['| mutant | breaks | caught by | killed |', '|---|---|---|---|'];
-  for (const row of matrix) lines.push(`| ${row.mutant} | ${row.breaks} | ${row.failed.join('<br>') || '—'} | ${row.killed ? 'yes' : '**no**'} |`);
+  for (const row of matrix)
+    lines.push(
+      `| ${row.mutant} | ${row.breaks} | ${row.failed.join('<br>') || '—'} | ${row.killed ? 'yes' : '**no**'} |`,
+    );
   writeFileSync(path.join(out, 'mutants.md'), `# Mutant kill matrix\n\n${lines.join('\n')}\n`);
 });
 
@@ -46,7 +49,9 @@ describe('kill matrix', () => {
   for (const target of ['plain', 'cloud'] as const) {
     test(`the unmutated ${target} proxy gives no failure outside the baseline`, async () => {
       proxies[target]!.setMutant(undefined);
-      const operations = [...new Set(mutants.filter((m) => (m.target ?? 'plain') === target).map((m) => m.operations))].join('|');
+      const operations = [
+        ...new Set(mutants.filter((m) => (m.target ?? 'plain') === target).map((m) => m.operations)),
+      ].join('|');
       const run = await runAgainstProxy(operations, target);
       expect(failedChecks(run.results)).toEqual([]);
       expect(run.results?.checks.length).toBeGreaterThan(0);
@@ -54,17 +59,18 @@ describe('kill matrix', () => {
     });
   }
 
-  for (const { mutant, operations, killedBy, target = 'plain' } of mutants) {
+  for (const { mutant, operations, killedBy, target = 'plain', label } of mutants) {
     test(`${mutant.id} is killed by ${killedBy.join(', ')}`, async () => {
       proxies[target]!.setMutant(mutant);
-      const run = await runAgainstProxy(operations, target);
+      const run = await runAgainstProxy(operations, target, label);
       const failed = failedChecks(run.results);
       const killed = killedBy.every((k) => failed.includes(k));
       matrix.push({ mutant: mutant.id, breaks: mutant.breaks, expected: killedBy, failed, killed });
       expect(failed).toEqual(expect.arrayContaining(killedBy));
       // The exit code follows the verdicts: 1 when any MUST failed (the mutant's or a collateral one), else 0.
       expect(run.code).toBe(exitCodeOf(run.results!));
-      if (run.results!.checks.some((c) => killedBy.includes(`${c.id} ${c.operation}`) && c.level === 'MUST')) expect(run.code).toBe(1);
+      if (run.results!.checks.some((c) => killedBy.includes(`${c.id} ${c.operation}`) && c.level === 'MUST'))
+        expect(run.code).toBe(1);
       proxies[target]!.setMutant(undefined);
     });
   }

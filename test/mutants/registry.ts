@@ -13,6 +13,8 @@ export interface MutantCase {
   operations: string;
   /** The checks that must fail: "check-id OPERATION". */
   killedBy: string[];
+  /** CONFORMANCE_TARGET_LABEL for the run, when the mutant plays another database than SQLite. */
+  label?: string;
 }
 
 const FLOW_ITEM = '/flows/{id}';
@@ -23,7 +25,9 @@ export const contractMutants: MutantCase[] = [
       id: 'contract-500-on-filter',
       breaks: 'POST /flows/filter answers 500',
       onResponse: (req, res) =>
-        matches('/flows/filter', 'POST', req) ? { ...res, status: 500, body: json.body({ exception_message: 'Internal Server Error' }) } : res,
+        matches('/flows/filter', 'POST', req)
+          ? { ...res, status: 500, body: json.body({ exception_message: 'Internal Server Error' }) }
+          : res,
     },
     operations: '^POST /flows/filter$',
     killedBy: ['contract.no-5xx POST /flows/filter'],
@@ -32,7 +36,10 @@ export const contractMutants: MutantCase[] = [
     mutant: {
       id: 'contract-text-plain',
       breaks: 'GET /flows/{id} answers its JSON as text/plain',
-      onResponse: (req, res) => (matches(FLOW_ITEM, 'GET', req) && res.status === 200 ? { ...res, headers: { ...res.headers, 'content-type': 'text/plain' } } : res),
+      onResponse: (req, res) =>
+        matches(FLOW_ITEM, 'GET', req) && res.status === 200
+          ? { ...res, headers: { ...res.headers, 'content-type': 'text/plain' } }
+          : res,
     },
     operations: '^GET /flows/\\{id\\}$',
     killedBy: ['contract.content-type GET /flows/{id}'],
@@ -58,7 +65,18 @@ export const contractMutants: MutantCase[] = [
         if (!matches('/flows/filter', 'POST', req) || res.status !== 200) return res;
         const flows = json.parse(res.body) as Array<Record<string, unknown>>;
         // An empty page would hide the mutant: add a flow-shaped item to be sure one is checked.
-        const items = flows.length ? flows : [{ id: '00000000-0000-4000-8000-000000000001', name: 'x', created: null, updated: null, tags: [], labels: {} }];
+        const items = flows.length
+          ? flows
+          : [
+              {
+                id: '00000000-0000-4000-8000-000000000001',
+                name: 'x',
+                created: null,
+                updated: null,
+                tags: [],
+                labels: {},
+              },
+            ];
         return { ...res, body: json.body(items.map((f) => ({ ...f, tags: 'not-a-list' }))) };
       },
     },
@@ -80,11 +98,26 @@ export const contractMutants: MutantCase[] = [
       breaks: 'POST /variables/ accepts an invalid body with 201',
       onResponse: (req, res) =>
         matches('/variables/', 'POST', req) && res.status === 422
-          ? { ...res, status: 201, body: json.body({ id: '00000000-0000-4000-8000-000000000002', name: 'x', value: null, tags: [], created: null, updated: null }) }
+          ? {
+              ...res,
+              status: 201,
+              body: json.body({
+                id: '00000000-0000-4000-8000-000000000002',
+                name: 'x',
+                value: null,
+                tags: [],
+                created: null,
+                updated: null,
+              }),
+            }
           : res,
     },
     operations: '^POST /variables/$',
-    killedBy: ['contract.invalid-malformed-json POST /variables/', 'contract.invalid-missing-required POST /variables/', 'contract.invalid-wrong-type POST /variables/'],
+    killedBy: [
+      'contract.invalid-malformed-json POST /variables/',
+      'contract.invalid-missing-required POST /variables/',
+      'contract.invalid-wrong-type POST /variables/',
+    ],
   },
   {
     mutant: {
@@ -92,7 +125,18 @@ export const contractMutants: MutantCase[] = [
       breaks: 'GET /flows/{id} answers 200 for an id that names no flow',
       onResponse: (req, res) =>
         matches(FLOW_ITEM, 'GET', req) && res.status === 404
-          ? { status: 200, headers: { 'content-type': 'application/json' }, body: json.body({ id: req.path.split('/')[2], name: 'ghost', tags: [], labels: {}, created: null, updated: null }) }
+          ? {
+              status: 200,
+              headers: { 'content-type': 'application/json' },
+              body: json.body({
+                id: req.path.split('/')[2],
+                name: 'ghost',
+                tags: [],
+                labels: {},
+                created: null,
+                updated: null,
+              }),
+            }
           : res,
     },
     operations: '^GET /flows/\\{id\\}$',
@@ -102,7 +146,10 @@ export const contractMutants: MutantCase[] = [
     mutant: {
       id: 'contract-truncated-json',
       breaks: 'GET /flows/{id} cuts its JSON body in half',
-      onResponse: (req, res) => (matches(FLOW_ITEM, 'GET', req) && res.status === 200 ? { ...res, body: res.body.subarray(0, Math.floor(res.body.length / 2)) } : res),
+      onResponse: (req, res) =>
+        matches(FLOW_ITEM, 'GET', req) && res.status === 200
+          ? { ...res, body: res.body.subarray(0, Math.floor(res.body.length / 2)) }
+          : res,
     },
     operations: '^GET /flows/\\{id\\}$',
     killedBy: ['contract.content-type GET /flows/{id}'],
@@ -120,14 +167,21 @@ export const contractMutants: MutantCase[] = [
     mutant: {
       id: 'contract-500-for-unknown-id',
       breaks: 'DELETE /flows/{id} answers 500 where the flow does not exist',
-      onResponse: (req, res) => (matches(FLOW_ITEM, 'DELETE', req) && res.status === 404 ? { ...res, status: 500, body: json.body({ exception_message: 'Internal Server Error' }) } : res),
+      onResponse: (req, res) =>
+        matches(FLOW_ITEM, 'DELETE', req) && res.status === 404
+          ? { ...res, status: 500, body: json.body({ exception_message: 'Internal Server Error' }) }
+          : res,
     },
     operations: '^DELETE /flows/\\{id\\}$',
     killedBy: ['contract.unknown-id-404 DELETE /flows/{id}', 'contract.no-5xx DELETE /flows/{id}'],
   },
 ];
 
-const jsonResponse = (status: number, value: unknown): ProxiedResponse => ({ status, headers: { 'content-type': 'application/json' }, body: json.body(value) });
+const jsonResponse = (status: number, value: unknown): ProxiedResponse => ({
+  status,
+  headers: { 'content-type': 'application/json' },
+  body: json.body(value),
+});
 const bodyOf = (req: ProxiedRequest) => (json.parse(req.body) ?? {}) as Record<string, unknown>;
 const idIn = (req: ProxiedRequest) => req.path.split('?')[0].split('/')[2];
 let putCounter = 0;
@@ -152,7 +206,8 @@ export const verbMutants: MutantCase[] = [
     mutant: {
       id: 'methods-get-reads-body',
       breaks: 'GET /flows/{id} with a body is refused',
-      onRequest: (req) => (matches(FLOW_ITEM, 'GET', req) && req.body.length > 0 ? jsonResponse(400, { detail: 'GET with a body' }) : req),
+      onRequest: (req) =>
+        matches(FLOW_ITEM, 'GET', req) && req.body.length > 0 ? jsonResponse(400, { detail: 'GET with a body' }) : req,
     },
     operations: '^GET /flows/\\{id\\}$',
     killedBy: ['methods.get-ignores-body GET /flows/{id}'],
@@ -161,7 +216,10 @@ export const verbMutants: MutantCase[] = [
     mutant: {
       id: 'methods-delete-204-twice',
       breaks: 'DELETE /flows/{id} answers 204 where the flow is already gone',
-      onResponse: (req, res) => (matches(FLOW_ITEM, 'DELETE', req) && res.status === 404 ? { status: 204, headers: {}, body: Buffer.alloc(0) } : res),
+      onResponse: (req, res) =>
+        matches(FLOW_ITEM, 'DELETE', req) && res.status === 404
+          ? { status: 204, headers: {}, body: Buffer.alloc(0) }
+          : res,
     },
     operations: '^DELETE /flows/\\{id\\}$',
     killedBy: ['methods.delete-twice-404 DELETE /flows/{id}'],
@@ -172,7 +230,11 @@ export const verbMutants: MutantCase[] = [
       breaks: 'DELETE /flows/{id} also deletes the newest other flow of the run',
       onResponse: async (req, res, upstream) => {
         if (matches(FLOW_ITEM, 'DELETE', req) && res.status === 204) {
-          const others = await upstream('POST', '/flows/filter', { flows: { id: { not_any_: [idIn(req)] }, name: { like_: 'conformance-' } }, sort: 'CREATED_DESC', limit: 1 });
+          const others = await upstream('POST', '/flows/filter', {
+            flows: { id: { not_any_: [idIn(req)] }, name: { like_: 'conformance-' } },
+            sort: 'CREATED_DESC',
+            limit: 1,
+          });
           const [other] = json.parse(others.body) as Array<{ id: string }>;
           if (other) await upstream('DELETE', `/flows/${other.id}`);
         }
@@ -188,7 +250,15 @@ export const verbMutants: MutantCase[] = [
       breaks: 'PUT /saved_searches/ stores a different filter each time',
       onRequest: (req) =>
         matches('/saved_searches/', 'PUT', req)
-          ? { ...req, body: json.body({ ...bodyOf(req), filters: [{ object: 'flow', property: 'name', type: 'string', operation: 'eq', value: `v${++putCounter}` }] }) }
+          ? {
+              ...req,
+              body: json.body({
+                ...bodyOf(req),
+                filters: [
+                  { object: 'flow', property: 'name', type: 'string', operation: 'eq', value: `v${++putCounter}` },
+                ],
+              }),
+            }
           : req,
     },
     operations: '^PUT /saved_searches/$',
@@ -232,11 +302,20 @@ export const verbMutants: MutantCase[] = [
       onResponse: (req, res) => {
         if (!matches('/flow_runs/{id}/set_state', 'POST', req)) return res;
         const result = json.parse(res.body) as { status?: string };
-        return result?.status === 'ABORT' || result?.status === 'WAIT' ? { ...res, status: 201, body: json.body({ ...result, status: 'ACCEPT', details: { type: 'accept_details' } }) } : res;
+        return result?.status === 'ABORT' || result?.status === 'WAIT'
+          ? {
+              ...res,
+              status: 201,
+              body: json.body({ ...result, status: 'ACCEPT', details: { type: 'accept_details' } }),
+            }
+          : res;
       },
     },
     operations: '^POST /flow_runs/\\{id\\}/set_state$',
-    killedBy: ['orchestration.pending-twice-aborts POST /flow_runs/{id}/set_state', 'orchestration.running-early-waits POST /flow_runs/{id}/set_state'],
+    killedBy: [
+      'orchestration.pending-twice-aborts POST /flow_runs/{id}/set_state',
+      'orchestration.running-early-waits POST /flow_runs/{id}/set_state',
+    ],
   },
   {
     mutant: {
@@ -244,7 +323,11 @@ export const verbMutants: MutantCase[] = [
       breaks: 'set_state answers ACCEPT without changing the run',
       onRequest: (req) =>
         matches('/flow_runs/{id}/set_state', 'POST', req)
-          ? jsonResponse(201, { status: 'ACCEPT', state: { type: (bodyOf(req).state as { type: string }).type }, details: { type: 'accept_details' } })
+          ? jsonResponse(201, {
+              status: 'ACCEPT',
+              state: { type: (bodyOf(req).state as { type: string }).type },
+              details: { type: 'accept_details' },
+            })
           : req,
     },
     operations: '^POST /flow_runs/\\{id\\}/set_state$',
@@ -257,7 +340,7 @@ export const verbMutants: MutantCase[] = [
       onRequest: (req) => {
         const v = req.headers['x-prefect-api-version'];
         if (v === undefined || /^\d+\.\d+\.\d+$/.test(v)) return req;
-        const { ['x-prefect-api-version']: _dropped, ...headers } = req.headers;
+        const { 'x-prefect-api-version': _dropped, ...headers } = req.headers;
         return { ...req, headers };
       },
     },
@@ -269,7 +352,10 @@ export const verbMutants: MutantCase[] = [
     mutant: {
       id: 'auth-bypassed',
       breaks: 'POST /flows/filter is served without credentials',
-      onRequest: (req) => (matches('/flows/filter', 'POST', req) && !req.headers.authorization ? { ...req, headers: { ...req.headers, authorization: `Bearer ${CLOUD_KEY}` } } : req),
+      onRequest: (req) =>
+        matches('/flows/filter', 'POST', req) && !req.headers.authorization
+          ? { ...req, headers: { ...req.headers, authorization: `Bearer ${CLOUD_KEY}` } }
+          : req,
     },
     operations: '^POST /flows/filter$',
     killedBy: ['auth.required POST /flows/filter'],
@@ -287,7 +373,14 @@ export const verbMutants: MutantCase[] = [
     mutant: {
       id: 'errors-4xx-as-html',
       breaks: 'POST /flows/filter answers its 4xx as an HTML page',
-      onResponse: (req, res) => (matches('/flows/filter', 'POST', req) && res.status >= 400 && res.status < 500 ? { ...res, headers: { 'content-type': 'text/html' }, body: Buffer.from('<html><body>Bad request</body></html>') } : res),
+      onResponse: (req, res) =>
+        matches('/flows/filter', 'POST', req) && res.status >= 400 && res.status < 500
+          ? {
+              ...res,
+              headers: { 'content-type': 'text/html' },
+              body: Buffer.from('<html><body>Bad request</body></html>'),
+            }
+          : res,
     },
     operations: '^POST /flows/filter$',
     killedBy: ['errors.4xx-json POST /flows/filter'],
@@ -309,7 +402,11 @@ export const verbMutants: MutantCase[] = [
 ];
 
 /** Rewrite every `operator` key (at any depth) of a filter body with `edit`. */
-function rewriteOperators(value: unknown, edit: (key: string, v: unknown, path: string[]) => Array<[string, unknown]> | undefined, path: string[] = []): unknown {
+function rewriteOperators(
+  value: unknown,
+  edit: (key: string, v: unknown, path: string[]) => Array<[string, unknown]> | undefined,
+  path: string[] = [],
+): unknown {
   if (Array.isArray(value) || !value || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
@@ -320,24 +417,42 @@ function rewriteOperators(value: unknown, edit: (key: string, v: unknown, path: 
   return out;
 }
 
-function bodyMutant(id: string, breaks: string, template: string, edit: Parameters<typeof rewriteOperators>[1]): Mutant {
-  return { id, breaks, onRequest: (req) => (matches(template, 'POST', req) ? { ...req, body: json.body(rewriteOperators(bodyOf(req), edit)) } : req) };
+function bodyMutant(
+  id: string,
+  breaks: string,
+  template: string,
+  edit: Parameters<typeof rewriteOperators>[1],
+): Mutant {
+  return {
+    id,
+    breaks,
+    onRequest: (req) =>
+      matches(template, 'POST', req) ? { ...req, body: json.body(rewriteOperators(bodyOf(req), edit)) } : req,
+  };
 }
 
 /** Drop response items the server "should not" have returned, by a rule on the request and the item. */
-function responseFilter(id: string, breaks: string, template: string, keep: (req: Record<string, unknown>, item: Record<string, unknown>) => boolean): Mutant {
+function responseFilter(
+  id: string,
+  breaks: string,
+  template: string,
+  keep: (req: Record<string, unknown>, item: Record<string, unknown>) => boolean,
+): Mutant {
   return {
     id,
     breaks,
     onResponse: (req, res) => {
       if (!matches(template, 'POST', req) || res.status !== 200) return res;
       const items = json.parse(res.body);
-      return Array.isArray(items) ? { ...res, body: json.body(items.filter((i) => keep(bodyOf(req), i as Record<string, unknown>))) } : res;
+      return Array.isArray(items)
+        ? { ...res, body: json.body(items.filter((i) => keep(bodyOf(req), i as Record<string, unknown>))) }
+        : res;
     },
   };
 }
 
-const at = (obj: unknown, path: string[]) => path.reduce<unknown>((o, p) => (o as Record<string, unknown> | undefined)?.[p], obj);
+const at = (obj: unknown, path: string[]) =>
+  path.reduce<unknown>((o, p) => (o as Record<string, unknown> | undefined)?.[p], obj);
 const usec = (t: unknown) => {
   const m = String(t).match(/^(.*T\d{2}:\d{2}:\d{2})(?:\.(\d+))?(.*)$/);
   return m ? BigInt(Date.parse(`${m[1]}${m[3] || 'Z'}`)) * 1000n + BigInt((m[2] ?? '').padEnd(6, '0').slice(0, 6)) : 0n;
@@ -345,38 +460,94 @@ const usec = (t: unknown) => {
 const QUERY = (collection: string) => `^POST /${collection}/(filter|count|paginate)$`;
 
 export const queryMutants: MutantCase[] = [
-  { mutant: bodyMutant('filters-any-as-all', 'tags.any_ is read as all_', '/flow_runs/filter', (k, v, p) => (k === 'any_' && p.at(-1) === 'tags' ? [['all_', v]] : undefined)), operations: QUERY('flow_runs'), killedBy: ['filters.oracle POST /flow_runs/filter'] },
-  { mutant: bodyMutant('filters-all-as-any', 'tags.all_ is read as any_', '/flow_runs/filter', (k, v, p) => (k === 'all_' && p.at(-1) === 'tags' ? [['any_', v]] : undefined)), operations: QUERY('flow_runs'), killedBy: ['filters.oracle POST /flow_runs/filter'] },
   {
-    mutant: responseFilter('filters-before-exclusive', 'before_ leaves out what is exactly at the bound', '/flow_runs/filter', (req, item) => {
-      const bound = at(req, ['flow_runs', 'expected_start_time', 'before_']);
-      return bound === undefined || usec(item.expected_start_time) < usec(bound);
-    }),
+    mutant: bodyMutant('filters-any-as-all', 'tags.any_ is read as all_', '/flow_runs/filter', (k, v, p) =>
+      k === 'any_' && p.at(-1) === 'tags' ? [['all_', v]] : undefined,
+    ),
     operations: QUERY('flow_runs'),
     killedBy: ['filters.oracle POST /flow_runs/filter'],
   },
   {
-    mutant: responseFilter('filters-after-exclusive', 'after_ leaves out what is exactly at the bound', '/flow_runs/filter', (req, item) => {
-      const bound = at(req, ['flow_runs', 'expected_start_time', 'after_']);
-      return bound === undefined || usec(item.expected_start_time) > usec(bound);
-    }),
+    mutant: bodyMutant('filters-all-as-any', 'tags.all_ is read as any_', '/flow_runs/filter', (k, v, p) =>
+      k === 'all_' && p.at(-1) === 'tags' ? [['any_', v]] : undefined,
+    ),
     operations: QUERY('flow_runs'),
     killedBy: ['filters.oracle POST /flow_runs/filter'],
   },
-  { mutant: bodyMutant('filters-is-null-inverted', 'is_null_ means its opposite', '/flow_runs/filter', (k, v) => (k === 'is_null_' && typeof v === 'boolean' ? [[k, !v]] : undefined)), operations: QUERY('flow_runs'), killedBy: ['filters.oracle POST /flow_runs/filter'] },
   {
-    mutant: responseFilter('filters-like-case-sensitive', 'like_ matches case-sensitively', '/flows/filter', (req, item) => {
-      const like = at(req, ['flows', 'name', 'like_']);
-      if (typeof like !== 'string' || like === '') return true;
-      const pattern = new RegExp(like.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/%/g, '.*').replace(/_/g, '.'));
-      return pattern.test(String(item.name));
-    }),
+    mutant: responseFilter(
+      'filters-before-exclusive',
+      'before_ leaves out what is exactly at the bound',
+      '/flow_runs/filter',
+      (req, item) => {
+        const bound = at(req, ['flow_runs', 'expected_start_time', 'before_']);
+        return bound === undefined || usec(item.expected_start_time) < usec(bound);
+      },
+    ),
+    operations: QUERY('flow_runs'),
+    killedBy: ['filters.oracle POST /flow_runs/filter'],
+  },
+  {
+    mutant: responseFilter(
+      'filters-after-exclusive',
+      'after_ leaves out what is exactly at the bound',
+      '/flow_runs/filter',
+      (req, item) => {
+        const bound = at(req, ['flow_runs', 'expected_start_time', 'after_']);
+        return bound === undefined || usec(item.expected_start_time) > usec(bound);
+      },
+    ),
+    operations: QUERY('flow_runs'),
+    killedBy: ['filters.oracle POST /flow_runs/filter'],
+  },
+  {
+    mutant: bodyMutant('filters-is-null-inverted', 'is_null_ means its opposite', '/flow_runs/filter', (k, v) =>
+      k === 'is_null_' && typeof v === 'boolean' ? [[k, !v]] : undefined,
+    ),
+    operations: QUERY('flow_runs'),
+    killedBy: ['filters.oracle POST /flow_runs/filter'],
+  },
+  {
+    mutant: responseFilter(
+      'filters-like-case-sensitive',
+      'like_ matches case-sensitively',
+      '/flows/filter',
+      (req, item) => {
+        const like = at(req, ['flows', 'name', 'like_']);
+        if (typeof like !== 'string' || like === '') return true;
+        const pattern = new RegExp(
+          like
+            .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+            .replace(/%/g, '.*')
+            .replace(/_/g, '.'),
+        );
+        return pattern.test(String(item.name));
+      },
+    ),
     operations: QUERY('flows'),
     killedBy: ['filters.oracle POST /flows/filter'],
   },
-  { mutant: bodyMutant('filters-not-any-ignored', 'not_any_ is ignored', '/flows/filter', (k) => (k === 'not_any_' ? [] : undefined)), operations: QUERY('flows'), killedBy: ['filters.oracle POST /flows/filter'] },
-  { mutant: bodyMutant('filters-eq-ignored', 'eq_ is ignored', '/deployments/filter', (k) => (k === 'eq_' ? [] : undefined)), operations: QUERY('deployments'), killedBy: ['filters.oracle POST /deployments/filter'] },
-  { mutant: bodyMutant('filters-exists-inverted', 'exists_ means its opposite', '/artifacts/filter', (k, v) => (k === 'exists_' && typeof v === 'boolean' ? [[k, !v]] : undefined)), operations: QUERY('artifacts'), killedBy: ['filters.oracle POST /artifacts/filter'] },
+  {
+    mutant: bodyMutant('filters-not-any-ignored', 'not_any_ is ignored', '/flows/filter', (k) =>
+      k === 'not_any_' ? [] : undefined,
+    ),
+    operations: QUERY('flows'),
+    killedBy: ['filters.oracle POST /flows/filter'],
+  },
+  {
+    mutant: bodyMutant('filters-eq-ignored', 'eq_ is ignored', '/deployments/filter', (k) =>
+      k === 'eq_' ? [] : undefined,
+    ),
+    operations: QUERY('deployments'),
+    killedBy: ['filters.oracle POST /deployments/filter'],
+  },
+  {
+    mutant: bodyMutant('filters-exists-inverted', 'exists_ means its opposite', '/artifacts/filter', (k, v) =>
+      k === 'exists_' && typeof v === 'boolean' ? [[k, !v]] : undefined,
+    ),
+    operations: QUERY('artifacts'),
+    killedBy: ['filters.oracle POST /artifacts/filter'],
+  },
   {
     mutant: {
       id: 'filters-related-ignored',
@@ -398,7 +569,9 @@ export const queryMutants: MutantCase[] = [
         if (!matches('/flow_runs/filter', 'POST', req)) return req;
         const body = bodyOf(req);
         const own = body.flow_runs as Record<string, unknown> | undefined;
-        return own && Object.keys(own).length >= 2 ? { ...req, body: json.body({ ...body, flow_runs: { ...own, operator: 'or_' } }) } : req;
+        return own && Object.keys(own).length >= 2
+          ? { ...req, body: json.body({ ...body, flow_runs: { ...own, operator: 'or_' } }) }
+          : req;
       },
     },
     operations: QUERY('flow_runs'),
@@ -408,10 +581,13 @@ export const queryMutants: MutantCase[] = [
     mutant: {
       id: 'sorting-name-asc-reversed',
       breaks: 'sort NAME_ASC comes back in descending order',
-      onResponse: (req, res) => (matches('/flows/filter', 'POST', req) && bodyOf(req).sort === 'NAME_ASC' && res.status === 200 ? { ...res, body: json.body((json.parse(res.body) as unknown[]).reverse()) } : res),
+      onResponse: (req, res) =>
+        matches('/flows/filter', 'POST', req) && bodyOf(req).sort === 'NAME_ASC' && res.status === 200
+          ? { ...res, body: json.body((json.parse(res.body) as unknown[]).reverse()) }
+          : res,
     },
     operations: QUERY('flows'),
-    killedBy: ['sorting.NAME_ASC POST /flows/filter'],
+    killedBy: ['sorting.by-value[NAME_ASC] POST /flows/filter'],
   },
   {
     mutant: {
@@ -433,7 +609,9 @@ export const queryMutants: MutantCase[] = [
       onRequest: (req) => {
         if (!matches('/flows/filter', 'POST', req)) return req;
         const body = bodyOf(req);
-        return typeof body.offset === 'number' ? { ...req, body: json.body({ ...body, offset: body.offset + 1 }) } : req;
+        return typeof body.offset === 'number'
+          ? { ...req, body: json.body({ ...body, offset: body.offset + 1 }) }
+          : req;
       },
     },
     operations: QUERY('flows'),
@@ -443,7 +621,10 @@ export const queryMutants: MutantCase[] = [
     mutant: {
       id: 'aggregates-count-off-by-one',
       breaks: 'count answers one more',
-      onResponse: (req, res) => (matches('/flows/count', 'POST', req) && res.status === 200 ? { ...res, body: json.body(Number(json.parse(res.body)) + 1) } : res),
+      onResponse: (req, res) =>
+        matches('/flows/count', 'POST', req) && res.status === 200
+          ? { ...res, body: json.body(Number(json.parse(res.body)) + 1) }
+          : res,
     },
     operations: QUERY('flows'),
     killedBy: ['aggregates.count-agrees POST /flows/count'],
@@ -451,7 +632,7 @@ export const queryMutants: MutantCase[] = [
   {
     mutant: {
       id: 'aggregates-history-bin-shifted',
-      breaks: 'the history moves each bin\'s counts to the next bin',
+      breaks: "the history moves each bin's counts to the next bin",
       onResponse: (req, res) => {
         if (!matches('/flow_runs/history', 'POST', req) || res.status !== 200) return res;
         const bins = json.parse(res.body) as Array<{ states: unknown[] }>;
@@ -469,7 +650,9 @@ export const queryMutants: MutantCase[] = [
       onRequest: (req) => {
         if (!matches('/flow_runs/history', 'POST', req)) return req;
         const body = bodyOf(req);
-        return Number(body.history_interval_seconds) < 1 ? { ...req, body: json.body({ ...body, history_interval_seconds: 3600 }) } : req;
+        return Number(body.history_interval_seconds) < 1
+          ? { ...req, body: json.body({ ...body, history_interval_seconds: 3600 }) }
+          : req;
       },
     },
     operations: '^POST /flow_runs/history$',
@@ -487,5 +670,64 @@ export const queryMutants: MutantCase[] = [
     },
     operations: QUERY('flows'),
     killedBy: ['aggregates.paginate-agrees POST /flows/paginate'],
+  },
+];
+
+/**
+ * Mutants a release gate must catch with the Prefect baseline applied: each breaks an operation the
+ * baseline already names for another failure, so only an entry that excuses exactly its failure lets
+ * the new one through.
+ */
+export const gateMutants: MutantCase[] = [
+  {
+    mutant: {
+      id: 'gate-deployments-202',
+      breaks: 'POST /deployments/ answers 202 where it answered 201 (the baseline names the undocumented 201)',
+      onResponse: (req, res) =>
+        matches('/deployments/', 'POST', req) && res.status === 201 ? { ...res, status: 202 } : res,
+    },
+    operations: '^POST /deployments/$',
+    killedBy: ['contract.success-status-documented POST /deployments/'],
+  },
+  {
+    mutant: {
+      id: 'gate-422-string-detail',
+      breaks: 'POST /flows/ answers its 422 with a string detail (the baseline names that only for filter operations)',
+      onResponse: (req, res) =>
+        matches('/flows/', 'POST', req) && res.status === 422
+          ? { ...res, body: json.body({ detail: 'invalid input' }) }
+          : res,
+    },
+    operations: '^POST /flows/$',
+    killedBy: ['contract.error-schema POST /flows/'],
+  },
+  {
+    mutant: {
+      id: 'gate-5xx-for-valid-body',
+      breaks: 'POST /work_pools/ answers 500 to a valid body (the baseline names its 500 for a name of the wrong type)',
+      // The pool the server made is deleted again, so that the mutant leaves nothing behind.
+      onResponse: async (req, res, upstream) => {
+        if (!matches('/work_pools/', 'POST', req) || res.status !== 201) return res;
+        const { name } = json.parse(res.body) as { name: string };
+        await upstream('DELETE', `/work_pools/${encodeURIComponent(name)}`);
+        return { ...res, status: 500, body: json.body({ exception_message: 'Internal Server Error' }) };
+      },
+    },
+    operations: '^POST /work_pools/$',
+    killedBy: ['contract.no-5xx POST /work_pools/'],
+  },
+  {
+    mutant: {
+      id: 'gate-503-storm',
+      breaks:
+        'POST /flows/filter answers 503 to every request, on a target labelled PostgreSQL (no contract.available entry applies)',
+      onResponse: (req, res) =>
+        matches('/flows/filter', 'POST', req)
+          ? { ...res, status: 503, body: json.body({ exception_message: 'Service Unavailable' }) }
+          : res,
+    },
+    label: 'prefect 3.8.8 on postgres',
+    operations: '^POST /flows/filter$',
+    killedBy: ['contract.available POST /flows/filter'],
   },
 ];

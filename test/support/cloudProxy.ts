@@ -11,6 +11,8 @@ export function startCloudProxy(upstreamBaseUrl: string, key = CLOUD_KEY): Promi
   return startProxy(upstreamBaseUrl, {
     prefix: `/api/accounts/${randomUUID()}/workspaces/${randomUUID()}`,
     gate: (req) =>
-      req.headers.authorization === `Bearer ${key}` ? undefined : { status: 401, headers: { 'content-type': 'application/json' }, body: json.body({ detail: 'Unauthorized' }) },
+      req.headers.authorization === `Bearer ${key}`
+        ? undefined
+        : { status: 401, headers: { 'content-type': 'application/json' }, body: json.body({ detail: 'Unauthorized' }) },
   });
 }

@@ -27,13 +27,25 @@ export interface Mutant {
   /** What the mutant breaks, in words. */
   breaks: string;
   /** Rewrite the request before it goes upstream (or answer it without going upstream). */
-  onRequest?(req: ProxiedRequest, upstream: Upstream): ProxiedRequest | ProxiedResponse | Promise<ProxiedRequest | ProxiedResponse>;
+  onRequest?(
+    req: ProxiedRequest,
+    upstream: Upstream,
+  ): ProxiedRequest | ProxiedResponse | Promise<ProxiedRequest | ProxiedResponse>;
   /** Rewrite the real response. */
-  onResponse?(req: ProxiedRequest, res: ProxiedResponse, upstream: Upstream): ProxiedResponse | Promise<ProxiedResponse>;
+  onResponse?(
+    req: ProxiedRequest,
+    res: ProxiedResponse,
+    upstream: Upstream,
+  ): ProxiedResponse | Promise<ProxiedResponse>;
 }
 
 /** The real server behind the proxy, for mutants whose fault is an extra request (a GET that writes). */
-export type Upstream = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ProxiedResponse>;
+export type Upstream = (
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<ProxiedResponse>;
 
 export interface ProxyOptions {
   /** The path the proxy serves the API under, e.g. `/api/accounts/<uuid>/workspaces/<uuid>`; default: the upstream's. */
@@ -74,7 +86,8 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
       body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
     });
     const upHeaders: Record<string, string> = {};
-    for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) upHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v);
+    for (const [k, v] of Object.entries(up.headers))
+      if (v !== undefined && !HOP.has(k)) upHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v);
     return { status: up.statusCode, headers: upHeaders, body: Buffer.from(await up.body.arrayBuffer()) };
   };
   let mutant: Mutant | undefined;
@@ -83,14 +96,20 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
     const chunks: Buffer[] = [];
     for await (const c of incoming) chunks.push(c as Buffer);
     const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(incoming.headers)) if (v !== undefined && !HOP.has(k)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    for (const [k, v] of Object.entries(incoming.headers))
+      if (v !== undefined && !HOP.has(k)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
     const url = new URL(incoming.url ?? '/', 'http://proxy');
     if (!url.pathname.startsWith(servedRoot)) {
       outgoing.writeHead(404, { 'content-type': 'application/json' });
       outgoing.end('{"detail":"Not Found"}');
       return;
     }
-    let req: ProxiedRequest = { method: incoming.method ?? 'GET', path: url.pathname.slice(servedRoot.length) + url.search, headers, body: Buffer.concat(chunks) };
+    let req: ProxiedRequest = {
+      method: incoming.method ?? 'GET',
+      path: url.pathname.slice(servedRoot.length) + url.search,
+      headers,
+      body: Buffer.concat(chunks),
+    };
     seen.push(`${req.method} ${req.path}`);
     try {
       let res: ProxiedResponse;
@@ -100,7 +119,12 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
       else if (refused) res = refused;
       else {
         req = rewritten;
-        res = await toUpstream(req.method, req.path, req.body.length > 0 || !['GET', 'HEAD'].includes(req.method) ? req.body : undefined, req.headers);
+        res = await toUpstream(
+          req.method,
+          req.path,
+          req.body.length > 0 || !['GET', 'HEAD'].includes(req.method) ? req.body : undefined,
+          req.headers,
+        );
         if (mutant?.onResponse) res = await mutant.onResponse(req, res, toUpstream);
       }
       if (res.writeBy) {

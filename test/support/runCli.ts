@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readPin } from '../../src/target/prefect.js';
+import { readPin } from '../../src/managed/prefect.js';
 import type { Results } from '../../src/report/results.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,7 +22,8 @@ export interface CliRun {
 /** The environment of a user who configured nothing: no CONFORMANCE_* and no PREFECT_API_* variables. */
 export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('CONFORMANCE_') && !k.startsWith('PREFECT_') && !k.startsWith('VITEST')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('CONFORMANCE_') && !k.startsWith('PREFECT_') && !k.startsWith('VITEST')) env[k] = v;
   return { ...env, CONFORMANCE_QUIET: '1', ...extra };
 }
 
@@ -50,5 +51,7 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
 
 /** "check-id OPERATION" of every check that failed (not xfail). */
 export function failedChecks(results: Results | undefined): string[] {
-  return (results?.checks ?? []).filter((c) => c.status === 'failed' || c.status === 'xpass').map((c) => `${c.id} ${c.operation}`);
+  return (results?.checks ?? [])
+    .filter((c) => c.status === 'failed' || c.status === 'xpass')
+    .map((c) => `${c.id} ${c.operation}`);
 }

@@ -1,45 +1,109 @@
-/** Baseline semantics: a baselined failure is xfail; a baselined pass is xpass and fails the run. */
+/**
+ * Baseline semantics: an entry excuses only the failure it names (check, operation, kind and key). A
+ * verdict whose failures are all named is xfail; one failure no entry names keeps it failed; a pass
+ * where an entry names the operation is xpass and fails the run.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { applyBaseline, findEntry, forTarget, isExpired, type Baseline } from '../../src/report/baseline.js';
-import { exitCodeOf, type CheckResult } from '../../src/report/results.js';
+import type { Failure } from '../../src/checks/verdict.js';
+import { UsageError } from '../../src/config/config.js';
+import {
+  applyBaseline,
+  entriesFor,
+  forTarget,
+  isExpired,
+  loadBaseline,
+  loadBaselineForUpdate,
+  replaysFor,
+  type Baseline,
+  type BaselineEntry,
+} from '../../src/report/baseline.js';
+import { exitCodeOf } from '../../src/report/results.js';
+import { checkResult } from './support.js';
+
+const entry = (e: Partial<BaselineEntry> & Pick<BaselineEntry, 'check' | 'operation'>): BaselineEntry => ({
+  kind: 'status.undocumented',
+  key: '201',
+  reason: 'r',
+  ...e,
+});
 
 const baseline: Baseline = {
   entries: [
-    { check: 'contract.no-5xx', operation: 'POST /flows/', reason: 'r' },
-    { check: 'contract.error-schema', operation: '*', reason: 'every op' },
-    { check: 'contract.no-5xx', operation: 'POST /logs/filter', reason: 'sqlite only', onlyOn: 'sqlite' },
-    { check: 'contract.no-5xx', operation: 'GET /old', reason: 'expired', expires: '2000-01-01' },
+    entry({ check: 'contract.success-status-documented', operation: 'POST /deployments/' }),
+    entry({ check: 'contract.error-schema', operation: '*', kind: 'schema.mismatch', key: '422 /detail type' }),
+    entry({
+      check: 'contract.no-5xx',
+      operation: ['POST /logs/filter', 'POST /flows/filter'],
+      kind: 'server-error',
+      key: '500 negative:wrong-type',
+      onlyOn: 'sqlite',
+    }),
+    entry({
+      check: 'contract.no-5xx',
+      operation: 'GET /old',
+      kind: 'server-error',
+      key: '500 generated',
+      expires: '2000-01-01',
+    }),
   ],
 };
 
-const result = (status: CheckResult['status'], level: CheckResult['level'] = 'MUST'): CheckResult => ({
-  id: 'x', family: 'contract', level, clause: '', title: '', operation: 'GET /x', collection: '/x', status, evidence: [],
-});
+const f = (kind: Failure['kind'], key: string) => ({ kind, key });
 
-describe('baseline', () => {
-  test('failed → xfail, passed → xpass, unlisted unchanged', () => {
-    const entry = findEntry(baseline, 'contract.no-5xx', 'POST /flows/');
-    expect(applyBaseline('failed', entry)).toBe('xfail');
-    expect(applyBaseline('passed', entry)).toBe('xpass');
-    expect(applyBaseline('failed', findEntry(baseline, 'contract.no-5xx', 'GET /flows/{id}'))).toBe('failed');
+function judge(check: string, operation: string, status: 'passed' | 'failed', failures: ReturnType<typeof f>[] = []) {
+  return applyBaseline(status, failures, entriesFor(baseline, check, operation), operation).status;
+}
+
+describe('keyed baseline', () => {
+  test('the failure the entry names → xfail; the same check failing with another status → failed (POST /deployments/ answering 202)', () => {
+    const check = 'contract.success-status-documented';
+    expect(judge(check, 'POST /deployments/', 'failed', [f('status.undocumented', '201')])).toBe('xfail');
+    expect(judge(check, 'POST /deployments/', 'failed', [f('status.undocumented', '202')])).toBe('failed');
+    expect(
+      judge(check, 'POST /deployments/', 'failed', [f('status.undocumented', '201'), f('status.undocumented', '202')]),
+    ).toBe('failed');
   });
 
-  test('a wildcard entry excuses failures but does not turn every pass into xpass', () => {
-    const entry = findEntry(baseline, 'contract.error-schema', 'GET /anything');
-    expect(applyBaseline('failed', entry)).toBe('xfail');
-    expect(applyBaseline('passed', entry)).toBe('passed');
+  test('a pass where the entry names the operation is xpass; elsewhere nothing changes', () => {
+    expect(judge('contract.success-status-documented', 'POST /deployments/', 'passed')).toBe('xpass');
+    expect(
+      judge('contract.success-status-documented', 'POST /flows/', 'failed', [f('status.undocumented', '201')]),
+    ).toBe('failed');
   });
 
-  test('an intermittent entry excuses a failure, and a pass stays a pass', () => {
-    const entry = { check: 'c', operation: 'GET /x', reason: 'timing', intermittent: true };
-    expect(applyBaseline('failed', entry)).toBe('xfail');
-    expect(applyBaseline('passed', entry)).toBe('passed');
+  test('a `*` entry excuses its kind and key on every operation, nothing else, and never makes an xpass', () => {
+    const check = 'contract.error-schema';
+    expect(judge(check, 'GET /anything', 'failed', [f('schema.mismatch', '422 /detail type')])).toBe('xfail');
+    expect(judge(check, 'GET /anything', 'failed', [f('schema.mismatch', '422 /detail/*/loc type')])).toBe('failed');
+    expect(judge(check, 'GET /anything', 'passed')).toBe('passed');
+  });
+
+  test('an entry with a list of operations names each of them', () => {
+    const failure = [f('server-error', '500 negative:wrong-type')];
+    expect(judge('contract.no-5xx', 'POST /flows/filter', 'failed', failure)).toBe('xfail');
+    expect(judge('contract.no-5xx', 'POST /logs/filter', 'passed')).toBe('xpass');
+    expect(judge('contract.no-5xx', 'POST /task_runs/filter', 'failed', failure)).toBe('failed');
+  });
+
+  test('the judgement lists the unexcused failures first-class and the entries that did not show', () => {
+    const entries = entriesFor(baseline, 'contract.success-status-documented', 'POST /deployments/');
+    const j = applyBaseline('failed', [f('status.undocumented', '202')], entries, 'POST /deployments/');
+    expect(j.unexcused).toEqual([f('status.undocumented', '202')]);
+    expect(j.notShown.map((e) => e.key)).toEqual(['201']);
+  });
+
+  test('an intermittent entry excuses its failure, and a pass stays a pass', () => {
+    const e = entry({ check: 'c', operation: 'GET /x', intermittent: true });
+    expect(applyBaseline('failed', [f('status.undocumented', '201')], [e], 'GET /x').status).toBe('xfail');
+    expect(applyBaseline('passed', [], [e], 'GET /x').status).toBe('passed');
   });
 
   test('an expired entry excuses nothing', () => {
-    const entry = findEntry(baseline, 'contract.no-5xx', 'GET /old')!;
-    expect(isExpired(entry)).toBe(true);
-    expect(applyBaseline('failed', entry)).toBe('failed');
+    expect(isExpired(baseline.entries[3])).toBe(true);
+    expect(judge('contract.no-5xx', 'GET /old', 'failed', [f('server-error', '500 generated')])).toBe('failed');
   });
 
   test('onlyOn keeps an entry for the targets it names', () => {
@@ -47,10 +111,63 @@ describe('baseline', () => {
     expect(forTarget(baseline, 'prefect 3.8.8 on postgres').entries).toHaveLength(3);
   });
 
+  test('replays come from entries that name the operation, never from `*`', () => {
+    const b: Baseline = {
+      entries: [
+        entry({ check: 'a', operation: ['POST /x', 'POST /y'], replay: { kind: 'generated', json: { n: 1 } } }),
+        entry({ check: 'b', operation: '*', replay: { kind: 'generated', json: { n: 2 } } }),
+      ],
+    };
+    expect(replaysFor(b, 'POST /y')).toEqual([{ kind: 'generated', json: { n: 1 } }]);
+    expect(replaysFor(b, 'POST /z')).toEqual([]);
+  });
+
   test('exit code: a MUST failure or an xpass is 1; SHOULD failures and xfail are 0', () => {
-    expect(exitCodeOf({ checks: [result('passed'), result('xfail'), result('failed', 'SHOULD')] })).toBe(0);
-    expect(exitCodeOf({ checks: [result('failed')] })).toBe(1);
-    expect(exitCodeOf({ checks: [result('xpass')] })).toBe(1);
+    expect(exitCodeOf({ checks: [checkResult('passed'), checkResult('xfail'), checkResult('failed', 'SHOULD')] })).toBe(
+      0,
+    );
+    expect(exitCodeOf({ checks: [checkResult('failed')] })).toBe(1);
+    expect(exitCodeOf({ checks: [checkResult('xpass')] })).toBe(1);
     expect(exitCodeOf({ checks: [], errors: ['interrupted'] })).toBe(1);
+  });
+});
+
+describe('loading a baseline', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'baseline-'));
+  const file = (name: string, entries: unknown[]) => {
+    const p = path.join(dir, name);
+    writeFileSync(p, JSON.stringify({ entries }));
+    return p;
+  };
+
+  test('an entry without kind and key is refused with one line that says how to rewrite it; update reads it', () => {
+    const p = file('old.json', [{ check: 'contract.no-5xx', operation: 'POST /flows/', reason: 'r' }]);
+    expect(() => loadBaseline(p)).toThrow(UsageError);
+    expect(() => loadBaseline(p)).toThrow(
+      /entry 1 \(contract.no-5xx POST \/flows\/\) names no failure kind and key.*baseline update/,
+    );
+    expect(loadBaselineForUpdate(p).entries).toHaveLength(1);
+  });
+
+  test('an unknown kind, a kind without key, and a `*` without key are refused', () => {
+    expect(() =>
+      loadBaseline(file('a.json', [{ check: 'c', operation: 'GET /x', reason: 'r', kind: 'nope', key: '1' }])),
+    ).toThrow(/kind "nope"; the kinds are server-error/);
+    expect(() =>
+      loadBaseline(file('b.json', [{ check: 'c', operation: 'GET /x', reason: 'r', kind: 'server-error' }])),
+    ).toThrow(/needs a "key"/);
+    expect(() => loadBaseline(file('c.json', [{ check: 'c', operation: '*', reason: 'r' }]))).toThrow(
+      /names no failure kind/,
+    );
+    expect(() =>
+      loadBaseline(file('d.json', [{ check: 'c', operation: [], reason: 'r', kind: 'server-error', key: 'k' }])),
+    ).toThrow(/non-empty list/);
+  });
+
+  test('a keyed entry with a list of operations loads', () => {
+    const p = file('ok.json', [
+      { check: 'c', operation: ['GET /x', 'GET /y'], reason: 'r', kind: 'server-error', key: '500 recipe' },
+    ]);
+    expect(loadBaseline(p).entries[0].operation).toEqual(['GET /x', 'GET /y']);
   });
 });

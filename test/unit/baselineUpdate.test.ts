@@ -1,24 +1,154 @@
-/** `baseline update`: keeps what still fails, adds new failures with evidence, drops what now passes. */
+/**
+ * `baseline update`: keeps the entries whose failure showed, adds a keyed entry per new failure, drops
+ * what the run judged and did not see fail, keeps what it did not judge, and rewrites old keyless entries.
+ */
 import { describe, expect, test } from 'vitest';
+import type { LegacyEntry } from '../../src/report/baseline.js';
 import { REASON_TO_WRITE, updatedBaseline } from '../../src/report/baselineUpdate.js';
-import type { CheckResult } from '../../src/report/results.js';
+import type { CheckResult, FailureRecord } from '../../src/report/results.js';
 
-const check = (id: string, operation: string, status: CheckResult['status']): CheckResult => ({
-  id, family: 'contract', level: 'MUST', clause: '', title: '', operation, collection: '', status, message: 'm',
-  evidence: [{ request: { method: 'POST', url: 'http://x/api/flows/', headers: {}, body: '{}' }, response: { status: 201, headers: {}, body: '{"id":1}', truncated: false }, ms: 1, curl: '' }],
+const failure = (kind: FailureRecord['kind'], key: string): FailureRecord => ({ kind, key, message: `${kind} ${key}` });
+
+const check = (
+  id: string,
+  operation: string,
+  status: CheckResult['status'],
+  failures?: FailureRecord[],
+): CheckResult => ({
+  id,
+  check: id,
+  family: 'contract',
+  level: 'MUST',
+  clause: '',
+  title: '',
+  operation,
+  collection: '',
+  status,
+  message: 'm',
+  failures,
+  evidence: [
+    {
+      request: { method: 'POST', url: 'http://x/api/flows/', headers: {}, body: '{}' },
+      response: { status: 201, headers: {}, body: '{"id":1}', truncated: false },
+      ms: 1,
+      curl: '',
+    },
+  ],
 });
 
+const keyed = (e: Omit<LegacyEntry, 'reason'> & { reason?: string }): LegacyEntry => ({ reason: 'known', ...e });
+const names = (entries: LegacyEntry[]) =>
+  entries.map((e) => `${e.check} ${[e.operation].flat().join(',')}${e.kind ? ` ${e.kind} ${e.key}` : ''}`);
+
 describe('updatedBaseline', () => {
-  test('keeps, adds and drops', () => {
-    const previous = { entries: [
-      { check: 'a', operation: 'POST /x', reason: 'still failing', replay: { kind: 'generated' as const, json: {} } },
-      { check: 'b', operation: 'POST /y', reason: 'fixed now' },
-      { check: 'c', operation: '*', reason: 'wildcard' },
-      { check: 'd', operation: 'GET /z', reason: 'other database', onlyOn: 'postgres' },
-    ] };
-    const updated = updatedBaseline(previous, { checks: [check('a', 'POST /x', 'xfail'), check('b', 'POST /y', 'xpass'), check('c', 'GET /1', 'xfail'), check('c', 'GET /2', 'xfail'), check('e', 'POST /flows/', 'failed'), check('f', 'GET /ok', 'passed')] });
-    expect(updated.entries.map((e) => `${e.check} ${e.operation}`)).toEqual(['a POST /x', 'c *', 'e POST /flows/', 'd GET /z']);
+  test('keeps what still fails, adds new failures keyed, drops what now passes, keeps what was not judged', () => {
+    const previous = {
+      entries: [
+        keyed({
+          check: 'a',
+          operation: 'POST /x',
+          kind: 'server-error',
+          key: '500 generated',
+          replay: { kind: 'generated', json: {} },
+        }),
+        keyed({ check: 'b', operation: 'POST /y', kind: 'status.undocumented', key: '201' }),
+        keyed({ check: 'c', operation: '*', kind: 'schema.mismatch', key: '422 /detail type' }),
+        keyed({ check: 'd', operation: 'GET /z', kind: 'server-error', key: '500 recipe', onlyOn: 'postgres' }),
+        keyed({ check: 'g', operation: 'GET /not-run', kind: 'server-error', key: '500 recipe' }),
+        keyed({ check: 'h', operation: 'GET /skipped', kind: 'server-error', key: '500 recipe' }),
+      ],
+    };
+    const updated = updatedBaseline(previous, {
+      target: { baseUrl: '', openapi: '3.1.0', apiVersion: '', profile: 'prefect', label: 'prefect on sqlite' },
+      checks: [
+        check('a', 'POST /x', 'xfail', [failure('server-error', '500 generated')]),
+        check('b', 'POST /y', 'xpass'),
+        check('c', 'GET /1', 'xfail', [failure('schema.mismatch', '422 /detail type')]),
+        check('e', 'POST /flows/', 'failed', [
+          failure('status.undocumented', '201'),
+          failure('schema.mismatch', '201 / type'),
+        ]),
+        check('f', 'GET /ok', 'passed'),
+        check('h', 'GET /skipped', 'skipped'),
+      ],
+    });
+    expect(names(updated.entries)).toEqual([
+      'a POST /x server-error 500 generated',
+      'c * schema.mismatch 422 /detail type',
+      'd GET /z server-error 500 recipe',
+      'g GET /not-run server-error 500 recipe',
+      'h GET /skipped server-error 500 recipe',
+      'e POST /flows/ status.undocumented 201',
+      'e POST /flows/ schema.mismatch 201 / type',
+    ]);
     expect(updated.entries[0].replay).toEqual({ kind: 'generated', json: {} });
-    expect(updated.entries[2]).toMatchObject({ reason: REASON_TO_WRITE, evidence: { request: 'POST http://x/api/flows/ {}', response: '201 {"id":1}' } });
+    expect(updated.entries[5]).toMatchObject({
+      reason: REASON_TO_WRITE,
+      evidence: { request: 'POST http://x/api/flows/ {}', response: '201 {"id":1}' },
+    });
+  });
+
+  test('a new failure of a baselined check on a baselined operation gets its own entry beside the old one', () => {
+    const updated = updatedBaseline(
+      { entries: [keyed({ check: 'a', operation: 'POST /deployments/', kind: 'status.undocumented', key: '201' })] },
+      {
+        checks: [
+          check('a', 'POST /deployments/', 'failed', [
+            failure('status.undocumented', '202'),
+            failure('status.undocumented', '201'),
+          ]),
+        ],
+      },
+    );
+    expect(names(updated.entries)).toEqual([
+      'a POST /deployments/ status.undocumented 201',
+      'a POST /deployments/ status.undocumented 202',
+    ]);
+  });
+
+  test('a filtered run keeps every entry of the operations it did not run, and a `*` entry it did not see', () => {
+    const previous = {
+      entries: [
+        keyed({ check: 'a', operation: 'POST /flows/', kind: 'status.undocumented', key: '201' }),
+        keyed({ check: 'a', operation: 'POST /deployments/', kind: 'status.undocumented', key: '201' }),
+        keyed({ check: 'c', operation: '*', kind: 'schema.mismatch', key: '422 /detail type' }),
+      ],
+    };
+    const updated = updatedBaseline(previous, {
+      selection: '^POST /flows/$',
+      checks: [
+        check('a', 'POST /flows/', 'xfail', [failure('status.undocumented', '201')]),
+        check('c', 'POST /flows/', 'passed'),
+      ],
+    });
+    expect(names(updated.entries)).toEqual(names(previous.entries));
+  });
+
+  test('an old keyless entry becomes one keyed entry per failure it excused, keeping its reason and evidence', () => {
+    const previous = {
+      entries: [
+        { check: 'a', operation: 'POST /x', reason: 'old reason', evidence: { request: 'R', response: 'S' } },
+        { check: 'c', operation: '*', reason: 'everywhere' },
+        { check: 'k', operation: 'GET /other-db', reason: 'other database', onlyOn: 'postgres' },
+      ],
+    };
+    const updated = updatedBaseline(previous, {
+      target: { baseUrl: '', openapi: '3.1.0', apiVersion: '', profile: 'prefect', label: 'prefect on sqlite' },
+      checks: [
+        check('a', 'POST /x', 'failed', [
+          failure('server-error', '500 generated'),
+          failure('server-error', '500 recipe'),
+        ]),
+        check('c', 'GET /1', 'failed', [failure('schema.mismatch', '422 /detail type')]),
+        check('c', 'GET /2', 'failed', [failure('schema.mismatch', '422 /detail type')]),
+      ],
+    });
+    expect(names(updated.entries)).toEqual([
+      'a POST /x server-error 500 generated',
+      'a POST /x server-error 500 recipe',
+      'c * schema.mismatch 422 /detail type',
+      'k GET /other-db',
+    ]);
+    expect(updated.entries[1]).toMatchObject({ reason: 'old reason', evidence: { request: 'R', response: 'S' } });
   });
 });

@@ -6,31 +6,54 @@ import { compareRuns } from '../../src/report/compare.js';
 
 const item = fc.record({
   id: fc.uuid(),
-  created: fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString()),
+  created: fc
+    .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+    .map((d) => d.toISOString()),
   suffix: fc.constantFrom('a', 'B', 'c_1'),
   note: fc.option(fc.string(), { nil: null }),
   count: fc.integer(),
 });
 type Item = { id: string; created: string; suffix: string; note: string | null; count: number };
 
-const served = (items: Item[], runTag: string) => items.map((i) => ({ id: i.id, created: i.created, name: `${runTag}-${i.suffix}`, note: i.note, count: i.count }));
+const served = (items: Item[], runTag: string) =>
+  items.map((i) => ({ id: i.id, created: i.created, name: `${runTag}-${i.suffix}`, note: i.note, count: i.count }));
 
 function exchange(items: Item[], runTag: string, ids: string[]): Behaviour {
   const body = JSON.stringify({ flows: { id: { any_: ids } }, sort: 'NAME_ASC' });
-  return behaviourOf({ method: 'POST', template: '/flows/filter', pathAndQuery: '/flows/filter', body }, { status: 200, ms: 5, json: served(items, runTag) }, runTag);
+  return behaviourOf(
+    { method: 'POST', template: '/flows/filter', pathAndQuery: '/flows/filter', body },
+    { status: 200, ms: 5, json: served(items, runTag) },
+    runTag,
+  );
 }
 
 describe('behaviourOf', () => {
   test('ids, times and the run tag are masked: two runs of the same items behave alike', () => {
     fc.assert(
-      fc.property(fc.array(item, { minLength: 1, maxLength: 8 }), fc.array(fc.uuid(), { minLength: 8, maxLength: 8 }), (items, freshIds) => {
-        const again = items.map((i, n) => ({ ...i, id: freshIds[n], created: new Date(Date.parse(i.created) + 3_600_000).toISOString() }));
-        const a = exchange(items, 'conformance-aaaa-1111', items.map((i) => i.id));
-        const b = exchange(again, 'conformance-bbbb-2222', again.map((i) => i.id));
-        expect(b.k).toBe(a.k);
-        expect(b.it).toEqual(a.it);
-        expect(sameShape(a.sh!, b.sh!)).toBe(true);
-      }),
+      fc.property(
+        fc.array(item, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.uuid(), { minLength: 8, maxLength: 8 }),
+        (items, freshIds) => {
+          const again = items.map((i, n) => ({
+            ...i,
+            id: freshIds[n],
+            created: new Date(Date.parse(i.created) + 3_600_000).toISOString(),
+          }));
+          const a = exchange(
+            items,
+            'conformance-aaaa-1111',
+            items.map((i) => i.id),
+          );
+          const b = exchange(
+            again,
+            'conformance-bbbb-2222',
+            again.map((i) => i.id),
+          );
+          expect(b.k).toBe(a.k);
+          expect(b.it).toEqual(a.it);
+          expect(sameShape(a.sh!, b.sh!)).toBe(true);
+        },
+      ),
     );
   });
 
@@ -47,7 +70,13 @@ describe('compareRuns: behaviour', () => {
   const items: Item[] = [
     { id: '00000000-0000-4000-8000-000000000003', created: '2026-01-01T00:00:01Z', suffix: 'a', note: null, count: 1 },
     { id: '00000000-0000-4000-8000-000000000001', created: '2026-01-01T00:00:02Z', suffix: 'B', note: 'n', count: 2 },
-    { id: '00000000-0000-4000-8000-000000000002', created: '2026-01-01T00:00:03Z', suffix: 'c_1', note: null, count: 3 },
+    {
+      id: '00000000-0000-4000-8000-000000000002',
+      created: '2026-01-01T00:00:03Z',
+      suffix: 'c_1',
+      note: null,
+      count: 3,
+    },
   ];
   const ids = items.map((i) => i.id);
 
@@ -57,15 +86,25 @@ describe('compareRuns: behaviour', () => {
     const c = compareRuns({ label: 'A', behaviours: [a] }, { label: 'B', behaviours: [b] });
     expect(c.behaviour!.differences.map((d) => d.kind)).toEqual(['order']);
     const failed = { ...a, s: 500, it: undefined, sh: undefined };
-    expect(compareRuns({ label: 'A', behaviours: [a] }, { label: 'B', behaviours: [failed] }).behaviour!.differences.map((d) => d.kind)).toEqual(['status']);
+    expect(
+      compareRuns({ label: 'A', behaviours: [a] }, { label: 'B', behaviours: [failed] }).behaviour!.differences.map(
+        (d) => d.kind,
+      ),
+    ).toEqual(['status']);
   });
 
   test('an order that follows the ids (or the clock) on both sides is no difference: the ids differ, not the behaviour', () => {
     const byId = (list: Item[]) => [...list].sort((x, y) => x.id.localeCompare(y.id));
     const renumbered = items.map((i, n) => ({ ...i, id: `00000000-0000-4000-8000-00000000000${[2, 3, 1][n]}` }));
     const a = exchange(byId(items), tag, ids);
-    const b = exchange(byId(renumbered), tag, renumbered.map((i) => i.id));
+    const b = exchange(
+      byId(renumbered),
+      tag,
+      renumbered.map((i) => i.id),
+    );
     expect(a.it!.join()).not.toBe(b.it!.join());
-    expect(compareRuns({ label: 'A', behaviours: [a] }, { label: 'B', behaviours: [b] }).behaviour!.differences).toEqual([]);
+    expect(
+      compareRuns({ label: 'A', behaviours: [a] }, { label: 'B', behaviours: [b] }).behaviour!.differences,
+    ).toEqual([]);
   });
 });

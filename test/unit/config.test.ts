@@ -46,6 +46,9 @@ describe('config', () => {
     const r = new Redactor(secretsOf({ apiKey: 'pnu_key123', authString: 'admin:hunter22' }));
     const b64 = Buffer.from('admin:hunter22').toString('base64');
     expect(r.text(`key pnu_key123 basic ${b64} pass hunter22`)).toBe('key *** basic *** pass ***');
-    expect(r.headers({ Authorization: 'Bearer pnu_key123', 'x-other': 'pnu_key123' })).toEqual({ Authorization: 'Bearer ***', 'x-other': '***' });
+    expect(r.headers({ Authorization: 'Bearer pnu_key123', 'x-other': 'pnu_key123' })).toEqual({
+      Authorization: 'Bearer ***',
+      'x-other': '***',
+    });
   });
 });

@@ -1,19 +1,26 @@
 /** Spec drift on the committed Prefect document and on one-change edits of it. */
 import { describe, expect, test } from 'vitest';
-import { specDrift, type DriftChange } from '../../src/spec/drift.js';
-import type { OpenApiDocument } from '../../src/spec/load.js';
+import { specDrift, type DriftChange } from '../../src/openapi/drift.js';
+import type { OpenApiDocument } from '../../src/openapi/document.js';
 import { referenceDoc } from './support.js';
 
-type Schemas = Record<string, { properties: Record<string, Record<string, unknown>>; required?: string[]; enum?: string[] }>;
+type Schemas = Record<
+  string,
+  { properties: Record<string, Record<string, unknown>>; required?: string[]; enum?: string[] }
+>;
 
-function edited(edit: (schemas: Schemas, doc: OpenApiDocument) => void): { before: OpenApiDocument; after: OpenApiDocument } {
+function edited(edit: (schemas: Schemas, doc: OpenApiDocument) => void): {
+  before: OpenApiDocument;
+  after: OpenApiDocument;
+} {
   const before = referenceDoc();
   const after = structuredClone(before);
   edit(after.components!.schemas as Schemas, after);
   return { before, after };
 }
 
-const summary = (changes: DriftChange[]) => [...new Set(changes.map((c) => `${c.breaking ? 'breaking' : 'non-breaking'} ${c.kind}`))].sort();
+const summary = (changes: DriftChange[]) =>
+  [...new Set(changes.map((c) => `${c.breaking ? 'breaking' : 'non-breaking'} ${c.kind}`))].sort();
 
 describe('specDrift', () => {
   test('a document against itself: no change', () => {
@@ -36,7 +43,9 @@ describe('specDrift', () => {
       s.FlowCreate.required = [...(s.FlowCreate.required ?? []), 'owner'];
     });
     const changes = specDrift(required.before, required.after).changes.filter((c) => c.operation === 'POST /flows/');
-    expect(changes).toEqual([expect.objectContaining({ where: 'request body.owner', kind: 'new required request field', breaking: true })]);
+    expect(changes).toEqual([
+      expect.objectContaining({ where: 'request body.owner', kind: 'new required request field', breaking: true }),
+    ]);
     const optional = edited((s) => (s.FlowCreate.properties.owner = { type: 'string' }));
     expect(summary(specDrift(optional.before, optional.after).changes)).toEqual(['non-breaking request field added']);
   });
@@ -44,7 +53,12 @@ describe('specDrift', () => {
   test('a changed type is breaking; a removed enum value is breaking, an added one is listed', () => {
     const typed = edited((s) => (s.Flow.properties.name = { type: 'integer' }));
     const change = specDrift(typed.before, typed.after).changes.find((c) => c.operation === 'GET /flows/{id}')!;
-    expect(change).toMatchObject({ where: '200 response.name', kind: 'changed type', breaking: true, detail: 'string → number' });
+    expect(change).toMatchObject({
+      where: '200 response.name',
+      kind: 'changed type',
+      breaking: true,
+      detail: 'string → number',
+    });
 
     const fewer = edited((s) => (s.StateType.enum = s.StateType.enum!.filter((v) => v !== 'PAUSED')));
     const removed = specDrift(fewer.before, fewer.after).changes;
@@ -55,7 +69,11 @@ describe('specDrift', () => {
 
   test('an operation removed is breaking, one added is not', () => {
     const { before, after } = edited((_s, doc) => delete (doc.paths['/flows/{id}'] as Record<string, unknown>).delete);
-    expect(specDrift(before, after).changes).toEqual([{ operation: 'DELETE /flows/{id}', where: 'DELETE /flows/{id}', kind: 'operation removed', breaking: true }]);
-    expect(specDrift(after, before).changes).toEqual([{ operation: 'DELETE /flows/{id}', where: 'DELETE /flows/{id}', kind: 'operation added', breaking: false }]);
+    expect(specDrift(before, after).changes).toEqual([
+      { operation: 'DELETE /flows/{id}', where: 'DELETE /flows/{id}', kind: 'operation removed', breaking: true },
+    ]);
+    expect(specDrift(after, before).changes).toEqual([
+      { operation: 'DELETE /flows/{id}', where: 'DELETE /flows/{id}', kind: 'operation added', breaking: false },
+    ]);
   });
 });

@@ -33,15 +33,30 @@ describe('buildModel', () => {
   });
 
   test('dependencies follow *_id and *_name fields', () => {
-    expect(model.referenceFor(op('GET /deployments/name/{flow_name}/{deployment_name}'), 'flow_name', 'path')).toEqual({ collection: '/flows', field: 'name' });
-    expect(bodyReferences(model, op('POST /flow_runs/')).find((r) => r.field === 'flow_id')).toMatchObject({ ref: { collection: '/flows', field: 'id' }, required: true });
+    expect(model.referenceFor(op('GET /deployments/name/{flow_name}/{deployment_name}'), 'flow_name', 'path')).toEqual({
+      collection: '/flows',
+      field: 'name',
+    });
+    expect(bodyReferences(model, op('POST /flow_runs/')).find((r) => r.field === 'flow_id')).toMatchObject({
+      ref: { collection: '/flows', field: 'id' },
+      required: true,
+    });
     expect(bodyReferences(model, op('POST /deployments/')).map((r) => r.field)).toContain('flow_id');
-    expect(model.referenceFor(op('GET /work_pools/{work_pool_name}/queues/{name}'), 'work_pool_name', 'path')).toEqual({ collection: '/work_pools', field: 'name' });
+    expect(model.referenceFor(op('GET /work_pools/{work_pool_name}/queues/{name}'), 'work_pool_name', 'path')).toEqual({
+      collection: '/work_pools',
+      field: 'name',
+    });
   });
 
   test('namedParam: the parameter that ends the path and names an object of the own collection', () => {
-    expect(namedParam(model, op('GET /flows/{id}'))).toMatchObject({ param: 'id', ref: { collection: '/flows', field: 'id' } });
-    expect(namedParam(model, op('PATCH /variables/name/{name}'))).toMatchObject({ param: 'name', ref: { collection: '/variables', field: 'name' } });
+    expect(namedParam(model, op('GET /flows/{id}'))).toMatchObject({
+      param: 'id',
+      ref: { collection: '/flows', field: 'id' },
+    });
+    expect(namedParam(model, op('PATCH /variables/name/{name}'))).toMatchObject({
+      param: 'name',
+      ref: { collection: '/variables', field: 'name' },
+    });
     expect(namedParam(model, op('DELETE /flow_runs/{id}/input/{key}'))?.collection.path).toBe('/flow_runs/{id}/input');
     expect(namedParam(model, op('POST /flows/filter'))).toBeUndefined();
     expect(namedParam(model, op('POST /flow_runs/{id}/set_state'))).toBeUndefined();
@@ -52,6 +67,11 @@ describe('buildModel', () => {
   });
 
   test('plural', () => {
-    expect(['flow_run', 'policy', 'status', 'work_queue'].map(plural)).toEqual(['flow_runs', 'policies', 'statuses', 'work_queues']);
+    expect(['flow_run', 'policy', 'status', 'work_queue'].map(plural)).toEqual([
+      'flow_runs',
+      'policies',
+      'statuses',
+      'work_queues',
+    ]);
   });
 });

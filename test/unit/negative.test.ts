@@ -2,8 +2,8 @@
 import { describe, expect, test } from 'vitest';
 import { minimalFor } from '../../src/cases/arbitrary.js';
 import { negativeCases } from '../../src/cases/negative.js';
-import { indexOperations, jsonBodySchema } from '../../src/spec/operations.js';
-import { SchemaValidators } from '../../src/spec/validators.js';
+import { indexOperations, jsonBodySchema } from '../../src/openapi/operations.js';
+import { SchemaValidators } from '../../src/openapi/validators.js';
 import { referenceDoc } from './support.js';
 
 const doc = referenceDoc();
@@ -25,8 +25,15 @@ describe('negative cases', () => {
   });
 
   test('a body with required fields and additionalProperties:false gets every kind', () => {
-    const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 5 }, n: { type: 'integer', minimum: 1 } }, required: ['name'], additionalProperties: false };
+    const schema = {
+      type: 'object',
+      properties: { name: { type: 'string', maxLength: 5 }, n: { type: 'integer', minimum: 1 } },
+      required: ['name'],
+      additionalProperties: false,
+    };
     const kinds = negativeCases(doc, schema, { name: 'ab' }, validators).map((c) => c.kind);
-    expect(new Set(kinds)).toEqual(new Set(['malformed-json', 'wrong-type', 'missing-required', 'extra-property', 'out-of-range']));
+    expect(new Set(kinds)).toEqual(
+      new Set(['malformed-json', 'wrong-type', 'missing-required', 'extra-property', 'out-of-range']),
+    );
   });
 });

@@ -13,10 +13,15 @@ const semantics = { operators: op };
 describe('operators', () => {
   test('like_ is a case-insensitive substring, with % and _ as ILIKE wildcards', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme-ascii' }), fc.string({ unit: 'grapheme-ascii', minLength: 1 }), fc.string({ unit: 'grapheme-ascii' }), (a, b, c) => {
-        const probe = b.replace(/[%_]/g, 'x');
-        expect(op.like_(`${a}${probe}${c}`.toUpperCase(), probe.toLowerCase())).toBe(true);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme-ascii' }),
+        fc.string({ unit: 'grapheme-ascii', minLength: 1 }),
+        fc.string({ unit: 'grapheme-ascii' }),
+        (a, b, c) => {
+          const probe = b.replace(/[%_]/g, 'x');
+          expect(op.like_(`${a}${probe}${c}`.toUpperCase(), probe.toLowerCase())).toBe(true);
+        },
+      ),
       { seed: 3 },
     );
     expect(op.like_('d-1-1', 'd_1')).toBe(true);
@@ -33,7 +38,12 @@ describe('operators', () => {
     expect(op.before_(t, '2026-11-21T10:00:00.123455Z')).toBe(false);
     expect(op.after_(t, '2026-11-21T10:00:00.123457Z')).toBe(false);
     expect(op.before_(null, t)).toBe(false);
-    fc.assert(fc.property(fc.date({ noInvalidDate: true, min: new Date(0) }), (d) => micros(d.toISOString()) === BigInt(d.getTime()) * 1000n));
+    fc.assert(
+      fc.property(
+        fc.date({ noInvalidDate: true, min: new Date(0) }),
+        (d) => micros(d.toISOString()) === BigInt(d.getTime()) * 1000n,
+      ),
+    );
   });
 
   test('empty operands: any_ [] matches nothing; all_ [], not_any_ [] and like_ "" drop out', () => {
@@ -55,7 +65,15 @@ describe('operators', () => {
   });
 
   test('the seed profile has no extensions', () => {
-    expect(Object.keys(seedOperators).sort()).toEqual(['after_', 'all_', 'any_', 'before_', 'eq_', 'exists_', 'is_null_']);
+    expect(Object.keys(seedOperators).sort()).toEqual([
+      'after_',
+      'all_',
+      'any_',
+      'before_',
+      'eq_',
+      'exists_',
+      'is_null_',
+    ]);
   });
 });
 
@@ -74,13 +92,34 @@ describe('oracle', () => {
   const model = filterModel(buildModel(referenceDoc()), buildModel(referenceDoc()).collections.get('/flows')!)!;
 
   test('AND of criteria, and a related collection through *_id', () => {
-    expect([...evaluate(model, semantics, corpus, { flows: { tags: { all_: ['a'] } }, flow_runs: { state: { type: { any_: ['FAILED'] } } } })]).toEqual(['f1']);
+    expect([
+      ...evaluate(model, semantics, corpus, {
+        flows: { tags: { all_: ['a'] } },
+        flow_runs: { state: { type: { any_: ['FAILED'] } } },
+      }),
+    ]).toEqual(['f1']);
     expect([...evaluate(model, semantics, corpus, { flow_runs: {} })]).toEqual(['f1', 'f3']);
   });
 
   test('an OR with a criterion that drops out is true (an SQL and_() of nothing)', () => {
-    expect(matches(semantics, 'flows', corpus.flows[1], { operator: 'or_', name: { like_: 'zzz' }, tags: { all_: [] } }, corpus)).toBe(true);
-    expect(matches(semantics, 'flows', corpus.flows[1], { operator: 'or_', name: { like_: 'zzz' }, tags: { all_: ['q'] } }, corpus)).toBe(false);
+    expect(
+      matches(
+        semantics,
+        'flows',
+        corpus.flows[1],
+        { operator: 'or_', name: { like_: 'zzz' }, tags: { all_: [] } },
+        corpus,
+      ),
+    ).toBe(true);
+    expect(
+      matches(
+        semantics,
+        'flows',
+        corpus.flows[1],
+        { operator: 'or_', name: { like_: 'zzz' }, tags: { all_: ['q'] } },
+        corpus,
+      ),
+    ).toBe(false);
   });
 
   test('the document gives the filter model: fields, nested fields, operators, sort values', () => {

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { UsageError } from '../../src/config/config.js';
-import { loadSpec } from '../../src/spec/load.js';
-import { documentsStatus, indexOperations } from '../../src/spec/operations.js';
+import { loadDocument } from '../../src/openapi/load.js';
+import { documentsStatus, indexOperations } from '../../src/openapi/operations.js';
 import { referenceDocPath } from './support.js';
 
 function tempFile(content: string): string {
@@ -14,10 +14,10 @@ function tempFile(content: string): string {
   return file;
 }
 
-describe('loadSpec', () => {
+describe('loadDocument', () => {
   test('loads the reference document and leaves the input untouched', async () => {
     const before = readFileSync(referenceDocPath, 'utf8');
-    const spec = await loadSpec(referenceDocPath);
+    const spec = await loadDocument(referenceDocPath);
     expect(spec.openapi).toBe('3.1.0');
     expect(JSON.stringify(spec.raw)).toBe(JSON.stringify(JSON.parse(before)));
     const ops = indexOperations(spec.doc);
@@ -29,18 +29,22 @@ describe('loadSpec', () => {
     ['not JSON', '<html>hello</html>', /serves no OpenAPI document \(not JSON\)/],
     ['JSON without openapi', '{"hello": 1}', /serves no OpenAPI document/],
     ['unsupported version', '{"openapi": "2.0", "paths": {}}', /not supported/],
-    ['invalid document', '{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/x": {"get": {"responses": "nope"}}}}', /invalid OpenAPI document/],
+    [
+      'invalid document',
+      '{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/x": {"get": {"responses": "nope"}}}}',
+      /invalid OpenAPI document/,
+    ],
   ])('%s is a usage error', async (_name, content, message) => {
-    await expect(loadSpec(tempFile(content))).rejects.toThrow(UsageError);
-    await expect(loadSpec(tempFile(content))).rejects.toThrow(message);
+    await expect(loadDocument(tempFile(content))).rejects.toThrow(UsageError);
+    await expect(loadDocument(tempFile(content))).rejects.toThrow(message);
   });
 
   test('a missing file is a usage error', async () => {
-    await expect(loadSpec('/nonexistent/openapi.json')).rejects.toThrow(UsageError);
+    await expect(loadDocument('/nonexistent/openapi.json')).rejects.toThrow(UsageError);
   });
 
   test('documented statuses include 4XX ranges', async () => {
-    const spec = await loadSpec(referenceDocPath);
+    const spec = await loadDocument(referenceDocPath);
     const op = indexOperations(spec.doc).find((o) => o.key === 'GET /flows/{id}')!;
     expect(documentsStatus(op, 200)).toBe(true);
     expect(documentsStatus(op, 201)).toBe(false);

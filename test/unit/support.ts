@@ -1,11 +1,28 @@
-/** The committed copy of Prefect's document, for offline unit tests. */
+/** What the unit tests share: the committed copy of Prefect's document, and a minimal verdict of results.json. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { OpenApiDocument } from '../../src/spec/load.js';
+import type { OpenApiDocument } from '../../src/openapi/document.js';
+import type { CheckResult } from '../../src/report/results.js';
 
-export const referenceDocPath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../shared/reference/prefect-openapi.json');
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export const referenceDocPath = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');
 
 export function referenceDoc(): OpenApiDocument {
   return JSON.parse(readFileSync(referenceDocPath, 'utf8')) as OpenApiDocument;
 }
+
+/** A verdict of results.json with only its status and level set. */
+export const checkResult = (status: CheckResult['status'], level: CheckResult['level'] = 'MUST'): CheckResult => ({
+  id: 'x',
+  check: 'x',
+  family: 'contract',
+  level,
+  clause: '',
+  title: '',
+  operation: 'GET /x',
+  collection: '/x',
+  status,
+  evidence: [],
+});

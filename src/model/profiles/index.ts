@@ -1,10 +1,10 @@
 /** Choose the profile for a target from what its document says about itself. */
-import type { LoadedSpec } from '../../spec/load.js';
+import type { LoadedDocument } from '../../openapi/load.js';
 import { prefectProfile } from './prefect.js';
 import type { Profile } from './profile.js';
 import { seedProfile } from './seed.js';
 
-export function profileFor(spec: LoadedSpec): Profile {
+export function profileFor(spec: LoadedDocument): Profile {
   const title = spec.raw.info?.title ?? '';
   const declaresPrefectHeader = JSON.stringify(spec.raw.paths).includes('x-prefect-api-version');
   return /prefect/i.test(title) || declaresPrefectHeader ? prefectProfile : seedProfile;

@@ -24,7 +24,9 @@ const asList = (v: unknown): unknown[] | undefined => (Array.isArray(v) ? v : un
 
 /** SQL ILIKE: `%` is any run, `_` any one character, case folded; Prefect does not escape them. */
 export function ilike(pattern: string): RegExp {
-  const body = [...pattern].map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('');
+  const body = [...pattern]
+    .map((c) => (c === '%' ? '.*' : c === '_' ? '.' : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
   return new RegExp(`^${body}$`, 'is');
 }
 

@@ -1,17 +1,16 @@
 /**
  * Prefect's server: what its document cannot say. Facts come from
- * ../shared/reference/prefect-server-facts.md and from reading the server's source.
+ * docs/prefect-server-facts.md and from reading the server's source.
  */
 import { randomUUID } from 'node:crypto';
-import type { CaseContext } from '../../cases/requests.js';
-import type { Operation } from '../../spec/operations.js';
+import type { Operation } from '../../openapi/operations.js';
 import { prefectOperators } from './operators.js';
-import { unknownIdentifier, type Profile, type Safety } from './profile.js';
+import { unknownIdentifier, type Profile, type ProfileContext, type Safety } from './profile.js';
 
 const BULK = /^\/(\w+)\/(bulk_delete|bulk_set_state)\/?$/;
 
 /** A fresh object of the collection, so that a bulk operation scoped to it touches nothing else. */
-async function scopedToFreshObject(ctx: CaseContext, collection: string, body: unknown): Promise<{ body: unknown }> {
+async function scopedToFreshObject(ctx: ProfileContext, collection: string, body: unknown): Promise<{ body: unknown }> {
   const obj = await ctx.fixtures.object(`/${collection}`, 'fresh');
   return { body: { ...(body as object), [collection]: { id: { any_: [obj.id] } } } };
 }
@@ -32,13 +31,24 @@ export const prefectProfile: Profile = {
       const pool = await ctx.fixtures.object('/work_pools', 'shared');
       const name = ctx.safe.name();
       const path = `/work_pools/${encodeURIComponent(String(pool.name))}/workers/heartbeat`;
-      const ex = await ctx.fixtures.send({ method: 'POST', template: '/work_pools/{work_pool_name}/workers/heartbeat', path, json: { name } });
+      const ex = await ctx.fixtures.send({
+        method: 'POST',
+        template: '/work_pools/{work_pool_name}/workers/heartbeat',
+        path,
+        json: { name },
+      });
       if (ex.status >= 300) throw new Error(`worker heartbeat answered ${ex.status}: ${ex.body.slice(0, 200)}`);
       return { obj: { name }, pathParams: { work_pool_name: pool.name }, record: true };
     },
     // A state is created by its run, and deleted with it.
-    '/flow_run_states': async (ctx) => ({ obj: { id: (await ctx.fixtures.object('/flow_runs', 'shared')).state_id }, record: false }),
-    '/task_run_states': async (ctx) => ({ obj: { id: (await ctx.fixtures.object('/task_runs', 'shared')).state_id }, record: false }),
+    '/flow_run_states': async (ctx) => ({
+      obj: { id: (await ctx.fixtures.object('/flow_runs', 'shared')).state_id },
+      record: false,
+    }),
+    '/task_run_states': async (ctx) => ({
+      obj: { id: (await ctx.fixtures.object('/task_runs', 'shared')).state_id },
+      record: false,
+    }),
   },
   recipe: {
     // Block schemas are upserted by the checksum of their fields: unique fields keep fresh ones apart.
@@ -66,14 +76,20 @@ export const prefectProfile: Profile = {
       ],
     }),
     'PUT /admin/storage': async (i) => ({
-      body: { ...(i.body as object), default_result_storage_block_id: (await i.fixtures.object('/block_documents', 'shared')).id },
+      body: {
+        ...(i.body as object),
+        default_result_storage_block_id: (await i.fixtures.object('/block_documents', 'shared')).id,
+      },
     }),
     // The dashboard counts need a window start (api/ui/task_runs.py raises 422 without one).
     'POST /ui/task_runs/dashboard/counts': (i) => ({
-      body: { ...(i.body as object), task_runs: { start_time: { after_: new Date(Date.now() - 86_400_000).toISOString() } } },
+      body: {
+        ...(i.body as object),
+        task_runs: { start_time: { after_: new Date(Date.now() - 86_400_000).toISOString() } },
+      },
     }),
   },
-  async asyncPathValue(ctx: CaseContext, op: Operation, name: string) {
+  async asyncPathValue(ctx: ProfileContext, _op: Operation, name: string) {
     // A lease exists only once a slot was taken with one.
     if (name === 'lease_id') {
       // A limit of its own: the lease takes its only slot.
@@ -107,9 +123,11 @@ export const prefectProfile: Profile = {
     // A flow run's start_time filters and sorts COALESCE(start_time, expected_start_time); is_null_ looks at start_time alone (facts §2).
     fieldValue(key, obj, path, operator, corpus) {
       // flows.deployment.is_null_: whether any deployment is of the flow (FlowFilterDeployment).
-      if (key === 'flows' && path.join('.') === 'deployment') return (corpus.deployments ?? []).filter((d) => d.flow_id === obj.id);
+      if (key === 'flows' && path.join('.') === 'deployment')
+        return (corpus.deployments ?? []).filter((d) => d.flow_id === obj.id);
       const value = path.reduce<unknown>((o, p) => (o as Record<string, unknown> | undefined)?.[p], obj);
-      if (key === 'flow_runs' && path.join('.') === 'start_time' && operator !== 'is_null_') return value ?? obj.expected_start_time;
+      if (key === 'flow_runs' && path.join('.') === 'start_time' && operator !== 'is_null_')
+        return value ?? obj.expected_start_time;
       return value;
     },
   },
@@ -130,13 +148,30 @@ export const prefectProfile: Profile = {
   safety(op: Operation): Safety | undefined {
     if (op.path.startsWith('/admin/') && op.method !== 'GET')
       return { generated: false, disposableOnly: true, reason: 'changes server settings: unsafe on a shared target' };
-    if (BULK.test(op.path)) return { generated: false, disposableOnly: false, reason: 'acts on every object its filter matches: only sent scoped to the run\'s own objects' };
+    if (BULK.test(op.path))
+      return {
+        generated: false,
+        disposableOnly: false,
+        reason: "acts on every object its filter matches: only sent scoped to the run's own objects",
+      };
     if (op.key === 'POST /block_types/install_system_block_types')
-      return { generated: false, disposableOnly: true, reason: 'installs block types server-wide: unsafe on a shared target' };
+      return {
+        generated: false,
+        disposableOnly: true,
+        reason: 'installs block types server-wide: unsafe on a shared target',
+      };
     if (op.key === 'POST /events' || op.key === 'POST /logs/')
-      return { generated: true, disposableOnly: true, reason: 'writes records the API offers no way to delete: unsafe on a shared target' };
+      return {
+        generated: true,
+        disposableOnly: true,
+        reason: 'writes records the API offers no way to delete: unsafe on a shared target',
+      };
     if (op.key === 'DELETE /automations/owned-by/{resource_id}')
-      return { generated: false, disposableOnly: false, reason: 'deletes every automation a resource owns: only sent for an id no automation names' };
+      return {
+        generated: false,
+        disposableOnly: false,
+        reason: 'deletes every automation a resource owns: only sent for an id no automation names',
+      };
     return undefined;
   },
 };

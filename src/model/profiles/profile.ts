@@ -2,11 +2,32 @@
  * A profile is the knowledge a document cannot carry: what an operator means, which operations are
  * destructive beyond the run's own objects, and request details a schema does not express.
  */
-import type { CaseContext } from '../../cases/requests.js';
-import type { FilterSemantics } from '../oracle.js';
-import type { Operation, Schema } from '../../spec/operations.js';
+import type { Operation, Schema } from '../../openapi/operations.js';
+import type { Answer, RequestToSend } from '../../openapi/request.js';
+import type { ApiModel } from '../model.js';
+import type { FilterSemantics, Obj } from '../oracle.js';
 
-export interface RecipeInput extends CaseContext {
+/** The run's own objects, as a profile's fixtures and recipes may use them. */
+export interface ProfileFixtures {
+  object(collectionPath: string, mode: 'shared' | 'fresh'): Promise<Obj>;
+  /** Send a request on the run's client (a recipe that needs a token another operation hands out). */
+  send(request: RequestToSend): Promise<Answer>;
+}
+
+/** Names that carry the run's mark. */
+export interface ProfileNames {
+  readonly runTag: string;
+  name(schema?: Schema): string;
+}
+
+/** What a profile's fixtures and recipes are handed (the cases stage's context satisfies it). */
+export interface ProfileContext {
+  model: ApiModel;
+  fixtures: ProfileFixtures;
+  safe: ProfileNames;
+}
+
+export interface RecipeInput extends ProfileContext {
   op: Operation;
   pathParams: Record<string, unknown>;
   /** The minimal body built from the schema. */
@@ -36,14 +57,14 @@ export interface CustomFixture {
 
 export interface Profile {
   /** Creators for collections the document offers no create operation for (workers, states). */
-  fixtures?: Record<string, (ctx: CaseContext) => Promise<CustomFixture>>;
+  fixtures?: Record<string, (ctx: ProfileContext) => Promise<CustomFixture>>;
   name: string;
   /** Extra body fields or whole bodies for operations whose schema does not say enough to succeed. */
   recipe?: Record<string, (input: RecipeInput) => Promise<RecipeOverride> | RecipeOverride>;
   /** Fixed values for path parameters that name no object (`{view}`). */
   pathValue?(op: Operation, name: string): unknown;
   /** Values for path parameters that another operation hands out (a lease id). */
-  asyncPathValue?(ctx: CaseContext, op: Operation, name: string): Promise<unknown>;
+  asyncPathValue?(ctx: ProfileContext, op: Operation, name: string): Promise<unknown>;
   /** A value for an identifier that names no object. */
   unknownValue(schema: Schema): string;
   /** Optional body fields that name another object and should be filled (e.g. `flow_run_id` of a task run). */
@@ -69,9 +90,12 @@ export interface Profile {
   unreachable?(op: Operation): string | undefined;
 }
 
+/** A UUID that names no object of any run. */
+export const UNKNOWN_UUID = '5f0e0c6a-0000-4000-8000-00000000beef';
+
 /** An identifier that names no object: a fixed UUID where the schema says uuid, else a fixed name. */
 export function unknownIdentifier(schema: Schema): string {
-  return (schema as { format?: string }).format === 'uuid' ? '5f0e0c6a-0000-4000-8000-00000000beef' : 'conformance-unknown-0000';
+  return (schema as { format?: string }).format === 'uuid' ? UNKNOWN_UUID : 'conformance-unknown-0000';
 }
 
 export interface OrchestrationRules {

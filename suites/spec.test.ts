@@ -1,8 +1,7 @@
 /** Family `spec`: the document against the conventions of spec §1. */
-import { specLintChecks } from '../src/checks/specLint.js';
-import { registerChecks } from '../src/run/register.js';
 import { getSession } from '../src/run/session.js';
+import { registerFamily } from '../src/run/register.js';
 
 const session = await getSession();
 await session.exerciseAll();
-registerChecks(session, specLintChecks, session);
+registerFamily(session, 'spec');

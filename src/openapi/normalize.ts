@@ -2,7 +2,7 @@
  * OpenAPI 3.0 schemas are a dialect of JSON Schema draft 4 (`nullable`, boolean exclusive bounds).
  * Everything downstream speaks 2020-12, so 3.0 documents are rewritten once, here.
  */
-import type { OpenApiDocument } from './load.js';
+import type { OpenApiDocument } from './document.js';
 
 type Json = unknown;
 
@@ -39,14 +39,24 @@ export function normalizeSchema30(schema: Record<string, Json>): Record<string, 
 }
 
 const SCHEMA_CHILDREN_MAP = ['properties', 'patternProperties', '$defs', 'definitions'];
-const SCHEMA_CHILDREN_ONE = ['items', 'additionalProperties', 'not', 'contains', 'propertyNames', 'unevaluatedProperties'];
+const SCHEMA_CHILDREN_ONE = [
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+];
 const SCHEMA_CHILDREN_LIST = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 
 function walkSchema(schema: Json): Json {
   if (!isObject(schema)) return schema;
   const out = normalizeSchema30(schema);
   for (const key of SCHEMA_CHILDREN_MAP)
-    if (isObject(out[key])) out[key] = Object.fromEntries(Object.entries(out[key] as Record<string, Json>).map(([k, v]) => [k, walkSchema(v)]));
+    if (isObject(out[key]))
+      out[key] = Object.fromEntries(
+        Object.entries(out[key] as Record<string, Json>).map(([k, v]) => [k, walkSchema(v)]),
+      );
   for (const key of SCHEMA_CHILDREN_ONE) if (isObject(out[key])) out[key] = walkSchema(out[key]);
   for (const key of SCHEMA_CHILDREN_LIST) if (Array.isArray(out[key])) out[key] = (out[key] as Json[]).map(walkSchema);
   return out;

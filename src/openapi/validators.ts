@@ -4,7 +4,7 @@
  */
 import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { OpenApiDocument } from './load.js';
+import type { OpenApiDocument } from './document.js';
 import type { Schema } from './operations.js';
 
 const DOC_ID = 'openapi-document';
@@ -13,7 +13,8 @@ function prefixRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(prefixRefs);
   if (node && typeof node === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(node)) out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : prefixRefs(v);
+    for (const [k, v] of Object.entries(node))
+      out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `${DOC_ID}${v}` : prefixRefs(v);
     return out;
   }
   return node;
@@ -25,7 +26,13 @@ export class SchemaValidators {
 
   constructor(doc: OpenApiDocument) {
     // OpenAPI puts annotation keywords (example, discriminator, xml, x-*) into schemas: not strict.
-    this.ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, validateFormats: true, inlineRefs: false });
+    this.ajv = new Ajv2020({
+      strict: false,
+      allErrors: false,
+      logger: false,
+      validateFormats: true,
+      inlineRefs: false,
+    });
     (addFormats as unknown as (ajv: Ajv2020) => void)(this.ajv);
     this.ajv.addSchema({ $id: DOC_ID, components: doc.components ?? {} });
   }
@@ -39,17 +46,35 @@ export class SchemaValidators {
     return fn;
   }
 
-  /** undefined when valid, else a short description of the first errors. */
-  validate(schema: Schema, value: unknown): string | undefined {
+  /** undefined when valid, else where the value first fails and a short description of the first errors. */
+  validate(schema: Schema, value: unknown): SchemaProblem | undefined {
     const fn = this.compile(schema);
     if (fn(value)) return undefined;
-    return describeErrors(fn.errors ?? []);
+    const errors = fn.errors ?? [];
+    const first = errors[0];
+    return {
+      text: describeErrors(errors),
+      // Array indices vary with the data; the place in the schema does not.
+      path: (first?.instancePath || '/').replace(/\/\d+(?=\/|$)/g, '/*'),
+      keyword: first?.keyword ?? 'unknown',
+    };
   }
+}
+
+/** Where a value first fails its schema: a stable key for a schema failure, and its description. */
+export interface SchemaProblem {
+  text: string;
+  /** The instance path of the first error, with array indices as `*`. */
+  path: string;
+  keyword: string;
 }
 
 export function describeErrors(errors: ErrorObject[]): string {
   return errors
     .slice(0, 3)
-    .map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`)
+    .map(
+      (e) =>
+        `${e.instancePath || '/'} ${e.message ?? e.keyword}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`,
+    )
     .join('; ');
 }

@@ -3,12 +3,22 @@
  * user and keyed by version, started on a free port with a fresh home and database, and stopped on exit.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, createWriteStream, mkdirSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  createWriteStream,
+  mkdirSync,
+} from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from '../config/config.js';
+import { inheritedEnvironment, managedServerSettings } from '../config/worker.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -21,18 +31,18 @@ export function readPin(): PrefectPin {
   return JSON.parse(readFileSync(path.join(repoRoot, 'prefect-version.json'), 'utf8')) as PrefectPin;
 }
 
-function cacheRoot(): string {
-  return process.env.CONFORMANCE_CACHE_DIR || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'orchestration-conformance');
-}
-
 export function venvDir(pin: PrefectPin = readPin()): string {
-  return path.join(cacheRoot(), `prefect-${pin.prefect}`);
+  return path.join(managedServerSettings().cacheDir, `prefect-${pin.prefect}`);
 }
 
 function run(cmd: string, args: string[], what: string): void {
   const result = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   if (result.status !== 0) {
-    const tail = `${result.stdout ?? ''}${result.stderr ?? ''}`.split('\n').filter((l) => l && !l.startsWith('WARNING')).slice(-5).join(' | ');
+    const tail = `${result.stdout ?? ''}${result.stderr ?? ''}`
+      .split('\n')
+      .filter((l) => l && !l.startsWith('WARNING'))
+      .slice(-5)
+      .join(' | ');
     throw new Error(`${what} failed (exit ${result.status}): ${tail || result.error?.message}`);
   }
 }
@@ -48,10 +58,14 @@ export function ensurePrefect(log: (line: string) => void = () => {}): string {
   log(`installing prefect ${pin.prefect} into ${dir}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.dirname(dir), { recursive: true });
-  run(process.env.PYTHON || 'python3', ['-m', 'venv', dir], 'creating the venv');
+  run(managedServerSettings().python, ['-m', 'venv', dir], 'creating the venv');
   const constraints = path.join(dir, 'constraints.txt');
-  writeFileSync(constraints, pin.constraints.join('\n') + '\n');
-  run(path.join(dir, 'bin', 'pip'), ['install', '--disable-pip-version-check', '-q', `prefect==${pin.prefect}`, '-c', constraints], `pip install prefect==${pin.prefect}`);
+  writeFileSync(constraints, `${pin.constraints.join('\n')}\n`);
+  run(
+    path.join(dir, 'bin', 'pip'),
+    ['install', '--disable-pip-version-check', '-q', `prefect==${pin.prefect}`, '-c', constraints],
+    `pip install prefect==${pin.prefect}`,
+  );
   writeFileSync(marker, spec);
   return bin;
 }
@@ -73,7 +87,8 @@ export interface ManagedServer {
   database: Database;
   home: string;
   logFile: string;
-  stop(): Promise<void>;
+  /** Stop the server and drop its database; `keepLogAt` keeps a copy of its log (a run's reports hold it). */
+  stop(options?: { keepLogAt?: string }): Promise<void>;
 }
 
 export interface StartOptions {
@@ -87,13 +102,18 @@ export interface StartOptions {
 const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
 
 function psql(sql: string): void {
-  run('psql', ['-h', PG.host, '-p', String(PG.port), '-U', PG.user, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql], `psql: ${sql}`);
+  run(
+    'psql',
+    ['-h', PG.host, '-p', String(PG.port), '-U', PG.user, '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-qc', sql],
+    `psql: ${sql}`,
+  );
 }
 
 async function waitHealthy(baseUrl: string, child: ChildProcess, deadlineMs: number, logFile: string): Promise<void> {
   const until = Date.now() + deadlineMs;
   while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`prefect server exited with code ${child.exitCode} during start-up; see ${logFile}`);
+    if (child.exitCode !== null)
+      throw new Error(`prefect server exited with code ${child.exitCode} during start-up; see ${logFile}`);
     try {
       // /health is exempt from the server's auth (facts §7), so this works with an auth string too.
       const res = await fetch(`${baseUrl}/health`, { signal: AbortSignal.timeout(2000) });
@@ -125,8 +145,7 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   const port = await freePort();
   const home = mkdtempSync(path.join(os.tmpdir(), 'conformance-prefect-'));
   const logFile = path.join(home, 'server.log');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const env = inheritedEnvironment({
     PREFECT_HOME: home,
     PREFECT_SERVER_UI_ENABLED: 'false',
     PREFECT_UI_ENABLED: 'false',
@@ -134,11 +153,15 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
     PREFECT_SERVER_API_HOST: '127.0.0.1',
     PREFECT_SERVER_API_PORT: String(port),
     PREFECT_LOGGING_LEVEL: 'WARNING',
-  };
-  for (const key of Object.keys(env)) if (key.startsWith('PREFECT_API_') || key === 'PREFECT_SERVER_API_AUTH_STRING') delete env[key];
+  });
+  for (const key of Object.keys(env))
+    if (key.startsWith('PREFECT_API_') || key === 'PREFECT_SERVER_API_AUTH_STRING') delete env[key];
   let dbName: string | undefined;
   if (database === 'postgres') {
-    dbName = `conformance_${path.basename(home).replace(/[^a-z0-9]/gi, '').toLowerCase()}`;
+    dbName = `conformance_${path
+      .basename(home)
+      .replace(/[^a-z0-9]/gi, '')
+      .toLowerCase()}`;
     psql(`CREATE DATABASE ${dbName}`);
     env.PREFECT_SERVER_DATABASE_CONNECTION_URL = `postgresql+asyncpg://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
   }
@@ -181,7 +204,7 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
       dropDatabase();
       rmSync(home, { recursive: true, force: true });
     },
-    async stop() {
+    async stop({ keepLogAt } = {}) {
       if (stopped) return;
       stopped = true;
       live.delete(server);
@@ -192,6 +215,7 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
         await exited;
         clearTimeout(timer);
       }
+      if (keepLogAt && existsSync(logFile)) copyFileSync(logFile, keepLogAt);
       dropDatabase();
       rmSync(home, { recursive: true, force: true });
     },

@@ -6,17 +6,10 @@ import { readFile } from 'node:fs/promises';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { request } from 'undici';
 import { UsageError } from '../config/config.js';
+import type { OpenApiDocument } from './document.js';
 import { normalizeDocument } from './normalize.js';
 
-export type OpenApiDocument = {
-  openapi: string;
-  info: { title?: string; version?: string };
-  paths: Record<string, Record<string, unknown>>;
-  components?: { schemas?: Record<string, unknown> };
-  [key: string]: unknown;
-};
-
-export interface LoadedSpec {
+export interface LoadedDocument {
   source: string;
   /** The document as served, untouched (3.0 or 3.1). */
   raw: OpenApiDocument;
@@ -26,9 +19,14 @@ export interface LoadedSpec {
 }
 
 async function fetchText(url: string, headers: Record<string, string>, timeoutMs: number): Promise<string> {
-  let res;
+  let res: Awaited<ReturnType<typeof request>>;
   try {
-    res = await request(url, { headers, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, signal: AbortSignal.timeout(timeoutMs * 2) });
+    res = await request(url, {
+      headers,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs * 2),
+    });
   } catch (e) {
     const err = e as Error & { code?: string };
     throw new UsageError(`target unreachable: ${url} (${err.code ?? err.name}: ${err.message})`);
@@ -44,15 +42,25 @@ async function fetchText(url: string, headers: Record<string, string>, timeoutMs
  */
 export const SPEC_TIMEOUT_FLOOR_MS = 30_000;
 
-export async function loadSpec(source: string, opts: { headers?: Record<string, string>; timeoutMs?: number; validated?: boolean } = {}): Promise<LoadedSpec> {
+export async function loadDocument(
+  source: string,
+  opts: { headers?: Record<string, string>; timeoutMs?: number; validated?: boolean } = {},
+): Promise<LoadedDocument> {
   const isUrl = /^https?:\/\//i.test(source);
   let text: string;
-  if (isUrl) text = await fetchText(source, { accept: 'application/json', ...(opts.headers ?? {}) }, Math.max(opts.timeoutMs ?? 0, SPEC_TIMEOUT_FLOOR_MS));
+  if (isUrl)
+    text = await fetchText(
+      source,
+      { accept: 'application/json', ...(opts.headers ?? {}) },
+      Math.max(opts.timeoutMs ?? 0, SPEC_TIMEOUT_FLOOR_MS),
+    );
   else {
     try {
       text = await readFile(source, 'utf8');
     } catch (e) {
-      throw new UsageError(`cannot read OpenAPI document ${source}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(
+        `cannot read OpenAPI document ${source}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+      );
     }
   }
   let raw: unknown;
@@ -62,13 +70,20 @@ export async function loadSpec(source: string, opts: { headers?: Record<string, 
     throw new UsageError(`${source} serves no OpenAPI document (not JSON)`);
   }
   const candidate = raw as Partial<OpenApiDocument> | null;
-  if (!candidate || typeof candidate !== 'object' || typeof candidate.openapi !== 'string' || typeof candidate.paths !== 'object')
+  if (
+    !candidate ||
+    typeof candidate !== 'object' ||
+    typeof candidate.openapi !== 'string' ||
+    typeof candidate.paths !== 'object'
+  )
     throw new UsageError(`${source} serves no OpenAPI document (no "openapi" version and "paths")`);
-  if (!/^3\.[01]\.\d+$/.test(candidate.openapi)) throw new UsageError(`${source}: OpenAPI ${candidate.openapi} is not supported (3.0.x and 3.1.x are)`);
+  if (!/^3\.[01]\.\d+$/.test(candidate.openapi))
+    throw new UsageError(`${source}: OpenAPI ${candidate.openapi} is not supported (3.0.x and 3.1.x are)`);
   try {
     // swagger-parser mutates what it validates: hand it a clone. A copy the supervising CLI has already
     // validated (`validated`) is not validated twice.
-    if (!opts.validated) await SwaggerParser.validate(structuredClone(raw) as never, { dereference: { circular: 'ignore' } } as never);
+    if (!opts.validated)
+      await SwaggerParser.validate(structuredClone(raw) as never, { dereference: { circular: 'ignore' } } as never);
   } catch (e) {
     const err = e as Error & { details?: Array<{ message?: string; path?: unknown[] }> };
     const detail = err.details?.[0];

@@ -1,5 +1,5 @@
 /** Index the operations of a loaded document, with parameters merged and `$ref`s resolvable. */
-import type { OpenApiDocument } from './load.js';
+import type { OpenApiDocument } from './document.js';
 
 export type Schema = Record<string, unknown>;
 
@@ -40,7 +40,8 @@ export function resolveRef<T = Schema>(doc: OpenApiDocument, node: unknown): T {
     if (!ref.startsWith('#/') || seen.has(ref)) break;
     seen.add(ref);
     let target: unknown = doc;
-    for (const part of ref.slice(2).split('/')) target = (target as Record<string, unknown>)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+    for (const part of ref.slice(2).split('/'))
+      target = (target as Record<string, unknown>)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
     if (target === undefined) break;
     current = target as Record<string, unknown>;
   }
@@ -69,14 +70,16 @@ export function indexOperations(doc: OpenApiDocument): Operation[] {
       if (raw.requestBody) {
         const body = resolveRef<Record<string, unknown>>(doc, raw.requestBody);
         const content: Record<string, Schema | undefined> = {};
-        for (const [ct, media] of Object.entries((body.content as Record<string, { schema?: Schema }>) ?? {})) content[ct] = media.schema;
+        for (const [ct, media] of Object.entries((body.content as Record<string, { schema?: Schema }>) ?? {}))
+          content[ct] = media.schema;
         requestBody = { required: body.required === true, content };
       }
       const responses: Record<string, ResponseSpec> = {};
       for (const [status, r] of Object.entries((raw.responses as Record<string, unknown>) ?? {})) {
         const response = resolveRef<Record<string, unknown>>(doc, r);
         const content: Record<string, Schema | undefined> = {};
-        for (const [ct, media] of Object.entries((response.content as Record<string, { schema?: Schema }>) ?? {})) content[ct] = media.schema;
+        for (const [ct, media] of Object.entries((response.content as Record<string, { schema?: Schema }>) ?? {}))
+          content[ct] = media.schema;
         responses[status] = { content };
       }
       out.push({
@@ -100,7 +103,7 @@ export function indexOperations(doc: OpenApiDocument): Operation[] {
 export function jsonBodySchema(op: Operation): Schema | undefined {
   if (!op.requestBody) return undefined;
   const ct = Object.keys(op.requestBody.content).find((c) => /json/i.test(c));
-  return ct ? op.requestBody.content[ct] ?? {} : undefined;
+  return ct ? (op.requestBody.content[ct] ?? {}) : undefined;
 }
 
 /** The status codes an operation documents, as patterns ("200", "4XX", "default"). */
@@ -113,3 +116,7 @@ export function responseFor(op: Operation, status: number): ResponseSpec | undef
   const s = String(status);
   return op.responses[s] ?? op.responses[`${s[0]}XX`] ?? op.responses[`${s[0]}xx`] ?? op.responses.default;
 }
+
+/** `application/json` and the `+json` types (`application/problem+json`). */
+export const isJsonMediaType = (contentType: string): boolean =>
+  /^application\/([\w.+-]+\+)?json\b/i.test(contentType.trim());

@@ -1,0 +1,44 @@
+/**
+ * The one-way flow of README.md, enforced: a stage imports only from the stages before it, never from one
+ * after it, and no cycle appears. `npm test` runs this (test/unit/layers.test.ts), and so does `npm run lint`.
+ * The order is the LAYERS list; `run` joins the stages inside vitest and the entry points supervise.
+ */
+const LAYERS = ['config', 'managed', 'openapi', 'model', 'cases', 'resources', 'http', 'checks', 'report', 'run'];
+const ENTRY_POINTS = '^src/(cli|bench)\\.ts$';
+
+const downstreamOf = (i) => LAYERS.slice(i + 1);
+
+module.exports = {
+  forbidden: [
+    ...LAYERS.map((layer, i) => ({
+      name: `${layer}-imports-downstream`,
+      comment: `src/${layer} may import only from the stages before it (${LAYERS.slice(0, i).join(', ') || 'none'}), never from ${downstreamOf(i).join(', ') || 'the entry points'}`,
+      severity: 'error',
+      from: { path: `^src/${layer}/` },
+      to: { path: [`^src/(${[...downstreamOf(i), 'cli', 'bench'].join('|')})(/|\\.ts$)`] },
+    })),
+    {
+      name: 'no-import-of-entry-points',
+      comment: 'cli.ts and bench.ts supervise; nothing imports them',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: ENTRY_POINTS },
+    },
+    {
+      name: 'no-circular',
+      comment: 'a cycle between modules is a cycle in the flow',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    parser: 'swc',
+    // Type-only imports count: a type from a later stage is a dependency on it all the same.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|test|suites)/' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

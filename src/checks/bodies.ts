@@ -1,0 +1,45 @@
+/** Comparing two JSON answers: what the profile says changes by itself is left out, and the first differences named. */
+import type { Obj } from '../model/oracle.js';
+
+/** A copy without the fields that change by themselves (durations computed from the clock). */
+export function withoutVolatile(value: unknown, volatile: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutVolatile(v, volatile));
+  if (value && typeof value === 'object') {
+    const out: Obj = {};
+    for (const key of Object.keys(value as Obj).sort())
+      if (!volatile.has(key)) out[key] = withoutVolatile((value as Obj)[key], volatile);
+    return out;
+  }
+  return value;
+}
+
+/** The JSON paths at which two values differ, with both values (the first few). */
+export function differences(
+  a: unknown,
+  b: unknown,
+  at = '',
+  out: Array<{ path: string; text: string }> = [],
+): Array<{ path: string; text: string }> {
+  if (out.length >= 5) return out;
+  if (a && b && typeof a === 'object' && typeof b === 'object' && Array.isArray(a) === Array.isArray(b)) {
+    const keys = new Set([...Object.keys(a as Obj), ...Object.keys(b as Obj)]);
+    for (const k of keys) differences((a as Obj)[k], (b as Obj)[k], `${at}/${k}`, out);
+  } else if (JSON.stringify(a) !== JSON.stringify(b))
+    out.push({
+      path: at || '/',
+      text: `${at || '/'}: ${JSON.stringify(a)?.slice(0, 60)} → ${JSON.stringify(b)?.slice(0, 60)}`,
+    });
+  return out;
+}
+
+/** The differences of two answers' bodies, volatile fields left out: their texts joined, and the first path as a key. */
+export function bodyDifference(
+  a: unknown,
+  b: unknown,
+  volatile: ReadonlySet<string>,
+): { text: string; key: string } | undefined {
+  const diff = differences(withoutVolatile(a, volatile), withoutVolatile(b, volatile));
+  return diff.length
+    ? { text: diff.map((d) => d.text).join('; '), key: diff[0].path.replace(/\/\d+(?=\/|$)/g, '/*') }
+    : undefined;
+}

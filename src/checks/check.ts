@@ -1,0 +1,65 @@
+/**
+ * A check is a declarative record: a stable id whose prefix is its family, a level from the spec's words,
+ * the clause it enforces, a title that starts with its level, and a rule that sees only its CheckContext
+ * and returns a Verdict. `defineCheck` is the one way to declare one.
+ */
+import type { Operation } from '../openapi/operations.js';
+import type { CheckContext } from './context.js';
+import type { Verdict } from './verdict.js';
+
+export type Level = 'MUST' | 'SHOULD' | 'MAY';
+
+export const FAMILIES = [
+  'spec',
+  'contract',
+  'methods',
+  'orchestration',
+  'errors',
+  'versioning',
+  'auth',
+  'filters',
+  'sorting',
+  'pagination',
+  'aggregates',
+] as const;
+export type Family = (typeof FAMILIES)[number];
+
+export type CheckId = `${Family}.${string}`;
+
+interface CheckFields<L extends Level> {
+  /** Stable: reports, baselines and comparisons key on it. Its prefix is the family. */
+  id: CheckId;
+  level: L;
+  /** The section of the spec (docs/spec/orchestration-rest-api.md), "OpenAPI document", or "profile". */
+  clause: string;
+  /** What the check demands, in the spec's words; starts with the level. */
+  title: `${L} ${string}`;
+  /** Whether the check says anything about this operation (default: every operation). */
+  appliesTo?(op: Operation, ctx: CheckContext): boolean;
+  /**
+   * For a check with one verdict per case of an operation (the values of a sort enum): the cases, each
+   * reported as `<id>[<variant>]`. Without it, one verdict per operation.
+   */
+  variants?(op: Operation, ctx: CheckContext): string[];
+  run(op: Operation, ctx: CheckContext, variant?: string): Promise<Verdict> | Verdict;
+}
+
+export interface Check extends CheckFields<Level> {
+  family: Family;
+  appliesTo(op: Operation, ctx: CheckContext): boolean;
+}
+
+export function familyOf(id: string): Family {
+  const family = id.slice(0, id.indexOf('.')) as Family;
+  if (!FAMILIES.includes(family))
+    throw new Error(`check id ${id} does not start with a family (${FAMILIES.join(', ')})`);
+  return family;
+}
+
+export function defineCheck<L extends Level>(fields: CheckFields<L>): Check {
+  return { ...fields, family: familyOf(fields.id), appliesTo: fields.appliesTo ?? (() => true) };
+}
+
+/** The id a verdict is reported under: the check's, with its variant. */
+export const reportedId = (check: Pick<Check, 'id'>, variant?: string): string =>
+  variant === undefined ? check.id : `${check.id}[${variant}]`;

@@ -1,0 +1,71 @@
+/**
+ * What a check may use, and nothing more. `src/run` implements it; no check imports the run, the HTTP
+ * client or the fixture pool. Every request goes through `send`, which records the exchange and notes
+ * what it created for cleanup.
+ */
+import type { BuiltRequest } from '../cases/requests.js';
+import type { NegativeKind } from '../cases/negative.js';
+import type { Exchange } from '../http/client.js';
+import type { Collection, ApiModel } from '../model/model.js';
+import type { Obj } from '../model/oracle.js';
+import type { Profile } from '../model/profiles/profile.js';
+import type { Operation, Schema } from '../openapi/operations.js';
+import type { RequestToSend } from '../openapi/request.js';
+import type { SchemaProblem } from '../openapi/validators.js';
+import type { BuiltCorpus } from '../resources/corpus.js';
+
+/** How an exchange of an operation's exercise came about: its valid request, a generated body, a negative one, an unknown id. */
+export type ExchangeKind = 'recipe' | 'generated' | 'negative' | 'unknown';
+
+export interface Sent {
+  kind: ExchangeKind;
+  negative?: NegativeKind;
+  detail?: string;
+  exchange: Exchange;
+}
+
+/** What exercising one operation sent and got. */
+export interface OperationRun {
+  op: Operation;
+  /** Why the operation was not exercised at all. */
+  skipped?: string;
+  /** Why the valid request could not reach 2xx, when that is known not to be a defect. */
+  unreachable?: string;
+  sent: Sent[];
+  /** Set when the generated-body property failed: the shrunk counterexample's seed and path. */
+  generation?: { seed: number; path?: string; counterexample?: unknown; runs: number };
+}
+
+/** The settings of the run that a check's judgement depends on. Never a secret. */
+export interface CheckSettings {
+  seed: number;
+  /** Generated cases per property. */
+  runs: number;
+  /** The prefix and tag of everything the run creates. */
+  runTag: string;
+  readOnly: boolean;
+  /** The kind of credentials configured, if any. */
+  credentials?: 'bearer' | 'basic';
+}
+
+export interface CheckContext {
+  readonly model: ApiModel;
+  readonly profile: Profile;
+  readonly settings: CheckSettings;
+  /** The valid request of an operation, on the run's own objects. Throws Skip when a prerequisite is missing. */
+  validRequest(op: Operation): Promise<BuiltRequest>;
+  /** Send a request on the run's one client; what it creates on behalf of `op` is cleaned up after the run. */
+  send(request: RequestToSend, op?: Operation): Promise<Exchange>;
+  /** An object of the run's: `fresh` for one only the caller uses, `shared` for the collection's common one. Throws Skip. */
+  object(collectionPath: string, mode: 'fresh' | 'shared'): Promise<Obj>;
+  /** The path that names an object of a collection (its parents' parameters filled from the shared objects). */
+  itemPath(collection: Collection, obj: Obj): Promise<string>;
+  /** What exercising the operation sent and got (exercised before any check runs). */
+  exchangesOf(op: Operation): OperationRun;
+  /** A value against a schema of the document: undefined when it matches. */
+  validate(schema: Schema, value: unknown): SchemaProblem | undefined;
+  /** The run's corpus of the core collections, for the query families. Throws Skip when it cannot be had. */
+  corpus(): Promise<BuiltCorpus>;
+  /** Note that a filter (collection.field.operator) was checked, or why it could not be. */
+  noteFilterCoverage(triple: string, outcome: { checked: number } | { skipped: string }): void;
+}

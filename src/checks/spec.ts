@@ -1,0 +1,96 @@
+/**
+ * Family `spec`: the target's document against the conventions of spec §1 (SHOULD), one finding per
+ * operation with its path. These look at the document only; they send nothing.
+ */
+import type { Operation } from '../openapi/operations.js';
+import { defineCheck } from './check.js';
+import type { CheckContext } from './context.js';
+import { fail, pass, type Verdict } from './verdict.js';
+
+const SNAKE = /^[a-z0-9]+(_[a-z0-9]+)*$/;
+const QUERY_FOR_BODY = /^(limit|offset|sort|page|page[-_]token|filter|\w+_id|\w+_ids)$/;
+
+const violated = (key: string, message: string): Verdict => fail('convention.violated', key, message);
+
+const createOf = (op: Operation, ctx: CheckContext) => {
+  const c = ctx.model.collectionOf(op);
+  return c?.create === op ? c : undefined;
+};
+
+export const specChecks = [
+  defineCheck({
+    id: 'spec.plural-collections',
+    level: 'SHOULD',
+    clause: '1 convention 1',
+    title: 'SHOULD name collections in the plural',
+    appliesTo: (op, ctx) => createOf(op, ctx) !== undefined,
+    run: (op, ctx) => {
+      const c = createOf(op, ctx)!;
+      return /s$/.test(c.name)
+        ? pass()
+        : violated(c.name, `${op.path}: collection "${c.name}" (${c.path}) is not plural`);
+    },
+  }),
+  defineCheck({
+    id: 'spec.snake-case-routes',
+    level: 'SHOULD',
+    clause: '1 convention 3',
+    title: 'SHOULD write route segments in snake_case',
+    run: (op) => {
+      const bad = op.path.split('/').filter((s) => s && !s.startsWith('{') && !SNAKE.test(s));
+      return bad.length
+        ? violated(bad.join(' '), `${op.path}: ${bad.map((s) => `"${s}"`).join(', ')} not snake_case`)
+        : pass();
+    },
+  }),
+  defineCheck({
+    id: 'spec.no-needless-nesting',
+    level: 'SHOULD',
+    clause: '1 convention 4',
+    title: 'SHOULD nest a collection only when its members cannot be reached outside the parent',
+    appliesTo: (op, ctx) => (createOf(op, ctx)?.parentParams.length ?? 0) > 0,
+    run: (op, ctx) => {
+      const c = createOf(op, ctx)!;
+      const elsewhere = [...ctx.model.collections.values()].find(
+        (o) => o !== c && o.parentParams.length === 0 && o.name !== c.name && o.name.endsWith(`_${c.name}`),
+      );
+      return elsewhere
+        ? violated(c.path, `${c.path} nests "${c.name}", whose members are also reached at ${elsewhere.path}`)
+        : pass();
+    },
+  }),
+  defineCheck({
+    id: 'spec.query-in-body',
+    level: 'SHOULD',
+    clause: '1 convention 5',
+    title: 'SHOULD take filtering, sorting and pagination in the POST body, not the query string',
+    run: (op) => {
+      const bad = op.parameters.filter((p) => p.in === 'query' && QUERY_FOR_BODY.test(p.name)).map((p) => p.name);
+      return bad.length ? violated(bad.join(' '), `${op.key} takes ${bad.join(', ')} in the query string`) : pass();
+    },
+  }),
+  defineCheck({
+    id: 'spec.get-without-body',
+    level: 'SHOULD',
+    clause: '4.1 rule 2',
+    title: 'SHOULD declare no request body on a GET',
+    appliesTo: (op) => op.method === 'GET',
+    run: (op) => (op.requestBody ? violated('requestBody', `${op.key} declares a request body`) : pass()),
+  }),
+  defineCheck({
+    id: 'spec.json-response-schema',
+    level: 'SHOULD',
+    clause: '1 (the document describes the interface)',
+    title: 'SHOULD document a JSON response schema for success (or a body-less 204)',
+    run: (op) => {
+      const success = Object.entries(op.responses).filter(([s]) => /^2/.test(s));
+      if (success.length === 0) return violated('none', `${op.key} documents no success response`);
+      const described = ([s, r]: (typeof success)[number]) =>
+        s === '204' ||
+        Object.entries(r.content).some(([ct, schema]) => /json/.test(ct) && schema && Object.keys(schema).length > 0);
+      if (success.some(described)) return pass();
+      const shown = success.map(([s, r]) => `${s} ${Object.keys(r.content).join(',') || '(no content)'}`).join('; ');
+      return violated(success.map(([s]) => s).join(' '), `${op.key} documents ${shown} without a JSON schema`);
+    },
+  }),
+];

@@ -1,0 +1,35 @@
+/**
+ * A request to send to an operation of the document, and the part of its answer that the stages before the
+ * HTTP client read (resources record what a create made; profiles read a token another operation hands out).
+ * The client's `Exchange` is a superset of `Answer`.
+ */
+export interface RequestToSend {
+  method: string;
+  /** The operation's path template, e.g. `/flows/{id}`; for reports and per-operation counts. */
+  template: string;
+  /** The concrete path relative to the base URL, e.g. `/flows/6f1…`. */
+  path: string;
+  query?: Record<string, string | number | boolean>;
+  headers?: Record<string, string>;
+  /** A value to send as JSON, or `raw` text sent exactly as given. */
+  json?: unknown;
+  raw?: string;
+  /** Leave out the configured credentials (auth checks). */
+  withoutAuth?: boolean;
+}
+
+export interface Answer {
+  /** 0 when no complete response arrived. */
+  status: number;
+  /** The body as text (capped). */
+  body: string;
+  /** Parsed JSON when the body is JSON. */
+  json?: unknown;
+  /** Why no answer came, when status is 0. */
+  error?: string;
+}
+
+/** Sends a request on the run's one client. */
+export type Send = (request: RequestToSend) => Promise<Answer>;
+
+export const is2xx = (answer: Pick<Answer, 'status'>): boolean => answer.status >= 200 && answer.status < 300;

@@ -1,0 +1,49 @@
+/** The registry as people and tools read it: `conformance checks` (JSON) and docs/checks.md (Markdown). */
+import type { Check } from '../checks/check.js';
+import { clauseText } from '../checks/clauses.js';
+
+export interface CheckListing {
+  id: string;
+  family: string;
+  level: string;
+  clause: string;
+  title: string;
+  /** For a check with one verdict per case of an operation: how its verdicts are named. */
+  variants?: string;
+}
+
+export function checkListing(checks: readonly Check[]): CheckListing[] {
+  return checks.map((c) => ({
+    id: c.id,
+    family: c.family,
+    level: c.level,
+    clause: c.clause,
+    title: c.title,
+    ...(c.variants ? { variants: `${c.id}[<case>], one per case of the operation` } : {}),
+  }));
+}
+
+const cell = (text: string) => text.replace(/\|/g, '\\|');
+
+export function checkListMarkdown(checks: readonly Check[]): string {
+  const lines = [
+    '# Checks',
+    '',
+    '<!-- Generated from the check registry (src/checks/registry.ts) by `npm run docs:checks`; a test keeps it current. -->',
+    '',
+    `${checks.length} checks. Each has a stable id (reports, baselines and comparisons key on it), a level from the spec's`,
+    'words, and the clause it enforces. A failure carries a kind and a key (README.md, "Typed failures").',
+  ];
+  const families = [...new Set(checks.map((c) => c.family))];
+  for (const family of families) {
+    lines.push('', `## ${family}`, '', '| id | level | clause | title |', '|---|---|---|---|');
+    for (const c of checks.filter((x) => x.family === family)) {
+      const id = c.variants ? `\`${c.id}[<case>]\`` : `\`${c.id}\``;
+      lines.push(`| ${id} | ${c.level} | ${cell(c.clause)} | ${cell(c.title)} |`);
+    }
+  }
+  lines.push('', '## Clauses', '', '| clause | the words it names |', '|---|---|');
+  for (const clause of [...new Set(checks.map((c) => c.clause))].sort())
+    lines.push(`| ${cell(clause)} | ${cell(clauseText(clause))} |`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,45 @@
+/**
+ * Reports are written to a fresh folder beside the report folder and moved into it when the run ends, so
+ * that a run that fails before judging anything (an unreachable target, a typo) leaves the previous
+ * run's reports whole, rather than half deleted.
+ */
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+/** The folder a run writes into: `.<name>.next` beside the report folder (the same file system, so a move is a rename). */
+export function stagingFolder(outDir: string): string {
+  const abs = path.resolve(outDir);
+  return path.join(path.dirname(abs), `.${path.basename(abs)}.next`);
+}
+
+/** A fresh, empty staging folder (one a crashed run left behind is discarded). */
+export function freshStagingFolder(outDir: string): string {
+  const stage = stagingFolder(outDir);
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
+  return stage;
+}
+
+/**
+ * Move everything the run wrote into the report folder, replacing what the previous run left under the
+ * same names (`results.json`, `allure-results/`, `.run/`, ...); other files of the folder stay, and a shard's
+ * blob report joins those of the other shards.
+ */
+export function publish(stage: string, outDir: string): void {
+  mkdirSync(outDir, { recursive: true });
+  for (const name of readdirSync(stage)) {
+    const target = path.join(outDir, name);
+    // The shards of one run may share a report folder: each adds its blob to the others'.
+    if (name === 'blob' && existsSync(target)) {
+      publish(path.join(stage, name), target);
+      continue;
+    }
+    if (existsSync(target)) rmSync(target, { recursive: true, force: true });
+    renameSync(path.join(stage, name), target);
+  }
+  rmSync(stage, { recursive: true, force: true });
+}
+
+export function discard(stage: string): void {
+  rmSync(stage, { recursive: true, force: true });
+}

@@ -1,0 +1,204 @@
+/** Family `contract` on hand-built exchanges: for each rule, an exchange that passes and one that fails, with its kind and key. */
+import { describe, expect, test } from 'vitest';
+import { problemWithValidExchange } from '../../../src/checks/contract.js';
+import { type Reply, exchange, fakeContext, judge, outcome } from './fake.js';
+import type { Sent } from '../../../src/checks/context.js';
+
+const FLOW = {
+  id: '0b8f7a4e-0000-4000-8000-000000000001',
+  created: null,
+  updated: null,
+  name: 'conformance-x',
+  tags: [],
+  labels: {},
+};
+const VALIDATION = { detail: [{ loc: ['body', 'name'], msg: 'field required', type: 'missing' }] };
+
+type Exercised = Array<Omit<Sent, 'exchange'> & { reply: Reply }>;
+
+async function verdictOn(id: string, opKey: string, exercised: Exercised) {
+  return outcome(await judge(id, opKey, await fakeContext({ exercised: { [opKey]: exercised } })));
+}
+
+const recipe = (reply: Reply): Exercised => [{ kind: 'recipe', reply }];
+
+describe('contract checks judge each exchange of the kinds they look at', () => {
+  const cases: Array<[string, string, Exercised, Exercised, string]> = [
+    [
+      'contract.no-5xx',
+      'GET /flows/{id}',
+      recipe({ status: 200, json: FLOW }),
+      recipe({ status: 500, text: 'boom', contentType: 'text/plain' }),
+      'server-error 500 recipe',
+    ],
+    [
+      'contract.no-5xx',
+      'GET /flows/{id}',
+      recipe({ status: 404, json: { detail: 'x' } }),
+      recipe({ status: 0 }),
+      'no-answer recipe',
+    ],
+    [
+      'contract.available',
+      'GET /flows/{id}',
+      recipe({ status: 200, json: FLOW }),
+      recipe({ status: 503, json: {}, attempts: 5 }),
+      'unavailable recipe',
+    ],
+    [
+      'contract.success-status-documented',
+      'GET /flows/{id}',
+      recipe({ status: 200, json: FLOW }),
+      recipe({ status: 203, json: FLOW }),
+      'status.undocumented 203',
+    ],
+    [
+      'contract.content-type',
+      'GET /flows/{id}',
+      recipe({ status: 200, json: FLOW }),
+      recipe({ status: 200, text: '{}', contentType: 'text/plain' }),
+      'content-type.mismatch 200 text/plain',
+    ],
+    [
+      'contract.content-type',
+      'GET /flows/{id}',
+      recipe({ status: 200, json: FLOW }),
+      recipe({ status: 200, text: '{"id":', contentType: 'application/json' }),
+      'json.unparsable 200',
+    ],
+    [
+      'contract.content-type',
+      'DELETE /flows/{id}',
+      recipe({ status: 204 }),
+      recipe({ status: 204, text: 'gone', contentType: 'text/plain' }),
+      'content-type.mismatch 204 text/plain',
+    ],
+    [
+      'contract.success-schema',
+      'GET /flows/{id}',
+      recipe({ status: 200, json: FLOW }),
+      recipe({ status: 200, json: { ...FLOW, tags: 'a' } }),
+      'schema.mismatch 200 /tags type',
+    ],
+    [
+      'contract.error-schema',
+      'GET /flows/{id}',
+      recipe({ status: 422, json: VALIDATION }),
+      recipe({ status: 422, json: { detail: 'bad' } }),
+      'schema.mismatch 422 /detail type',
+    ],
+    [
+      'contract.valid-input-accepted',
+      'GET /flows/{id}',
+      recipe({ status: 404, json: { detail: 'x' } }),
+      recipe({ status: 400, json: { detail: 'x' } }),
+      'input.refused 400',
+    ],
+    [
+      'contract.invalid-wrong-type',
+      'POST /flows/',
+      [
+        {
+          kind: 'negative',
+          negative: 'wrong-type',
+          detail: 'name as a number',
+          reply: { status: 422, json: VALIDATION },
+        },
+      ],
+      [{ kind: 'negative', negative: 'wrong-type', detail: 'name as a number', reply: { status: 201, json: FLOW } }],
+      'input.accepted 201',
+    ],
+    [
+      'contract.invalid-malformed-json',
+      'POST /flows/',
+      [{ kind: 'negative', negative: 'malformed-json', detail: 'cut JSON', reply: { status: 422, json: VALIDATION } }],
+      [{ kind: 'negative', negative: 'malformed-json', detail: 'cut JSON', reply: { status: 500, json: {} } }],
+      'input.accepted 500',
+    ],
+    [
+      'contract.invalid-missing-required',
+      'POST /flows/',
+      [{ kind: 'negative', negative: 'missing-required', detail: 'no name', reply: { status: 422, json: VALIDATION } }],
+      [{ kind: 'negative', negative: 'missing-required', detail: 'no name', reply: { status: 200, json: FLOW } }],
+      'input.accepted 200',
+    ],
+    [
+      'contract.invalid-extra-property',
+      'POST /flows/',
+      [{ kind: 'negative', negative: 'extra-property', detail: 'x: 1', reply: { status: 422, json: VALIDATION } }],
+      [{ kind: 'negative', negative: 'extra-property', detail: 'x: 1', reply: { status: 0 } }],
+      'input.accepted no-answer',
+    ],
+    [
+      'contract.invalid-out-of-range',
+      'POST /flows/filter',
+      [{ kind: 'negative', negative: 'out-of-range', detail: 'limit -1', reply: { status: 422, json: VALIDATION } }],
+      [{ kind: 'negative', negative: 'out-of-range', detail: 'limit -1', reply: { status: 200, json: [] } }],
+      'input.accepted 200',
+    ],
+    [
+      'contract.unknown-id-404',
+      'GET /flows/{id}',
+      [{ kind: 'unknown', reply: { status: 404, json: { detail: 'x' } } }],
+      [{ kind: 'unknown', reply: { status: 200, json: FLOW } }],
+      'status.unexpected 200',
+    ],
+    [
+      'contract.reaches-2xx',
+      'GET /flows/{id}',
+      recipe({ status: 200, json: FLOW }),
+      recipe({ status: 409, json: { detail: 'taken' } }),
+      'status.unexpected 409',
+    ],
+  ];
+
+  test.each(cases)('%s on %s: passes, and fails with the kind and key', async (id, opKey, good, bad, failure) => {
+    expect(await verdictOn(id, opKey, good)).toBe('passed');
+    expect(await verdictOn(id, opKey, bad)).toBe(failure);
+  });
+
+  test('a check with no exchange of its kind does not judge; an operation not exercised is skipped with the reason', async () => {
+    expect(await verdictOn('contract.unknown-id-404', 'GET /flows/{id}', recipe({ status: 200, json: FLOW }))).toBe(
+      'skipped',
+    );
+    const fake = await fakeContext({ exercised: { 'GET /flows/{id}': { skipped: 'read-only mode' } } });
+    expect(await judge('contract.no-5xx', 'GET /flows/{id}', fake)).toEqual({
+      status: 'skipped',
+      message: 'read-only mode',
+    });
+  });
+
+  test('a 503 that outlasted the retries is judged only by the availability checks', async () => {
+    const stayed = recipe({ status: 503, json: {}, attempts: 5 });
+    expect(await verdictOn('contract.success-status-documented', 'GET /flows/{id}', stayed)).toBe('skipped');
+    expect(await verdictOn('contract.no-5xx', 'GET /flows/{id}', stayed)).toBe('passed');
+  });
+
+  test('each distinct (kind, key) is one failure, the last (shrunk) one first, among all exchanges', async () => {
+    const fake = await fakeContext({
+      exercised: {
+        'POST /flows/': [
+          { kind: 'recipe', reply: { status: 500, json: {} } },
+          { kind: 'generated', reply: { status: 500, json: {} } },
+          { kind: 'negative', negative: 'wrong-type', reply: { status: 502, json: {} } },
+          { kind: 'generated', reply: { status: 500, json: {} } },
+        ],
+      },
+    });
+    const verdict = await judge('contract.no-5xx', 'POST /flows/', fake);
+    expect(verdict.status).toBe('failed');
+    if (verdict.status !== 'failed') return;
+    expect(verdict.failures.map((f) => f.key)).toEqual(['500 generated', '500 recipe', '502 negative:wrong-type']);
+    expect(verdict.among).toBe('4 of 4 exchange(s)');
+  });
+
+  test('the generated-body property shrinks on a server error and on valid input refused, not on other failures', async () => {
+    const { ctx } = await fakeContext();
+    const op = ctx.model.operations.find((o) => o.key === 'POST /flows/')!;
+    const ex = (status: number) => exchange({ method: 'POST', path: '/flows/' }, { status, json: {} });
+    expect(problemWithValidExchange(ctx.validate, op, ex(500))).toMatch(/^server-error 500 generated/);
+    expect(problemWithValidExchange(ctx.validate, op, ex(400))).toMatch(/^input.refused 400/);
+    expect(problemWithValidExchange(ctx.validate, op, ex(203))).toBeUndefined();
+    expect(problemWithValidExchange(ctx.validate, op, ex(422))).toBeUndefined();
+  });
+});

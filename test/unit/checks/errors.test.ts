@@ -1,0 +1,43 @@
+/** Family `errors` on scripted answers: malformed identifiers, JSON sent as text, error bodies a client can read. */
+import { describe, expect, test } from 'vitest';
+import { fakeContext, judge, outcome } from './fake.js';
+
+describe('errors checks', () => {
+  test('errors.malformed-id: 404 or 422 passes; a 500 fails', async () => {
+    for (const status of [404, 422]) {
+      const fake = await fakeContext({ server: () => ({ status, json: { detail: 'x' } }) });
+      expect(outcome(await judge('errors.malformed-id', 'GET /flows/{id}', fake))).toBe('passed');
+      expect(fake.sent[0].path).toBe('/flows/not-a-uuid');
+    }
+    const broken = await fakeContext({ server: () => ({ status: 500, json: {} }) });
+    expect(outcome(await judge('errors.malformed-id', 'GET /flows/{id}', broken))).toBe('status.unexpected 500');
+  });
+
+  test('errors.wrong-content-type: a 4xx passes; a 201 fails; the body went as text/plain', async () => {
+    const exercised = { 'POST /flows/': [{ kind: 'recipe' as const, reply: { status: 201, json: {} } }] };
+    const good = await fakeContext({ exercised, server: () => ({ status: 422, json: { detail: [] } }) });
+    expect(outcome(await judge('errors.wrong-content-type', 'POST /flows/', good))).toBe('passed');
+    expect(good.sent[0].headers).toEqual({ 'content-type': 'text/plain' });
+    const bad = await fakeContext({ exercised, server: () => ({ status: 201, json: {} }) });
+    expect(outcome(await judge('errors.wrong-content-type', 'POST /flows/', bad))).toBe('input.accepted 201');
+  });
+
+  test('errors.4xx-json: JSON 4xx pass; an HTML one fails; no 4xx at all is not judged', async () => {
+    const judged = async (reply: { status: number; json?: unknown; text?: string; contentType?: string }) =>
+      outcome(
+        await judge(
+          'errors.4xx-json',
+          'GET /flows/{id}',
+          await fakeContext({ exercised: { 'GET /flows/{id}': [{ kind: 'unknown', reply }] } }),
+        ),
+      );
+    expect(await judged({ status: 404, json: { detail: 'x' } })).toBe('passed');
+    expect(await judged({ status: 404, text: '<h1>no</h1>', contentType: 'text/html' })).toBe(
+      'content-type.mismatch 404 text/html',
+    );
+    expect(await judged({ status: 404, text: '{"detail":', contentType: 'application/json' })).toBe(
+      'json.unparsable 404 application/json',
+    );
+    expect(await judged({ status: 200, json: {} })).toBe('skipped');
+  });
+});

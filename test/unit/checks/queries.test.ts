@@ -1,0 +1,69 @@
+/**
+ * The query families (filters, sorting, pagination, aggregates) on an in-memory server that answers as
+ * the oracle does: each check passes there, and fails with its kind and key when one behaviour breaks.
+ */
+import { describe, expect, test } from 'vitest';
+import { fakeContext, judge, outcome } from './fake.js';
+import { queryServer } from './queryServer.js';
+
+async function verdict(id: string, op: string, breaks?: string, variant?: string) {
+  const { server, corpus } = await queryServer(breaks);
+  return judge(id, op, await fakeContext({ server, corpus }), variant);
+}
+
+describe('query checks', () => {
+  test.each([
+    ['filters.oracle', 'POST /flows/filter', 'ignore-filter', /^oracle.mismatch /],
+    [
+      'filters.seed-example',
+      'POST /flows/filter',
+      'ignore-filter',
+      /^oracle.mismatch flows.tags.all_ flow_runs.state.type.any_$/,
+    ],
+    [
+      'filters.any-empty-matches-nothing',
+      'POST /flow_runs/filter',
+      'ignore-filter',
+      /^oracle.mismatch flow_runs\..+\.any_$/,
+    ],
+    ['sorting.default', 'POST /flows/filter', 'ignore-default-sort', /^order.violated NAME_ASC$/],
+    ['pagination.windows', 'POST /flows/filter', 'offset-off-by-one', /^aggregate.mismatch window$/],
+    ['pagination.limit-zero', 'POST /flows/filter', 'ignore-limit', /^aggregate.mismatch limit 0$/],
+    ['pagination.maximum-limit', 'POST /flows/filter', 'accept-bad-limit', /^input.accepted 200$/],
+    ['pagination.negative-refused', 'POST /flows/filter', 'accept-bad-limit', /^input.accepted limit 200$/],
+    ['pagination.offset-past-end', 'POST /deployments/filter', 'ignore-offset', /^aggregate.mismatch past the end$/],
+    ['aggregates.count-agrees', 'POST /flows/count', 'count-off', /^aggregate.mismatch count$/],
+    ['aggregates.paginate-agrees', 'POST /flows/paginate', 'pages-off', /^aggregate.mismatch pages$/],
+    ['aggregates.history', 'POST /flow_runs/history', 'history-shift', /^aggregate.mismatch bin counts$/],
+    ['aggregates.history-invalid-interval', 'POST /flow_runs/history', 'tiny-interval', /^input.accepted 200$/],
+  ])('%s on %s: passes, and judges the server that breaks it (%s)', async (id, op, breaks, failure) => {
+    expect(outcome(await verdict(id, op))).toBe('passed');
+    expect(outcome(await verdict(id, op, breaks))).toMatch(failure);
+  });
+
+  test('sorting.by-value: one verdict per sort value; a reversed sort fails with the value as its key', async () => {
+    const { ctx } = await fakeContext();
+    const check = (await import('../../../src/checks/registry.js')).CHECKS.find((c) => c.id === 'sorting.by-value')!;
+    const op = ctx.model.operations.find((o) => o.key === 'POST /flows/filter')!;
+    const values = check.variants!(op, ctx);
+    expect(values).toEqual(expect.arrayContaining(['NAME_ASC', 'NAME_DESC', 'CREATED_DESC']));
+    for (const value of ['NAME_ASC', 'CREATED_DESC']) {
+      expect(outcome(await verdict('sorting.by-value', 'POST /flows/filter', undefined, value))).toBe('passed');
+      expect(outcome(await verdict('sorting.by-value', 'POST /flows/filter', 'reverse-sort', value))).toBe(
+        `order.violated ${value}`,
+      );
+    }
+  });
+
+  test('a failing generated filter names its seed and the path to replay it', async () => {
+    const v = await verdict('filters.oracle', 'POST /flows/filter', 'ignore-filter');
+    expect(v.status === 'failed' && v.seed).toBe(1);
+    expect(v.status === 'failed' && typeof v.path).toBe('string');
+  });
+
+  test('without a corpus (read-only mode) the query checks are not judged', async () => {
+    const { server } = await queryServer();
+    const fake = await fakeContext({ server, settings: { readOnly: true } });
+    expect(outcome(await judge('filters.oracle', 'POST /flows/filter', fake))).toBe('skipped');
+  });
+});

@@ -1,0 +1,78 @@
+/** compare's verdict diff: failures told apart by kind and key, other verdicts by their masked message. */
+import { describe, expect, test } from 'vitest';
+import { compareRuns } from '../../src/report/compare.js';
+import type { CheckResult, Results } from '../../src/report/results.js';
+import { summarize } from '../../src/report/results.js';
+
+function results(checks: CheckResult[], runTag: string): Results {
+  return {
+    tool: { name: 't', version: '0' },
+    target: { baseUrl: 'http://x/api', openapi: '3.1.0', apiVersion: '0', profile: 'prefect' },
+    seed: 1,
+    runTag,
+    runs: 1,
+    readOnly: false,
+    startedAt: '',
+    durationMs: 0,
+    operations: [],
+    checks,
+    summary: summarize(checks, 0),
+  };
+}
+
+const failed = (key: string, message: string): CheckResult => ({
+  id: 'contract.no-5xx',
+  check: 'contract.no-5xx',
+  family: 'contract',
+  level: 'MUST',
+  clause: '4.1',
+  title: 'MUST',
+  operation: 'POST /flows/',
+  collection: '/flows',
+  status: 'xfail',
+  message,
+  kind: 'server-error',
+  key,
+  failures: [{ kind: 'server-error', key, message }],
+  evidence: [],
+});
+
+const passed = (message: string): CheckResult => ({
+  ...failed('', message),
+  id: 'sorting.by-value[NAME_ASC]',
+  status: 'passed',
+  kind: undefined,
+  key: undefined,
+  failures: undefined,
+});
+
+function changes(a: CheckResult, b: CheckResult) {
+  return compareRuns(
+    { label: 'A', results: results([a], 'conformance-aaa-111') },
+    { label: 'B', results: results([b], 'conformance-bbb-222') },
+  ).verdicts!.changes.map((c) => c.kind);
+}
+
+describe('the verdict diff', () => {
+  test('two failures of the same kind and key are the same, whatever their messages say', () => {
+    expect(
+      changes(
+        failed('500 generated', '3 of 12 exchange(s): answered 500: boom'),
+        failed('500 generated', '1 of 9 exchange(s): answered 500: other text'),
+      ),
+    ).toEqual([]);
+  });
+
+  test('a failure with another key is a different failure', () => {
+    expect(changes(failed('500 generated', 'answered 500'), failed('502 generated', 'answered 502'))).toEqual([
+      'same verdict, different failures',
+    ]);
+  });
+
+  test('passing verdicts are compared by their messages, with numbers and ids masked', () => {
+    expect(
+      changes(passed('NAME_ASC: binary order, nulls first'), passed('NAME_ASC: binary order, nulls last')),
+    ).toEqual(['same verdict, different message']);
+    expect(changes(passed('12 exchange(s) checked'), passed('13 exchange(s) checked'))).toEqual([]);
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The one-way flow (README.md, "Layout"), enforced by dependency-cruiser with the repository's own rules:
+ * the source passes them, and the rules catch an import of a later stage and a cycle.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { cruise, type IReporterOutput } from 'dependency-cruiser';
+import { describe, expect, test } from 'vitest';
+import { repoRoot } from './support.js';
+
+const rules = createRequire(import.meta.url)(path.join(repoRoot, '.dependency-cruiser.cjs')) as {
+  forbidden: unknown[];
+  options: Record<string, unknown>;
+};
+
+async function violations(baseDir: string): Promise<string[]> {
+  const { tsConfig: _tsConfig, ...options } = rules.options;
+  const result: IReporterOutput = await cruise(['src'], {
+    ...options,
+    validate: true,
+    ruleSet: { forbidden: rules.forbidden } as never,
+    baseDir,
+  });
+  const summary = (
+    result.output as { summary: { violations: Array<{ rule: { name: string }; from: string; to: string }> } }
+  ).summary;
+  return summary.violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`);
+}
+
+/** A small tree of stages under a temporary src/, with the files given. */
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'conformance-layers-'));
+  for (const [file, text] of Object.entries(files)) {
+    mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    writeFileSync(path.join(dir, file), text);
+  }
+  return dir;
+}
+
+describe('the one-way flow', () => {
+  test('the source imports no later stage and has no cycle', async () => {
+    expect(await violations(repoRoot)).toEqual([]);
+  });
+
+  test('an import of a later stage fails the rule (a check importing the run)', async () => {
+    const dir = tree({
+      'src/run/session.ts': 'export interface Session { id: string }\n',
+      'src/checks/methods.ts':
+        "import type { Session } from '../run/session.js';\nexport const use = (s: Session) => s.id;\n",
+    });
+    expect(await violations(dir)).toEqual(['checks-imports-downstream: src/checks/methods.ts → src/run/session.ts']);
+  });
+
+  test('an import of an earlier stage passes', async () => {
+    const dir = tree({
+      'src/openapi/operations.ts': 'export interface Operation { key: string }\n',
+      'src/checks/spec.ts':
+        "import type { Operation } from '../openapi/operations.js';\nexport const key = (o: Operation) => o.key;\n",
+    });
+    expect(await violations(dir)).toEqual([]);
+  });
+
+  test('a cycle inside one stage fails the rule', async () => {
+    const dir = tree({
+      'src/openapi/load.ts':
+        "import { normalize } from './normalize.js';\nexport type Doc = { a: 1 };\nexport const load = () => normalize;\n",
+      'src/openapi/normalize.ts': "import type { Doc } from './load.js';\nexport const normalize = (d: Doc) => d;\n",
+    });
+    expect((await violations(dir)).some((v) => v.startsWith('no-circular: '))).toBe(true);
+  });
+});
