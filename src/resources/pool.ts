@@ -29,6 +29,10 @@ export class FixtureError extends Error {
 /** A prerequisite of a request could not be had: a fixture the server would not create, or a value no schema gives. */
 export const isMissingPrerequisite = (e: unknown): e is Error => e instanceof FixtureError || e instanceof CannotBuild;
 
+/** A fixture the server failed to create for a passing reason (5xx, no answer), worth one more try later. */
+export const isTransientFixtureFailure = (e: unknown): e is FixtureError =>
+  e instanceof FixtureError && !!e.answer && (e.answer.status === 0 || e.answer.status >= 500);
+
 /** Extra rounds for a fixture create that stays unavailable (each round is the client's 5 attempts). */
 const FIXTURE_ROUNDS = 3;
 
@@ -68,7 +72,12 @@ export class FixturePool implements FixtureSource {
     if (mode === 'fresh') return this.create(collectionPath);
     let p = this.shared.get(collectionPath);
     if (!p) {
-      p = this.create(collectionPath);
+      const made = this.create(collectionPath);
+      // A create that failed is not remembered: the next request that needs the object tries anew.
+      made.catch(() => {
+        if (this.shared.get(collectionPath) === made) this.shared.delete(collectionPath);
+      });
+      p = made;
       this.shared.set(collectionPath, p);
     }
     return p;

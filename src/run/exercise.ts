@@ -18,7 +18,7 @@ import type { RequestToSend } from '../openapi/request.js';
 import type { Replay } from '../report/baseline.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
 import type { FixturePool } from '../resources/pool.js';
-import { isMissingPrerequisite } from '../resources/pool.js';
+import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
 import { namedParam } from '../model/model.js';
 import { jsonBodySchema, type Operation } from '../openapi/operations.js';
 import type { SchemaValidators } from '../openapi/validators.js';
@@ -52,6 +52,23 @@ function stableHash(text: string): number {
   return (h >>> 0) % 2 ** 31;
 }
 
+/** Pause before building a recipe again whose fixture the server failed to create. */
+const FIXTURE_RETRY_PAUSE_MS = 2000;
+
+/**
+ * The recipe, built a second time after a pause when a fixture it needs failed for a passing reason (a 5xx
+ * or no answer on a busy server): one such failure would otherwise leave the operation unexercised.
+ */
+async function buildRecipeOnceMore(ctx: ExerciseContext, op: Operation): Promise<BuiltRequest> {
+  try {
+    return await buildRecipe(ctx.cases, op);
+  } catch (e) {
+    if (!isTransientFixtureFailure(e)) throw e;
+    await new Promise((r) => setTimeout(r, FIXTURE_RETRY_PAUSE_MS));
+    return buildRecipe(ctx.cases, op);
+  }
+}
+
 export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Promise<OperationRun> {
   const run: OperationRun = { op, sent: [] };
   const safety = ctx.cases.profile.safety(op);
@@ -74,7 +91,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
 
   let built: BuiltRequest;
   try {
-    built = await buildRecipe(ctx.cases, op);
+    built = await buildRecipeOnceMore(ctx, op);
   } catch (e) {
     if (isMissingPrerequisite(e)) return { ...run, skipped: `prerequisite missing: ${e.message}` };
     if (e instanceof BlockedByReadOnly) return { ...run, skipped: e.message };

@@ -38,7 +38,7 @@ describe('npm run conformance with nothing configured', () => {
     );
     const ops = run.results!.operations;
     expect(ops).toHaveLength(documented.length);
-    expect(ops.every((o) => o.exercised)).toBe(true);
+    expect(ops.filter((o) => !o.exercised).map((o) => `${o.method} ${o.path}: ${o.note}`)).toEqual([]);
     const reached = ops.filter((o) => o.reached2xx).length;
     expect(reached / ops.length).toBeGreaterThanOrEqual(0.95);
     for (const o of ops.filter((x) => !x.reached2xx)) expect(o.note, `${o.method} ${o.path}`).toBeTruthy();

@@ -1,0 +1,57 @@
+import { describe, expect, test } from 'vitest';
+import { SafeValues } from '../../../src/cases/safeValues.js';
+import { buildModel } from '../../../src/model/model.js';
+import { seedProfile } from '../../../src/model/profiles/seed.js';
+import type { Answer, RequestToSend } from '../../../src/openapi/request.js';
+import { Ledger } from '../../../src/resources/ledger.js';
+import { FixturePool, isTransientFixtureFailure } from '../../../src/resources/pool.js';
+import { referenceDoc } from '../support.js';
+
+const model = buildModel(referenceDoc());
+
+/** A pool whose server answers each create with the next answer of `answers`, and what it was sent. */
+function poolAnswering(answers: Answer[]) {
+  const sent: RequestToSend[] = [];
+  const pool = new FixturePool(
+    model,
+    async (request) => {
+      sent.push(request);
+      return answers.shift() ?? { status: 599, body: 'no more answers' };
+    },
+    new Ledger(),
+    false,
+  );
+  pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: seedProfile });
+  return { pool, sent };
+}
+
+const created = (id: string): Answer => ({ status: 201, body: '{}', json: { id, name: 'ct-pool-x' } });
+const failed = (status: number): Answer => ({ status, body: '{"detail":"boom"}', json: { detail: 'boom' } });
+
+describe('FixturePool shared objects', () => {
+  test('one create serves every request for the shared object', async () => {
+    const { pool, sent } = poolAnswering([created('a')]);
+    const [first, second] = await Promise.all([
+      pool.object('/variables', 'shared'),
+      pool.object('/variables', 'shared'),
+    ]);
+    expect(first).toBe(second);
+    expect(sent).toHaveLength(1);
+  });
+
+  test('a create that failed is not remembered: the next request creates anew', async () => {
+    const { pool, sent } = poolAnswering([failed(500), created('b')]);
+    const error = await pool.object('/variables', 'shared').catch((e: unknown) => e);
+    expect(isTransientFixtureFailure(error)).toBe(true);
+    await expect(pool.object('/variables', 'shared')).resolves.toMatchObject({ id: 'b' });
+    expect(sent).toHaveLength(2);
+    expect(pool.created).toEqual([{ collection: '/variables', id: 'b' }]);
+  });
+
+  test('a refusal (4xx) is a missing prerequisite, not a passing one', async () => {
+    const { pool } = poolAnswering([failed(422)]);
+    const error = await pool.object('/variables', 'shared').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(isTransientFixtureFailure(error)).toBe(false);
+  });
+});
