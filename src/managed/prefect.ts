@@ -153,6 +153,8 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
     PREFECT_SERVER_API_HOST: '127.0.0.1',
     PREFECT_SERVER_API_PORT: String(port),
     PREFECT_LOGGING_LEVEL: 'WARNING',
+    // A 503 is logged with its exception too: server.log then holds the cause of every 503 a run reports.
+    PREFECT_SERVER_LOG_RETRYABLE_ERRORS: 'true',
   });
   for (const key of Object.keys(env))
     if (key.startsWith('PREFECT_API_') || key === 'PREFECT_SERVER_API_AUTH_STRING') delete env[key];
