@@ -69,9 +69,17 @@ interface JudgeOptions {
   asks2xx?: boolean;
 }
 
-/** The rule of a contract check: its judge over every exchange of the kinds it looks at. */
+/**
+ * The rule of a contract check: its judge over every exchange of the kinds it looks at. It applies to an
+ * operation the run sent such exchanges for (an operation without a body has no invalid-body case), or
+ * could not exercise (then it is skipped, with the reason).
+ */
 function eachExchange(judge: ExchangeJudge, { looksAt, judgesUnavailable = false, asks2xx = false }: JudgeOptions) {
-  return (op: Operation, ctx: CheckContext): Verdict => {
+  const appliesTo = (op: Operation, ctx: CheckContext): boolean => {
+    const run = ctx.exchangesOf(op);
+    return run.skipped !== undefined || run.sent.some(looksAt);
+  };
+  const judgeOperation = (op: Operation, ctx: CheckContext): Verdict => {
     const run = ctx.exchangesOf(op);
     if (run.skipped) return skip(run.skipped);
     const ofThisKind = run.sent.filter(looksAt);
@@ -104,6 +112,7 @@ function eachExchange(judge: ExchangeJudge, { looksAt, judgesUnavailable = false
       ...(generation ? { seed: generation.seed, path: generation.path } : {}),
     });
   };
+  return { appliesTo, run: judgeOperation };
 }
 
 export const judgeNo5xx: ExchangeJudge = (_op, s) => {
@@ -137,7 +146,7 @@ function invalidInputCheck(kind: NegativeKind, title: `MUST ${string}`) {
     level: 'MUST',
     clause: DOCUMENT,
     title,
-    run: eachExchange(
+    ...eachExchange(
       (_op, s) =>
         s.exchange.status >= 400 && s.exchange.status < 500
           ? undefined
@@ -159,7 +168,7 @@ export const contractChecks = [
     level: 'MUST',
     clause: '4.1; OpenAPI document',
     title: 'MUST answer every request, valid or not, without a server error or a broken connection',
-    run: eachExchange(judgeNo5xx, { looksAt: every, judgesUnavailable: true }),
+    ...eachExchange(judgeNo5xx, { looksAt: every, judgesUnavailable: true }),
   }),
   // 503 is the server saying "not now" (Prefect: a retryable database error); the client retried it with
   // backoff. Still unavailable after that is worth knowing, but is load, not a broken contract.
@@ -168,7 +177,7 @@ export const contractChecks = [
     level: 'SHOULD',
     clause: '4.1',
     title: 'SHOULD not stay unavailable (503) through bounded retries',
-    run: eachExchange(
+    ...eachExchange(
       (_op, s) => {
         const ex = s.exchange;
         if (ex.status === 503)
@@ -192,7 +201,7 @@ export const contractChecks = [
     level: 'MUST',
     clause: DOCUMENT,
     title: 'MUST answer success with a status code the operation documents',
-    run: eachExchange(
+    ...eachExchange(
       (op, { exchange: ex }) =>
         is2xx(ex) && !documentsStatus(op, ex.status)
           ? failure(
@@ -215,7 +224,7 @@ export const contractChecks = [
     clause: DOCUMENT,
     title:
       'MUST answer with the documented content type: parsable JSON where JSON is documented, no body where none is',
-    run: eachExchange(
+    ...eachExchange(
       (op, { exchange: ex }) => {
         const response = ex.status === 0 ? undefined : documentedContent(op, ex.status);
         if (!response) return undefined;
@@ -255,7 +264,7 @@ export const contractChecks = [
     level: 'MUST',
     clause: DOCUMENT,
     title: 'MUST answer success with a body that matches the documented response schema',
-    run: eachExchange((op, s, ctx) => schemaFailure(op, s.exchange, ctx.validate, (st) => st >= 200 && st < 300), {
+    ...eachExchange((op, s, ctx) => schemaFailure(op, s.exchange, ctx.validate, (st) => st >= 200 && st < 300), {
       looksAt: every,
     }),
   }),
@@ -264,7 +273,7 @@ export const contractChecks = [
     level: 'MUST',
     clause: DOCUMENT,
     title: 'MUST answer a documented error status with a body that matches its documented schema',
-    run: eachExchange((op, s, ctx) => schemaFailure(op, s.exchange, ctx.validate, (st) => st >= 400 && st < 500), {
+    ...eachExchange((op, s, ctx) => schemaFailure(op, s.exchange, ctx.validate, (st) => st >= 400 && st < 500), {
       looksAt: every,
     }),
   }),
@@ -273,7 +282,7 @@ export const contractChecks = [
     level: 'MUST',
     clause: DOCUMENT,
     title: 'MUST accept valid input, or refuse it with a documented 4xx, 404 or 409',
-    run: eachExchange(judgeValidInputAccepted, { looksAt: ofKinds('recipe', 'generated'), asks2xx: true }),
+    ...eachExchange(judgeValidInputAccepted, { looksAt: ofKinds('recipe', 'generated'), asks2xx: true }),
   }),
   invalidInputCheck('malformed-json', 'MUST refuse a malformed JSON body with a 4xx'),
   invalidInputCheck('wrong-type', 'MUST refuse a body with a value of the wrong type with a 4xx'),
@@ -285,7 +294,7 @@ export const contractChecks = [
     level: 'MUST',
     clause: '4.1',
     title: 'MUST answer 404 for an identifier that names no object',
-    run: eachExchange(
+    ...eachExchange(
       (_op, { exchange: ex }) =>
         ex.status === 404
           ? undefined
@@ -304,7 +313,7 @@ export const contractChecks = [
     level: 'SHOULD',
     clause: '4.2',
     title: "SHOULD succeed for a minimal valid request on the run's own objects",
-    run: eachExchange(
+    ...eachExchange(
       (_op, { exchange: ex }) =>
         is2xx(ex)
           ? undefined

@@ -61,6 +61,16 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
 const isDeleteOfObject = (op: Operation, ctx: CheckContext) =>
   op.method === 'DELETE' && namedCollection(ctx.model, op) !== undefined;
 
+/** A DELETE whose collection offers a GET of one object, to see the object gone. */
+const isDeleteOfReadableObject = (op: Operation, ctx: CheckContext) =>
+  isDeleteOfObject(op, ctx) && namedCollection(ctx.model, op)!.read !== undefined;
+
+/** A DELETE whose collection offers a read or a count, to see what else the DELETE removed. */
+const isDeleteOfObservableObject = (op: Operation, ctx: CheckContext) => {
+  const c = isDeleteOfObject(op, ctx) ? namedCollection(ctx.model, op)! : undefined;
+  return c !== undefined && (c.read !== undefined || (c.count !== undefined && c.parentParams.length === 0));
+};
+
 /** A field PATCH can change that the object shows, and a new value for it. */
 function patchField(current: Obj, schemaProps: Obj, tag: string): [string, unknown] | undefined {
   for (const [field, value] of [
@@ -201,7 +211,7 @@ export const methodsChecks = [
     level: 'MUST',
     clause: '4.1',
     title: 'MUST answer 404 to a GET of an object after its DELETE',
-    appliesTo: isDeleteOfObject,
+    appliesTo: isDeleteOfReadableObject,
     run: async (op, ctx) => {
       const s = await deleteScenario(ctx, op);
       if (!is2xx(s.first)) return unexpected('the DELETE of a fresh object', s.first);
@@ -236,7 +246,7 @@ export const methodsChecks = [
     level: 'MUST',
     clause: '4.1',
     title: 'MUST delete only the object named: the collection shrinks by one and other objects remain',
-    appliesTo: isDeleteOfObject,
+    appliesTo: isDeleteOfObservableObject,
     run: async (op, ctx) => {
       const s = await deleteScenario(ctx, op);
       if (!is2xx(s.first)) return unexpected('the DELETE of a fresh object', s.first);

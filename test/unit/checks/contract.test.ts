@@ -1,7 +1,7 @@
 /** Family `contract` on hand-built exchanges: for each rule, an exchange that passes and one that fails, with its kind and key. */
 import { describe, expect, test } from 'vitest';
 import { problemWithValidExchange } from '../../../src/checks/contract.js';
-import { type Reply, exchange, fakeContext, judge, outcome } from './fake.js';
+import { type Reply, applies, exchange, fakeContext, judge, outcome } from './fake.js';
 import type { Sent } from '../../../src/checks/context.js';
 
 const FLOW = {
@@ -157,11 +157,22 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     expect(await verdictOn(id, opKey, bad)).toBe(failure);
   });
 
-  test('a check with no exchange of its kind does not judge; an operation not exercised is skipped with the reason', async () => {
-    expect(await verdictOn('contract.unknown-id-404', 'GET /flows/{id}', recipe({ status: 200, json: FLOW }))).toBe(
-      'skipped',
-    );
+  test('a check with no exchange of its kind does not apply; an operation not exercised is skipped with the reason', async () => {
+    const onlyRecipe = await fakeContext({ exercised: { 'GET /flows/{id}': recipe({ status: 200, json: FLOW }) } });
+    expect(applies('contract.unknown-id-404', 'GET /flows/{id}', onlyRecipe)).toBe(false);
+    expect(applies('contract.invalid-wrong-type', 'GET /flows/{id}', onlyRecipe)).toBe(false);
+    expect(applies('contract.no-5xx', 'GET /flows/{id}', onlyRecipe)).toBe(true);
+    const withUnknown = await fakeContext({
+      exercised: {
+        'GET /flows/{id}': [
+          { kind: 'recipe', reply: { status: 200, json: FLOW } },
+          { kind: 'unknown', reply: { status: 404, json: { detail: 'x' } } },
+        ],
+      },
+    });
+    expect(applies('contract.unknown-id-404', 'GET /flows/{id}', withUnknown)).toBe(true);
     const fake = await fakeContext({ exercised: { 'GET /flows/{id}': { skipped: 'read-only mode' } } });
+    expect(applies('contract.unknown-id-404', 'GET /flows/{id}', fake)).toBe(true);
     expect(await judge('contract.no-5xx', 'GET /flows/{id}', fake)).toEqual({
       status: 'skipped',
       message: 'read-only mode',

@@ -1,6 +1,6 @@
 /** Family `errors` on scripted answers: malformed identifiers, JSON sent as text, error bodies a client can read. */
 import { describe, expect, test } from 'vitest';
-import { fakeContext, judge, outcome } from './fake.js';
+import { applies, fakeContext, judge, outcome } from './fake.js';
 
 describe('errors checks', () => {
   test('errors.malformed-id: 404 or 422 passes; a 500 fails', async () => {
@@ -22,15 +22,12 @@ describe('errors checks', () => {
     expect(outcome(await judge('errors.wrong-content-type', 'POST /flows/', bad))).toBe('input.accepted 201');
   });
 
-  test('errors.4xx-json: JSON 4xx pass; an HTML one fails; no 4xx at all is not judged', async () => {
-    const judged = async (reply: { status: number; json?: unknown; text?: string; contentType?: string }) =>
-      outcome(
-        await judge(
-          'errors.4xx-json',
-          'GET /flows/{id}',
-          await fakeContext({ exercised: { 'GET /flows/{id}': [{ kind: 'unknown', reply }] } }),
-        ),
-      );
+  test('errors.4xx-json: JSON 4xx pass; an HTML one fails; without any 4xx it does not apply', async () => {
+    type Answer = { status: number; json?: unknown; text?: string; contentType?: string };
+    const contextAnswering = (reply: Answer) =>
+      fakeContext({ exercised: { 'GET /flows/{id}': [{ kind: 'unknown', reply }] } });
+    const judged = async (reply: Answer) =>
+      outcome(await judge('errors.4xx-json', 'GET /flows/{id}', await contextAnswering(reply)));
     expect(await judged({ status: 404, json: { detail: 'x' } })).toBe('passed');
     expect(await judged({ status: 404, text: '<h1>no</h1>', contentType: 'text/html' })).toBe(
       'content-type.mismatch 404 text/html',
@@ -38,6 +35,9 @@ describe('errors checks', () => {
     expect(await judged({ status: 404, text: '{"detail":', contentType: 'application/json' })).toBe(
       'json.unparsable 404 application/json',
     );
-    expect(await judged({ status: 200, json: {} })).toBe('skipped');
+    expect(applies('errors.4xx-json', 'GET /flows/{id}', await contextAnswering({ status: 200, json: {} }))).toBe(
+      false,
+    );
+    expect(applies('errors.4xx-json', 'GET /flows/{id}', await contextAnswering({ status: 404, json: {} }))).toBe(true);
   });
 });

@@ -147,6 +147,13 @@ export async function fakeContext(options: FakeOptions = {}): Promise<Fake> {
   return { ctx, sent };
 }
 
+/** Whether the runner would judge this check on this operation at all (after exercising it). */
+export function applies(id: string, opKey: string, fake: Fake): boolean {
+  const check = CHECKS.find((c) => c.id === id);
+  if (!check) throw new Error(`no check ${id}`);
+  return check.appliesTo(operation(fake.ctx.model, opKey), fake.ctx);
+}
+
 /** Judge one check on one operation, as the runner does (a Skip is a skipped verdict). */
 export async function judge(id: string, opKey: string, fake: Fake, variant?: string): Promise<Verdict> {
   const check = CHECKS.find((c) => c.id === id);

@@ -1,7 +1,7 @@
 /** Family `methods` on a scripted server: the verb semantics each check enforces, kept and broken. */
 import { describe, expect, test } from 'vitest';
 import type { RequestToSend } from '../../../src/openapi/request.js';
-import { type Obj, type Reply, fakeContext, judge, outcome } from './fake.js';
+import { type Obj, type Reply, applies, fakeContext, judge, outcome } from './fake.js';
 
 /** A tiny store of flows, served like the API serves them; `breaks` names the behaviour to get wrong. */
 function flowServer(breaks?: string) {
@@ -83,6 +83,16 @@ describe('methods checks', () => {
     for (const id of ['methods.delete-then-404', 'methods.delete-twice-404', 'methods.delete-only-target'])
       await judge(id, 'DELETE /flows/{id}', fake);
     expect(fake.sent.filter((r) => r.method === 'DELETE')).toHaveLength(2);
+  });
+
+  test('a DELETE whose collection has no GET of one object and no count is not judged by what needs them', async () => {
+    const fake = await fakeContext({ server: flowServer() });
+    const unseen = 'DELETE /work_pools/{work_pool_name}/workers/{name}';
+    expect(applies('methods.delete-then-404', unseen, fake)).toBe(false);
+    expect(applies('methods.delete-only-target', unseen, fake)).toBe(false);
+    expect(applies('methods.delete-twice-404', unseen, fake)).toBe(true);
+    for (const id of ['methods.delete-then-404', 'methods.delete-only-target'])
+      expect(applies(id, 'DELETE /flows/{id}', fake)).toBe(true);
   });
 
   test('a DELETE that does not succeed is reported as the unexpected answer it is', async () => {
