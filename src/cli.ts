@@ -31,6 +31,7 @@ import { compareHtml, compareMarkdown } from './report/compareReport.js';
 import { htmlReport } from './report/html.js';
 import { markdownSummary } from './report/markdown.js';
 import { updatedBaseline } from './report/baselineUpdate.js';
+import { junitReport } from './report/junit.js';
 import { exitCodeOf, reasonsNothingCounts, summarize, type Results } from './report/results.js';
 import { terminalSummary } from './report/terminal.js';
 import { discard, freshStagingFolder, publish } from './report/publish.js';
@@ -62,21 +63,17 @@ async function assertReachable(baseUrl: string, config: Config): Promise<void> {
   }
 }
 
-function reporterArgs(outDir: string): string[] {
+function reporterArgs(): string[] {
   return [
     '--reporter',
     path.join(repoRoot, 'src', 'report', 'vitestReporter.ts'),
-    '--reporter',
-    'junit',
-    '--outputFile.junit',
-    path.join(outDir, 'junit.xml'),
     '--reporter',
     path.join(repoRoot, 'src', 'report', 'allureReporter.ts'),
   ];
 }
 
 function runVitest(config: WorkerConfig, onChild: (kill: () => void) => void): Promise<number> {
-  const args = ['--project', 'conformance', ...reporterArgs(config.outDir)];
+  const args = ['--project', 'conformance', ...reporterArgs()];
   // Progress only for a person at a terminal: never in CI, in a pipe, or when asked to be quiet.
   if (process.stderr.isTTY && !config.ci && !config.quiet)
     args.push('--reporter', path.join(repoRoot, 'src', 'report', 'progress.ts'));
@@ -153,6 +150,7 @@ function readResults(file: string): Results | undefined {
 function writeReports(results: Results, outDir: string): number {
   results.exitCode = exitCodeOf(results);
   writeFileSync(path.join(outDir, 'results.json'), JSON.stringify(results, null, 2));
+  writeFileSync(path.join(outDir, 'junit.xml'), junitReport(results));
   writeFileSync(path.join(outDir, 'summary.md'), markdownSummary(results));
   writeFileSync(path.join(outDir, 'index.html'), htmlReport(results));
   process.stdout.write(`${terminalSummary(results)}\n`);
@@ -329,11 +327,7 @@ async function mergeCommand(args: string[]): Promise<number> {
   rmSync(path.join(config.outDir, 'allure-results'), { recursive: true, force: true });
   // The reporters read the output folder from the worker configuration, as in a run.
   const worker = workerConfig(config, { baseUrl: '', specPath: '', runDir: '', startedAt: new Date().toISOString() });
-  const code = await spawnVitest(
-    ['--merge-reports', gathered, ...reporterArgs(config.outDir)],
-    workerEnvironment(worker),
-    () => {},
-  );
+  const code = await spawnVitest(['--merge-reports', gathered, ...reporterArgs()], workerEnvironment(worker), () => {});
   const results = readResults(path.join(config.outDir, 'results.json'));
   if (!results) throw new UsageError(`merge: vitest could not merge ${blobs.length} blob report(s) (exit ${code})`);
   log(`merged ${blobs.length} shard(s): ${blobs.map((b) => path.basename(b)).join(', ')}`);

@@ -1,6 +1,17 @@
 /** A Markdown summary of a run, for a CI step summary ($GITHUB_STEP_SUMMARY and the like). */
 import type { Results } from './results.js';
 
+function countsTable(heading: string, rows: Record<string, Record<string, number>>): string[] {
+  return [
+    `| ${heading} | passed | failed | xfail | xpass | skipped | error |`,
+    '|---|---|---|---|---|---|---|',
+    ...Object.entries(rows).map(
+      ([name, c]) =>
+        `| ${name} | ${c.passed ?? 0} | ${c.failed ?? 0} | ${c.xfail ?? 0} | ${c.xpass ?? 0} | ${c.skipped ?? 0} | ${c.error ?? 0} |`,
+    ),
+  ];
+}
+
 export function markdownSummary(results: Results): string {
   const s = results.summary;
   const lines = [
@@ -8,12 +19,9 @@ export function markdownSummary(results: Results): string {
     '',
     `${results.exitCode === 0 ? '✅ every MUST check passed' : '❌ the run failed'} · seed \`${results.seed}\` · ${(results.durationMs / 1000).toFixed(1)} s · ${s.requests} requests`,
     '',
-    '| family | passed | failed | xfail | xpass | skipped | error |',
-    '|---|---|---|---|---|---|---|',
-    ...Object.entries(s.byFamily).map(
-      ([family, c]) =>
-        `| ${family} | ${c.passed ?? 0} | ${c.failed ?? 0} | ${c.xfail ?? 0} | ${c.xpass ?? 0} | ${c.skipped ?? 0} | ${c.error ?? 0} |`,
-    ),
+    ...countsTable('family', s.byFamily),
+    '',
+    ...countsTable('level', s.byLevel),
   ];
   const broken = results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass');
   if (broken.length) {

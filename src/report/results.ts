@@ -49,6 +49,8 @@ export interface CheckResult {
   seed?: number;
   path?: string;
   evidence: RecordedExchange[];
+  /** How long judging took, the check's own requests included (exercising the operation is not). */
+  ms?: number;
   /** The baseline entries that apply: those that excused a failure, else those whose failure did not show. */
   baseline?: {
     reason: string;

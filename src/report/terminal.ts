@@ -1,4 +1,4 @@
-/** The terminal summary: counts by family, then each failure with the curl line that repeats it. */
+/** The terminal summary: counts by family and by level, then each failure with the curl line that repeats it. */
 import type { Results } from './results.js';
 
 export function terminalSummary(results: Results): string {
@@ -12,12 +12,12 @@ export function terminalSummary(results: Results): string {
   lines.push(
     `operations: ${results.operations.length} in the document, ${exercised} exercised, ${reached} reached 2xx; ${s.requests} requests in ${(results.durationMs / 1000).toFixed(1)} s`,
   );
-  for (const [family, counts] of Object.entries(s.byFamily))
-    lines.push(
-      `  ${family.padEnd(14)} ${Object.entries(counts)
-        .map(([k, v]) => `${v} ${k}`)
-        .join(', ')}`,
-    );
+  const countsLine = (name: string, counts: Record<string, number>) =>
+    `  ${name.padEnd(14)} ${Object.entries(counts)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')}`;
+  for (const [family, counts] of Object.entries(s.byFamily)) lines.push(countsLine(family, counts));
+  for (const [level, counts] of Object.entries(s.byLevel)) lines.push(countsLine(level, counts));
   for (const c of results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass')) {
     lines.push(`${c.status === 'xpass' ? 'XPASS' : 'FAIL'} [${c.level}] ${c.id} ${c.operation}: ${c.message ?? ''}`);
     if (c.repro) lines.push(`  ${c.repro}`);

@@ -77,6 +77,86 @@ describe('npm run conformance with nothing configured', () => {
   });
 });
 
+/** level → status → count, from (level, status) pairs. */
+function tally(pairs: Array<[string, string]>): Record<string, Record<string, number>> {
+  const counts: Record<string, Record<string, number>> = {};
+  for (const [level, status] of pairs) (counts[level] ??= {})[status] = (counts[level][status] ?? 0) + 1;
+  return counts;
+}
+
+/** The status of results.json each JUnit element and Allure status may stand for. */
+const JUNIT_STATUSES: Record<string, string[]> = {
+  none: ['passed'],
+  failure: ['failed', 'xpass'],
+  error: ['error'],
+  skipped: ['skipped', 'xfail'],
+};
+const ALLURE_STATUSES: Record<string, string[]> = {
+  passed: ['passed'],
+  failed: ['failed', 'xpass'],
+  broken: ['error'],
+  skipped: ['skipped', 'xfail'],
+};
+
+describe('one count in every output of that run', () => {
+  test('results.json, the terminal, summary.md, junit.xml and Allure agree level by level on every status', () => {
+    const r = run.results!;
+    const expected = tally(r.checks.map((c) => [c.level, c.status]));
+    expect(r.summary.byLevel).toEqual(expected);
+
+    const terminal = tally(
+      run.stdout
+        .split('\n')
+        .map((line) => line.match(/^ {2}(MUST|SHOULD|MAY) +(.*)$/))
+        .filter((m) => m !== null)
+        .flatMap((m) =>
+          m[2].split(', ').flatMap((part) => {
+            const [n, status] = part.split(' ');
+            return Array.from({ length: Number(n) }, (): [string, string] => [m[1], status]);
+          }),
+        ),
+    );
+    expect(terminal).toEqual(expected);
+
+    const markdown = readFileSync(path.join(run.outDir, 'summary.md'), 'utf8');
+    const header = markdown.split('\n').find((l) => l.startsWith('| level |'))!;
+    const columns = header
+      .split('|')
+      .map((c) => c.trim())
+      .slice(2, -1);
+    for (const line of markdown.split('\n').filter((l) => /^\| (MUST|SHOULD|MAY) \|/.test(l))) {
+      const [level, ...cells] = line
+        .split('|')
+        .map((c) => c.trim())
+        .slice(1, -1);
+      for (const [i, status] of columns.entries())
+        expect(Number(cells[i]), `${level} ${status}`).toBe(expected[level]?.[status] ?? 0);
+    }
+
+    const junit = readFileSync(path.join(run.outDir, 'junit.xml'), 'utf8');
+    const cases = [...junit.matchAll(/<testcase [^>]*>([\s\S]*?)<\/testcase>/g)].map((m) => {
+      const property = (name: string) => m[1].match(new RegExp(`<property name="${name}" value="([^"]*)"`))![1];
+      const element = m[1].match(/<\/properties><(failure|error|skipped)\b/)?.[1] ?? 'none';
+      return { level: property('level'), status: property('status'), element };
+    });
+    expect(cases).toHaveLength(r.checks.length);
+    for (const c of cases) expect(JUNIT_STATUSES[c.element], `${c.element} for ${c.status}`).toContain(c.status);
+    expect(tally(cases.map((c) => [c.level, c.status]))).toEqual(expected);
+    // Every skipped case says why.
+    expect(junit).not.toMatch(/<skipped\/>|<skipped message=""/);
+
+    const dir = path.join(run.outDir, 'allure-results');
+    const allure = readdirSync(dir)
+      .filter((f) => f.endsWith('-result.json'))
+      .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as AllureResult)
+      .filter((a) => a.labels.some((l) => l.name === 'verdict'));
+    const label = (a: AllureResult, name: string) => a.labels.find((l) => l.name === name)!.value;
+    for (const a of allure)
+      expect(ALLURE_STATUSES[a.status], `${a.status} for ${label(a, 'verdict')}`).toContain(label(a, 'verdict'));
+    expect(tally(allure.map((a) => [label(a, 'level'), label(a, 'verdict')]))).toEqual(expected);
+  });
+});
+
 describe('the HTML report of that run, in Chromium', () => {
   let browser: Browser;
   let page: Page;
@@ -189,6 +269,7 @@ describe('the Allure results of that run', () => {
 
 interface AllureResult {
   name: string;
+  status: string;
   labels: Array<{ name: string; value: string }>;
   links: Array<{ name: string; url: string }>;
   steps?: Array<{ attachments?: Array<{ name: string }> }>;

@@ -1,0 +1,93 @@
+/**
+ * junit.xml, written from results.json so that it holds exactly its verdicts: one test case per verdict,
+ * one test suite per family. A failed check fails its case whatever its level (JUnit has no levels; the
+ * level is the failure's type and a property, so a tool can tell a SHOULD from a MUST). The gate is the
+ * exit code, which only MUST failures, xpass and errors set. As pytest writes them, an expected failure
+ * (xfail) is a skipped case of type `xfail`; an xpass is a failure; a check the target stopped answering
+ * for is an error. Every skipped case carries its reason.
+ */
+import type { CheckResult, Results } from './results.js';
+
+const xml = (text: string): string =>
+  text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what XML 1.0 cannot carry, even escaped
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+
+/** The JUnit outcome of a verdict: the element inside its test case, if any. */
+export type JunitOutcome = 'passed' | 'failure' | 'error' | 'skipped';
+
+export function junitOutcomeOf(status: CheckResult['status']): JunitOutcome {
+  switch (status) {
+    case 'passed':
+      return 'passed';
+    case 'failed':
+    case 'xpass':
+      return 'failure';
+    case 'error':
+      return 'error';
+    case 'skipped':
+    case 'xfail':
+      return 'skipped';
+  }
+}
+
+function outcomeElement(c: CheckResult): string {
+  const message = c.message ?? '';
+  const details = [message, c.repro, c.baseline ? `baseline: ${c.baseline.reason}` : undefined]
+    .filter(Boolean)
+    .join('\n');
+  switch (c.status) {
+    case 'passed':
+      return '';
+    case 'failed':
+      return `<failure type="${c.level}" message="${xml(`[${c.level}] ${c.title}: ${message}`)}">${xml(details)}</failure>`;
+    case 'xpass':
+      return `<failure type="xpass" message="${xml(`a baselined failure passed: ${message}`)}">${xml(details)}</failure>`;
+    case 'error':
+      return `<error type="error" message="${xml(message)}"/>`;
+    case 'xfail':
+      return `<skipped type="xfail" message="${xml(`expected failure (baseline: ${c.baseline?.reason ?? ''}): ${message}`)}"/>`;
+    case 'skipped':
+      return `<skipped message="${xml(message || 'not judged')}"/>`;
+  }
+}
+
+function testCase(c: CheckResult): string {
+  const properties = [
+    ['level', c.level],
+    ['status', c.status],
+    ['check', c.check],
+    ['operation', c.operation],
+    ['clause', c.clause],
+    ...(c.kind ? [['kind', c.kind]] : []),
+  ]
+    .map(([name, value]) => `<property name="${name}" value="${xml(String(value))}"/>`)
+    .join('');
+  const time = ((c.ms ?? 0) / 1000).toFixed(3);
+  return `    <testcase classname="${xml(`${c.family}.${c.collection}`)}" name="${xml(`${c.id} ${c.operation}`)}" time="${time}"><properties>${properties}</properties>${outcomeElement(c)}</testcase>`;
+}
+
+function counts(checks: CheckResult[]): string {
+  const of = (o: JunitOutcome) => checks.filter((c) => junitOutcomeOf(c.status) === o).length;
+  const time = checks.reduce((t, c) => t + (c.ms ?? 0), 0) / 1000;
+  return `tests="${checks.length}" failures="${of('failure')}" errors="${of('error')}" skipped="${of('skipped')}" time="${time.toFixed(3)}"`;
+}
+
+export function junitReport(results: Results): string {
+  const families = new Map<string, CheckResult[]>();
+  for (const c of results.checks) families.set(c.family, [...(families.get(c.family) ?? []), c]);
+  const suites = [...families].map(
+    ([family, checks]) =>
+      `  <testsuite name="${xml(family)}" ${counts(checks)} timestamp="${xml(results.startedAt)}">\n${checks.map(testCase).join('\n')}\n  </testsuite>`,
+  );
+  // Errors of the run itself (cleanup, a target that never answered, an expired entry) are no verdict.
+  if (results.errors?.length)
+    suites.push(
+      `  <testsuite name="run" tests="0" failures="0" errors="0" skipped="0"><system-err>${xml(results.errors.join('\n'))}</system-err></testsuite>`,
+    );
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="conformance" ${counts(results.checks)}>\n${suites.join('\n')}\n</testsuites>\n`;
+}

@@ -1,0 +1,98 @@
+import { describe, expect, test } from 'vitest';
+import { junitOutcomeOf, junitReport } from '../../src/report/junit.js';
+import type { CheckResult, Results } from '../../src/report/results.js';
+import { summarize } from '../../src/report/results.js';
+import { checkResult } from './support.js';
+
+function resultsOf(checks: CheckResult[], errors?: string[]): Results {
+  return {
+    tool: { name: 't', version: '0' },
+    target: { baseUrl: 'http://x', openapi: '3.1.0', apiVersion: '1', profile: 'seed' },
+    seed: 1,
+    runTag: 'ct',
+    runs: 1,
+    readOnly: false,
+    startedAt: '2026-11-22T00:00:00.000Z',
+    durationMs: 1,
+    operations: [],
+    checks,
+    summary: summarize(checks, 0),
+    errors,
+  };
+}
+
+const named = (c: CheckResult, id: string, extra: Partial<CheckResult> = {}): CheckResult => ({
+  ...c,
+  id,
+  check: id,
+  ...extra,
+});
+
+describe('junitReport', () => {
+  const checks = [
+    named(checkResult('passed'), 'contract.a'),
+    named(checkResult('failed', 'MUST'), 'contract.b', { message: 'answered 500' }),
+    named(checkResult('failed', 'SHOULD'), 'contract.c', { message: 'answered 503 5 times' }),
+    named(checkResult('xfail'), 'contract.d', {
+      message: 'known',
+      baseline: { reason: 'facts §5', excused: [], notShown: [] },
+    }),
+    named(checkResult('xpass'), 'contract.e', { message: 'did not show' }),
+    named(checkResult('skipped', 'MAY'), 'auth.f', { family: 'auth', message: 'no credentials configured' }),
+    named(checkResult('error'), 'contract.g', { message: 'the target refused connections' }),
+  ];
+  const xml = junitReport(resultsOf(checks));
+  const testCase = (id: string) =>
+    xml.match(new RegExp(`<testcase [^>]*name="${id.replace('.', '\\.')} [^"]*"[^>]*>(.*?)</testcase>`))![1];
+
+  test('one test case per verdict, one suite per family, counts by outcome', () => {
+    expect(xml.match(/<testcase /g)).toHaveLength(checks.length);
+    expect(xml).toMatch(/<testsuites name="conformance" tests="7" failures="3" errors="1" skipped="2"/);
+    expect(xml).toMatch(/<testsuite name="contract" tests="6" failures="3" errors="1" skipped="1"/);
+    expect(xml).toMatch(/<testsuite name="auth" tests="1" failures="0" errors="0" skipped="1"/);
+  });
+
+  test('a failure of any level fails its case, typed by its level; level and status are properties', () => {
+    expect(testCase('contract.b')).toMatch(/<failure type="MUST" message="\[MUST\] [^"]*answered 500"/);
+    expect(testCase('contract.c')).toMatch(/<failure type="SHOULD" message="\[SHOULD\] [^"]*answered 503 5 times"/);
+    expect(testCase('contract.c')).toContain('<property name="level" value="SHOULD"/>');
+    expect(testCase('contract.c')).toContain('<property name="status" value="failed"/>');
+    expect(testCase('contract.a')).not.toMatch(/<failure|<skipped|<error/);
+  });
+
+  test('xfail is skipped with its baseline reason, xpass fails, error errs, and every skip says why', () => {
+    expect(testCase('contract.d')).toMatch(
+      /<skipped type="xfail" message="expected failure \(baseline: facts §5\): known"\/>/,
+    );
+    expect(testCase('contract.e')).toMatch(/<failure type="xpass" message="a baselined failure passed: did not show"/);
+    expect(testCase('contract.g')).toMatch(/<error type="error" message="the target refused connections"\/>/);
+    expect(testCase('auth.f')).toContain('<skipped message="no credentials configured"/>');
+  });
+
+  test('text is escaped, and characters XML cannot carry are dropped', () => {
+    const odd = junitReport(
+      resultsOf([named(checkResult('failed'), 'contract.x', { message: 'a <b> & "c" \u0001 \u001b[31m' })]),
+    );
+    expect(odd).toContain('a &lt;b&gt; &amp; &quot;c&quot;  [31m');
+    for (const control of ['\u0001', '\u001b']) expect(odd).not.toContain(control);
+  });
+
+  test("the run's own errors are told apart from verdicts", () => {
+    const withErrors = junitReport(resultsOf(checks, ['cleanup could not delete 1 object(s)']));
+    expect(withErrors).toMatch(
+      /<testsuite name="run" tests="0"[^>]*><system-err>cleanup could not delete 1 object\(s\)<\/system-err>/,
+    );
+    expect(withErrors.match(/<testcase /g)).toHaveLength(checks.length);
+  });
+
+  test.each([
+    ['passed', 'passed'],
+    ['failed', 'failure'],
+    ['xpass', 'failure'],
+    ['error', 'error'],
+    ['skipped', 'skipped'],
+    ['xfail', 'skipped'],
+  ] as const)('%s is a JUnit %s', (status, outcome) => {
+    expect(junitOutcomeOf(status)).toBe(outcome);
+  });
+});
