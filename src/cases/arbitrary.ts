@@ -80,8 +80,28 @@ function typesOf(schema: S): string[] {
   return [];
 }
 
-/** A value where the schema allows any JSON: small, so that bodies stay readable and shrink fast. */
-const anyJson = fc.jsonValue({ maxDepth: 1, depthSize: 'xsmall' });
+/**
+ * A value where the schema allows any JSON: small, so that bodies stay readable and shrink fast. Its numbers
+ * keep to the bounds typed numbers get here (±1e9, 32-bit integers): RFC 8259 §6 lets an implementation
+ * limit the range of numbers, so a value beyond them tests JSON's limits, not the API (PostgreSQL's jsonb
+ * turns 5.7e175 into an integer of 176 digits that Prefect cannot serialise again).
+ */
+/** A finite double in [min, max]; -0 is sent as 0 (JSON has no negative zero a server must keep). */
+const finiteDouble = (min: number, max: number) =>
+  fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n));
+
+const jsonScalar = fc.oneof(
+  fc.constant(null),
+  fc.boolean(),
+  fc.string({ maxLength: 12 }),
+  fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+  finiteDouble(-1e9, 1e9),
+);
+const anyJson = fc.oneof(
+  jsonScalar,
+  fc.array(jsonScalar, { maxLength: 4 }),
+  fc.dictionary(fc.string({ maxLength: 10 }), jsonScalar, { maxKeys: 4 }),
+);
 
 const DATE_MIN = new Date('2000-01-01T00:00:00Z');
 const DATE_MAX = new Date('2099-12-31T23:59:59Z');
@@ -152,7 +172,7 @@ function arbitraryOfType(ctx: GenContext, schema: S, type: string, depth: number
     }
     case 'number': {
       const { min, max } = numberBounds(schema, false);
-      return fc.double({ min, max, noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n));
+      return finiteDouble(min, max);
     }
     case 'string':
       return stringArbitrary(schema);

@@ -83,8 +83,12 @@ const DOWN_AFTER = 3;
 export const NOT_SENT = 'not sent:';
 /** The response half of an exchange that got no answer. */
 const noAnswer = () => ({ status: 0, responseHeaders: {}, contentType: '', body: '', bodyBytes: 0, truncated: false });
-/** 200+400+800+1600 ms of backoff: long enough for SQLite's write lock to pass, bounded all the same. */
-const MAX_ATTEMPTS = 5;
+/**
+ * As many attempts as Prefect's own client makes (PREFECT_CLIENT_MAX_RETRIES: 5 retries), with a shorter
+ * backoff of 200, 400, 800, 1600 and 3200 ms (plus jitter): Prefect on SQLite answers 503 for a write that
+ * lost the database lock, and under concurrent writes the lock can stay taken for a few seconds.
+ */
+const MAX_ATTEMPTS = 6;
 
 export class HttpClient {
   private readonly agent: Agent;
@@ -213,7 +217,8 @@ export class HttpClient {
         continue;
       }
       if (exchange.status !== 503 || attempt >= MAX_ATTEMPTS) return exchange;
-      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt + Math.random() * 100));
+      // Jitter, so that requests that lost the lock together do not retry together.
+      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt * (1 + Math.random() / 2)));
     }
   }
 

@@ -39,15 +39,16 @@ function valueAt(obj: Obj, path: string[]): unknown {
 /**
  * Does one object satisfy one collection filter (`{name: {like_: …}, tags: {all_: …}, operator?}`)?
  * Every node is the AND (or, with `operator: or_`, the OR) of its parts; a node whose operands all drop
- * out is TRUE, as an SQL and_() of nothing is. Inside an OR that makes the whole node true.
+ * out is TRUE, as an SQL and_() of nothing is. Inside an OR that makes the whole node true. A field the
+ * document says the server ignores is not a part at all: the filter means what it would without it.
  */
 export function matches(semantics: FilterSemantics, key: string, obj: Obj, filter: Obj, corpus: Corpus): boolean {
   const node = (n: Obj, path: string[]): boolean => {
     const parts: boolean[] = [];
     for (const [k, v] of Object.entries(n)) {
       if (k === 'operator' || v === null || v === undefined) continue;
+      if (semantics.ignored?.has(`${key}.${(k.endsWith('_') ? path : [...path, k]).join('.')}`)) continue;
       if (k.endsWith('_')) {
-        if (semantics.ignored?.has(`${key}.${path.join('.')}`)) continue;
         const meaning = semantics.operators[k];
         if (!meaning) throw new Unsupported(`operator ${k} on ${key}.${path.join('.')}`);
         const value = semantics.fieldValue ? semantics.fieldValue(key, obj, path, k, corpus) : valueAt(obj, path);

@@ -144,3 +144,19 @@ describe('keywords the reference document does not use', () => {
     expect(d.components?.schemas?.Root).toEqual({ type: ['string', 'null'] });
   });
 });
+
+describe('values where the schema allows any JSON', () => {
+  const numbersIn = (value: unknown): number[] =>
+    typeof value === 'number'
+      ? [value]
+      : value && typeof value === 'object'
+        ? Object.values(value).flatMap(numbersIn)
+        : [];
+
+  test('keep their numbers within the bounds typed numbers get (32-bit integers, doubles within ±1e9)', () => {
+    fc.assert(
+      fc.property(arbitraryFor({}, { doc }), (value) => numbersIn(value).every((n) => Math.abs(n) <= 2 ** 31)),
+      { numRuns: 500, seed: 11 },
+    );
+  });
+});

@@ -122,6 +122,17 @@ describe('oracle', () => {
     ).toBe(false);
   });
 
+  test('a field the document says the server ignores is no part of the filter, inside an OR too', () => {
+    const ignoring = { operators: op, ignored: new Set(['deployments.concurrency_limit']) };
+    const deployment = { id: 'd1', name: 'x', concurrency_limit: 5 };
+    const filter = (criterion: object) => ({ operator: 'or_', id: { not_any_: ['d1'] }, concurrency_limit: criterion });
+    // Without the ignored field the OR is "id not d1", which d1 fails, whatever the ignored field says.
+    for (const criterion of [{ ge_: 0 }, { le_: 0 }, { is_null_: true }])
+      expect(matches(ignoring, 'deployments', deployment, filter(criterion), {})).toBe(false);
+    expect(matches(ignoring, 'deployments', deployment, { concurrency_limit: { le_: 0 } }, {})).toBe(true);
+    expect(matches(semantics, 'deployments', deployment, filter({ ge_: 0 }), {})).toBe(true);
+  });
+
   test('the document gives the filter model: fields, nested fields, operators, sort values', () => {
     expect(model.ownKey).toBe('flows');
     expect(Object.keys(model.filters)).toEqual(expect.arrayContaining(['flows', 'flow_runs', 'deployments']));
