@@ -37,7 +37,8 @@ import { terminalSummary } from './report/terminal.js';
 import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
-import { cleanup } from './resources/cleanup.js';
+import type { RequestToSend } from './openapi/request.js';
+import { absentSideEffects, cleanup, cleanupSideEffects } from './resources/cleanup.js';
 import { runFiles } from './run/session.js';
 import { specDrift } from './openapi/drift.js';
 import { loadDocument } from './openapi/load.js';
@@ -231,6 +232,18 @@ async function runInto(config: Config): Promise<number> {
 
     const managed = server ? `prefect ${readPin().prefect} on ${server.database}` : undefined;
     const worker = workerConfig(config, { baseUrl, specPath: files.spec, runDir, startedAt, baselinePath, managed });
+    const redactor = new Redactor(secretsOf(config));
+    const client = new HttpClient({
+      baseUrl,
+      apiKey: config.apiKey,
+      authString: config.authString,
+      timeoutMs: config.requestTimeoutMs,
+      concurrency: 4,
+      redactor,
+    });
+    const send = (request: RequestToSend) => client.send(request);
+    // A read-only run makes nothing, so it causes nothing the server would make on its behalf.
+    const sideEffects = config.readOnly ? [] : await absentSideEffects(send, profile.sideEffects ?? []);
     await runVitest(worker, (kill) => (killChild = kill));
 
     const resultsFile = path.join(config.outDir, 'results.json');
@@ -249,16 +262,9 @@ async function runInto(config: Config): Promise<number> {
       summary: summarize([], 0),
       errors: ['the suites ended without writing results'],
     };
-    const redactor = new Redactor(secretsOf(config));
-    const client = new HttpClient({
-      baseUrl,
-      apiKey: config.apiKey,
-      authString: config.authString,
-      timeoutMs: config.requestTimeoutMs,
-      concurrency: 4,
-      redactor,
-    });
-    results.cleanup = await cleanup((request) => client.send(request), files.ledger);
+    results.cleanup = await cleanup(send, files.ledger);
+    const sideEffectsLeft = await cleanupSideEffects(send, sideEffects);
+    if (sideEffectsLeft.length) results.cleanup.sideEffects = sideEffectsLeft;
     await client.close();
     if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
     // A gate must never pass on a run that judged nothing, or on a target that never answered.

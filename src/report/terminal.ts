@@ -33,6 +33,10 @@ export function terminalSummary(results: Results): string {
       `cleanup: ${c.deleted} deleted, ${c.alreadyGone} already gone, ${c.failed.length} failed, ${c.notDeletable.length} not deletable through the API`,
     );
     for (const f of c.failed) lines.push(`  could not delete ${f.collection} ${f.id}: ${f.reason}`);
+    for (const e of c.sideEffects ?? [])
+      lines.push(
+        `  made by the server during the run (${e.why}): ${e.path}, ${e.deleted ? 'deleted' : `left: ${e.reason}`}`,
+      );
   }
   for (const e of results.errors ?? []) lines.push(`ERROR ${e}`);
   lines.push(

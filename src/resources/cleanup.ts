@@ -2,6 +2,7 @@
  * Delete exactly what the ledger says the run created, newest first (children before their parents),
  * and say what could not be deleted.
  */
+import type { SideEffect } from '../model/profiles/profile.js';
 import { is2xx, type Send } from '../openapi/request.js';
 import { Ledger } from './ledger.js';
 
@@ -10,7 +11,47 @@ export interface CleanupSummary {
   alreadyGone: number;
   failed: Array<{ collection: string; id: string; reason: string }>;
   notDeletable: Array<{ collection: string; id: string }>;
+  /** Objects the server made of its own accord during the run: deleted, or left with the reason. */
+  sideEffects?: Array<{ path: string; why: string; deleted: boolean; reason?: string }>;
 }
+
+/** The side effects a run may cause that do not exist yet: those the run will answer for. */
+export async function absentSideEffects(send: Send, sideEffects: SideEffect[]): Promise<SideEffect[]> {
+  const absent: SideEffect[] = [];
+  for (const effect of sideEffects) {
+    const answer = await send({ method: 'GET', template: effect.template, path: effect.path });
+    if (answer.status === 404) absent.push(effect);
+  }
+  return absent;
+}
+
+/**
+ * After the ledger's objects are gone: each side effect that was absent before the run and exists now is
+ * deleted when it holds nothing but what the server put in it, and reported either way.
+ */
+export async function cleanupSideEffects(
+  send: Send,
+  absentBefore: SideEffect[],
+): Promise<NonNullable<CleanupSummary['sideEffects']>> {
+  const report: NonNullable<CleanupSummary['sideEffects']> = [];
+  for (const effect of absentBefore) {
+    const now = await send({ method: 'GET', template: effect.template, path: effect.path });
+    if (!is2xx(now)) continue;
+    if (!(await effect.isBare(send))) {
+      report.push({ ...pick(effect), deleted: false, reason: 'it holds objects the run did not make' });
+      continue;
+    }
+    const answer = await send({ method: 'DELETE', template: effect.template, path: effect.path });
+    report.push(
+      is2xx(answer) || answer.status === 404
+        ? { ...pick(effect), deleted: true }
+        : { ...pick(effect), deleted: false, reason: `DELETE answered ${answer.status || answer.error}` },
+    );
+  }
+  return report;
+}
+
+const pick = ({ path, why }: SideEffect) => ({ path, why });
 
 export async function cleanup(send: Send, ledgerFile: string): Promise<CleanupSummary> {
   const entries = Ledger.read(ledgerFile).reverse();

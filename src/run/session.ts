@@ -116,10 +116,15 @@ async function createSession(): Promise<Session> {
   };
   const done = new Map<Operation, OperationRun>();
 
-  /** A request of a check's: sent, and what it created on behalf of `op` recorded for cleanup. */
+  const byRoute = new Map(model.operations.map((op) => [op.key, op]));
+  /**
+   * A request of a check's: sent, and what it created recorded for cleanup, on behalf of `op` or of the
+   * document's operation it was sent to (whatever the check expected of it, a 2xx may have made something).
+   */
   const send: CheckContext['send'] = async (request, op) => {
     const exchange = await client.send(request);
-    if (op) pool.noteCreated(op, exchange, {});
+    const sentTo = op ?? byRoute.get(`${request.method} ${request.template}`);
+    if (sentTo) pool.noteCreated(sentTo, exchange, {});
     return exchange;
   };
   const coverage = new Map<string, { checked: number; skipped?: string }>();

@@ -10,17 +10,44 @@ import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/ru
 
 const base = () => inject('prefectBaseUrl');
 
-async function post(p: string, body: unknown): Promise<Record<string, unknown>> {
+async function post<T = Record<string, unknown>>(p: string, body: unknown): Promise<T> {
   const res = await fetch(`${base()}${p}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-  expect(res.status).toBeLessThan(300);
-  return (await res.json()) as Record<string, unknown>;
+  expect(res.status, `POST ${p}`).toBeLessThan(300);
+  return (await res.json()) as T;
+}
+
+/**
+ * How many objects each collection holds: by its count operation, else by paging its filter. The
+ * collections are those of the served document (`POST /x/count`, `POST /x/filter`); events are the
+ * server's own record of what happened, not objects a client makes.
+ */
+async function collectionCounts(): Promise<Record<string, number>> {
+  const doc = (await (await fetch(`${base()}/openapi.json`)).json()) as { paths: Record<string, { post?: object }> };
+  const posts = Object.keys(doc.paths).filter((p) => doc.paths[p].post);
+  const counts: Record<string, number> = {};
+  for (const p of posts) {
+    const m = p.match(/^((?:\/v2)?\/[a-z_]+)\/(count|filter)$/);
+    if (!m || m[1] === '/events' || (m[2] === 'filter' && posts.includes(`${m[1]}/count`))) continue;
+    if (m[2] === 'count') counts[m[1]] = await post<number>(p, {});
+    else {
+      let n = 0;
+      for (;;) {
+        const page = await post<unknown[]>(p, { limit: 200, offset: n });
+        n += page.length;
+        if (page.length < 200) break;
+      }
+      counts[m[1]] = n;
+    }
+  }
+  return counts;
 }
 
 const foreign: Record<string, string> = {};
+let before: Record<string, number>;
 let run: CliRun;
 
 beforeAll(async () => {
@@ -31,6 +58,8 @@ beforeAll(async () => {
     (await post('/deployments/', { name: 'someone-elses-deployment', flow_id: flow.id })).id,
   );
   foreign['/variables/'] = String((await post('/variables/', { name: 'someone_elses_variable', value: 1 })).id);
+  foreign['/artifacts/'] = String((await post('/artifacts/', { type: 'markdown', data: 'someone else' })).id);
+  before = await collectionCounts();
   run = await runCli([], {
     CONFORMANCE_BASE_URL: base(),
     CONFORMANCE_BASELINE: prefectBaseline,
@@ -69,6 +98,16 @@ describe('a run against a shared (non-disposable) target', () => {
       if (res.status !== 404) left.push(`${entry.deletePath} → ${res.status}`);
     }
     expect(left).toEqual([]);
+  });
+
+  test('every collection holds as many objects as before the run, but for those the report names as not deletable', async () => {
+    const after = await collectionCounts();
+    expect(Object.keys(after).length).toBeGreaterThan(15);
+    const named = new Set(run.results!.cleanup!.notDeletable.map((o) => o.collection));
+    const changed = Object.keys(before)
+      .filter((c) => after[c] !== before[c] && !named.has(c))
+      .map((c) => `${c}: ${before[c]} → ${after[c]}`);
+    expect(changed).toEqual([]);
   });
 
   test('no flow, flow run or deployment carrying the run tag is left', async () => {

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Operation } from '../../openapi/operations.js';
+import { is2xx } from '../../openapi/request.js';
 import { prefectOperators } from './operators.js';
 import { unknownIdentifier, type Profile, type ProfileContext, type Safety } from './profile.js';
 
@@ -138,6 +139,31 @@ export const prefectProfile: Profile = {
   // PREFECT_SERVER_API_DEFAULT_LIMIT (api/dependencies.py LimitBody): the document does not carry it.
   maxLimit: 200,
   historyMaxBins: 500,
+  sideEffects: [
+    {
+      path: '/work_pools/default-agent-pool',
+      template: '/work_pools/{name}',
+      why: 'Prefect makes it for a work queue or deployment that names no work pool',
+      // Made with one queue, "default"; any other queue or a deployment in it is someone's.
+      async isBare(send) {
+        const queues = await send({
+          method: 'POST',
+          template: '/work_pools/{work_pool_name}/queues/filter',
+          path: '/work_pools/default-agent-pool/queues/filter',
+          json: {},
+        });
+        const deployments = await send({
+          method: 'POST',
+          template: '/deployments/count',
+          path: '/deployments/count',
+          json: { work_pools: { name: { any_: ['default-agent-pool'] } } },
+        });
+        if (!is2xx(queues) || !Array.isArray(queues.json) || !is2xx(deployments)) return false;
+        const names = queues.json.map((q) => (q as { name?: unknown }).name);
+        return deployments.json === 0 && names.every((n) => n === 'default');
+      },
+    },
+  ],
   unreachable(op: Operation) {
     if (op.key === 'GET /csrf-token')
       return 'CSRF protection is off on the server (PREFECT_SERVER_API_CSRF_PROTECTION_ENABLED defaults to false), and then it answers 422 by design';

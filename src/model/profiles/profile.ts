@@ -88,6 +88,23 @@ export interface Profile {
   historyMaxBins?: number;
   /** Why an operation cannot reach 2xx on this target, when that is known and not a defect. */
   unreachable?(op: Operation): string | undefined;
+  /** Objects the server makes by itself when a request needs them, which a run may have caused. */
+  sideEffects?: SideEffect[];
+}
+
+/**
+ * An object the server makes of its own accord (Prefect's `default-agent-pool`, made for a work queue that
+ * names no pool). A run that found it absent deletes it afterwards, when nothing but what the server put in
+ * it is left, so that it never takes someone else's objects with it.
+ */
+export interface SideEffect {
+  /** Where to read it (200: it exists) and delete it. */
+  path: string;
+  /** The DELETE's operation template, for reports and counts. */
+  template: string;
+  why: string;
+  /** Whether it holds nothing but what the server made with it (checked before deleting). */
+  isBare(send: (request: RequestToSend) => Promise<Answer>): Promise<boolean>;
 }
 
 /** A UUID that names no object of any run. */
