@@ -67,3 +67,17 @@ export const prefectOperators: Record<string, OperatorMeaning> = {
   ge_: (v, x) => (isNull(x) ? IGNORED : !isNull(v) && Number(v) >= Number(x)),
   le_: (v, x) => (isNull(x) ? IGNORED : !isNull(v) && Number(v) <= Number(x)),
 };
+
+/**
+ * The other reading of an empty pattern, which neither the spec (§4.3 has no pattern operators) nor the
+ * target's document settles: `like_: ""` and `startswith_: ""` applied as the patterns `%` and so matching
+ * every value that is not null, where Prefect 3.8.8 drops them (its code tests the operand's truth).
+ */
+export const emptyPatternsApplied: Record<string, OperatorMeaning> = {
+  like_: (v, x) => (x === '' ? !isNull(v) : prefectOperators.like_(v, x)),
+  startswith_: (v, x) => (x === '' ? !isNull(v) : prefectOperators.startswith_(v, x)),
+};
+
+/** A criterion whose meaning the spec leaves to the implementation (an empty pattern). */
+export const isOpenOperand = (operator: string, operand: unknown): boolean =>
+  operator in emptyPatternsApplied && operand === '';

@@ -55,6 +55,20 @@ describe('query checks', () => {
     }
   });
 
+  test('an empty pattern is implementation-defined: a server that applies it as "%" passes, and is reported', async () => {
+    const dropped = await verdict('filters.oracle', 'POST /artifacts/filter');
+    expect(dropped.status).toBe('passed');
+    expect(dropped.status === 'passed' && dropped.message).not.toMatch(/implementation-defined/);
+    const applied = await verdict('filters.oracle', 'POST /artifacts/filter', 'apply-empty-pattern');
+    expect(applied.status).toBe('passed');
+    expect(applied.status === 'passed' && applied.message).toMatch(
+      /implementation-defined: the server applies an empty pattern as "%" \(null excluded\) on .*artifacts\.key\.like_/,
+    );
+    expect(outcome(await verdict('filters.oracle', 'POST /artifacts/filter', 'ignore-filter'))).toMatch(
+      /^oracle.mismatch /,
+    );
+  });
+
   test('a failing generated filter names its seed and the path to replay it', async () => {
     const v = await verdict('filters.oracle', 'POST /flows/filter', 'ignore-filter');
     expect(v.status === 'failed' && v.seed).toBe(1);

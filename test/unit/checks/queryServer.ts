@@ -6,7 +6,7 @@
 import { documentedAsIgnored } from '../../../src/cases/filters.js';
 import { CORE, coreFilterModel } from '../../../src/checks/queryContext.js';
 import { evaluate, type Corpus, type Obj } from '../../../src/model/oracle.js';
-import { micros } from '../../../src/model/profiles/operators.js';
+import { emptyPatternsApplied, micros } from '../../../src/model/profiles/operators.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
 import { buildCorpus, type BuiltCorpus } from '../../../src/resources/corpus.js';
@@ -42,6 +42,7 @@ export async function queryServer(
 ): Promise<{ server: (r: RequestToSend) => Reply | undefined; corpus: BuiltCorpus }> {
   const model = await referenceModel();
   const semantics = await semanticsOf();
+  const emptyPatternsSemantics = { ...semantics, operators: { ...semantics.operators, ...emptyPatternsApplied } };
   const store: Corpus = Object.fromEntries(CORE.map((k) => [k, []]));
   let n = 0;
   const base = Date.parse('2026-11-22T10:00:00.000Z');
@@ -51,7 +52,7 @@ export async function queryServer(
       const ids =
         breaks === 'ignore-filter'
           ? new Set(store[key].map((o) => String(o.id)))
-          : evaluate(fm, semantics, store, body);
+          : evaluate(fm, breaks === 'apply-empty-pattern' ? emptyPatternsSemantics : semantics, store, body);
       return store[key].filter((o) => ids.has(String(o.id)));
     } catch {
       return [];
