@@ -1,7 +1,7 @@
 /**
- * The same seed gives the same run: three runs against the real server send the same (normalised)
- * requests, as the hash in results.json says, and reach the same verdicts; `compare` of two of them
- * finds no difference (what differs between runs, ids, times and run tags, is masked).
+ * The same seed gives the same run: three runs against the real server, each with its own run tag, send
+ * the same (normalised) requests, as the hash in results.json says, and reach the same verdicts; `compare`
+ * of two of them finds no difference (what differs between runs, ids, times and run tags, is masked).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,11 +10,14 @@ import type { Comparison } from '../../src/report/compare.js';
 import { prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
 
 describe('determinism', () => {
-  test('three runs with the same seed: same request sequence, same verdicts', async () => {
+  test('three runs with the same seed and different run tags: same request sequence, same verdicts', async () => {
+    // Tags of different lengths: a generated operand cut from the tag would differ between them.
+    const runTags = ['ctag', 'conformance-a-much-longer-run-tag', undefined];
     const runs = [];
-    for (let i = 0; i < 3; i++)
+    for (const runTag of runTags)
       runs.push(
         await runCli([], {
+          ...(runTag ? { CONFORMANCE_RUN_TAG: runTag } : {}),
           CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
           CONFORMANCE_OPERATIONS: '^(GET|POST|PATCH|DELETE) /(flows|variables)/',
           CONFORMANCE_SEED: '4242',
@@ -23,6 +26,7 @@ describe('determinism', () => {
           CONFORMANCE_TARGET_LABEL: sqliteLabel,
         }),
       );
+    expect(runs.map((r) => r.results!.runTag).slice(0, 2)).toEqual(runTags.slice(0, 2));
     const hashes = runs.map((r) => r.results!.requestSequence!.sha256);
     expect(runs[0].results!.requestSequence!.requests).toBeGreaterThan(100);
     expect(new Set(hashes).size).toBe(1);
