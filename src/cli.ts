@@ -38,7 +38,7 @@ import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
 import type { RequestToSend } from './openapi/request.js';
-import { absentSideEffects, cleanup, cleanupSideEffects } from './resources/cleanup.js';
+import { absentSideEffects, cleanup, cleanupMadeForRun, cleanupSideEffects } from './resources/cleanup.js';
 import { runFiles } from './run/session.js';
 import { specDrift } from './openapi/drift.js';
 import { loadDocument } from './openapi/load.js';
@@ -263,6 +263,8 @@ async function runInto(config: Config): Promise<number> {
       errors: ['the suites ended without writing results'],
     };
     results.cleanup = await cleanup(send, files.ledger);
+    if (profile.madeForRun && !config.readOnly)
+      await cleanupMadeForRun(send, files.ledger, config.runTag, profile.madeForRun, results.cleanup);
     const sideEffectsLeft = await cleanupSideEffects(send, sideEffects);
     if (sideEffectsLeft.length) results.cleanup.sideEffects = sideEffectsLeft;
     await client.close();

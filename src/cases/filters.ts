@@ -114,7 +114,11 @@ function operandArbitrary(
 }
 
 /** The operands every triple is tried with before random ones: the boundary and the empty cases. */
-function edgeOperands(operator: string, seen: unknown[], absent: unknown[]): unknown[] {
+/**
+ * The operands every run tries first. A pattern is cut from the run tag whole or not at all (the tag
+ * uppercased, the last characters after it), so that two run tags send the same requests.
+ */
+function edgeOperands(operator: string, seen: unknown[], absent: unknown[], runTag: string): unknown[] {
   const strings = seen.filter((v): v is string => typeof v === 'string');
   switch (operator) {
     case 'any_':
@@ -130,10 +134,16 @@ function edgeOperands(operator: string, seen: unknown[], absent: unknown[]): unk
     case 'after_':
       return strings.filter((t) => /\d{4}-\d{2}-\d{2}T/.test(t)).slice(0, 3);
     case 'like_':
-    case 'startswith_':
-      return strings.length
-        ? [strings[0].slice(0, 3).toUpperCase(), strings[strings.length - 1].slice(-3).toLowerCase(), '']
-        : [];
+    case 'startswith_': {
+      if (!strings.length) return [];
+      const first = splitAtTag(strings[0], runTag);
+      const last = splitAtTag(strings[strings.length - 1], runTag);
+      return [
+        (first.head || strings[0].slice(0, 3)).toUpperCase(),
+        (last.rest ? last.rest.slice(-3) : last.head).toLowerCase(),
+        '',
+      ];
+    }
     case 'ge_':
     case 'le_':
       return seen.length ? seen.slice(0, 2) : [0, 1];
@@ -195,7 +205,7 @@ export function filterCases(
         const absent = absentFor(doc, field.operators[operator], seen);
         const arb = operandArbitrary(operator, seen, bound, absent, runTag);
         if (arb)
-          for (const operand of edgeOperands(operator, seen, absent))
+          for (const operand of edgeOperands(operator, seen, absent, runTag))
             examples.push({ key, path: field.path, operator, operand });
         if (!arb) {
           unknown.set(triple, `no operand for ${operator} from the corpus`);

@@ -49,7 +49,11 @@ export function fillPath(path: string, params: Record<string, unknown>): string 
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));
 }
 
-export function fieldHooks(safe: SafeValues, refs: Record<string, unknown>): FieldHooks {
+export function fieldHooks(
+  safe: SafeValues,
+  refs: Record<string, unknown>,
+  namesMadeOnDemand: readonly string[] = [],
+): FieldHooks {
   return {
     minimal(name, schema) {
       if (name in refs) return { value: refs[name] };
@@ -61,6 +65,8 @@ export function fieldHooks(safe: SafeValues, refs: Record<string, unknown>): Fie
       if (name in refs) return fc.constant(refs[name]);
       if (name === 'tags' && acceptsArray(schema)) return safe.tagsArbitrary();
       if (safe.isNameField(name) && acceptsString(schema)) return safe.nameArbitrary(schema);
+      // What the server makes for a name that names nothing yet carries the run's mark, to be found and deleted.
+      if (namesMadeOnDemand.includes(name) && acceptsString(schema)) return safe.nameArbitrary(schema);
       return undefined;
     },
   };
@@ -145,7 +151,7 @@ export async function bodyRefs(
 }
 
 export function genContext(ctx: CaseContext, refs: Record<string, unknown>): GenContext {
-  return { doc: ctx.model.doc, hooks: fieldHooks(ctx.safe, refs), maxDepth: 4 };
+  return { doc: ctx.model.doc, hooks: fieldHooks(ctx.safe, refs, ctx.profile.namesMadeOnDemand), maxDepth: 4 };
 }
 
 /** The one valid request that should reach 2xx: minimal body, the run's own objects, the profile's additions. */

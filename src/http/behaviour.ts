@@ -41,10 +41,13 @@ export function readExchangeLog(file: string): Behaviour[] {
     .map((line) => JSON.parse(line) as Behaviour);
 }
 
+/** The run's tag as `<run>`, in any case: a pattern operand may carry it uppercased. */
+export function maskRunTag(text: string, runTag?: string): string {
+  return runTag ? text.replace(new RegExp(runTag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '<run>') : text;
+}
+
 export function masked(text: string, runTag?: string): string {
-  let out = text.replace(UUID, '<uuid>').replace(TIME, '<time>');
-  if (runTag) out = out.split(runTag).join('<run>');
-  return out;
+  return maskRunTag(text.replace(UUID, '<uuid>').replace(TIME, '<time>'), runTag);
 }
 
 function shortHash(text: string): string {

@@ -6,7 +6,7 @@
 import { appendFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
-import { behaviourOf } from './behaviour.js';
+import { behaviourOf, maskRunTag } from './behaviour.js';
 import type { Redactor } from './redact.js';
 import type { Answer, RequestToSend } from '../openapi/request.js';
 
@@ -60,9 +60,9 @@ const RECORD_LIMIT = 64 * 1024;
 
 /**
  * A request body with what differs between two runs of the same seed masked: identifiers, the run's tag
- * and names, times, and the order of object keys.
+ * (whatever it is, CONFORMANCE_RUN_TAG included) and names, times, and the order of object keys.
  */
-export function normalizedBody(spec: Pick<RequestToSend, 'json' | 'raw'>): string {
+export function normalizedBody(spec: Pick<RequestToSend, 'json' | 'raw'>, runTag?: string): string {
   const text =
     spec.raw ??
     (spec.json === undefined
@@ -72,7 +72,7 @@ export function normalizedBody(spec: Pick<RequestToSend, 'json' | 'raw'>): strin
             ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
             : v,
         ));
-  return text
+  return maskRunTag(text, runTag)
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<uuid>')
     .replace(/conformance-[a-z0-9]+-[a-z0-9]+(-[\w%]+)?/g, '<name>')
     .replace(/\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:\d{2})?/g, '<time>');
@@ -172,7 +172,7 @@ export class HttpClient {
       exchange = await this.slot(() => this.sendWithRetry(spec));
       this.noteConnection(exchange);
     }
-    this.signatures.push(`${spec.method} ${spec.template} ${normalizedBody(spec)}`);
+    this.signatures.push(`${spec.method} ${spec.template} ${normalizedBody(spec, this.options.runTag)}`);
     const key = `${exchange.method} ${exchange.template}`;
     const counts = this.perOperation.get(key) ?? { requests: 0, retried: 0 };
     counts.requests += exchange.attempts;

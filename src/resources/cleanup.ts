@@ -2,7 +2,7 @@
  * Delete exactly what the ledger says the run created, newest first (children before their parents),
  * and say what could not be deleted.
  */
-import type { SideEffect } from '../model/profiles/profile.js';
+import type { Profile, SideEffect } from '../model/profiles/profile.js';
 import { is2xx, type Send } from '../openapi/request.js';
 import { Ledger } from './ledger.js';
 
@@ -13,6 +13,27 @@ export interface CleanupSummary {
   notDeletable: Array<{ collection: string; id: string }>;
   /** Objects the server made of its own accord during the run: deleted, or left with the reason. */
   sideEffects?: Array<{ path: string; why: string; deleted: boolean; reason?: string }>;
+}
+
+/**
+ * What the server made on behalf of the run (the profile finds it by the run's tag and the ledger's ids),
+ * deleted after the ledger's objects; each is counted as deleted, already gone or failed.
+ */
+export async function cleanupMadeForRun(
+  send: Send,
+  ledgerFile: string,
+  runTag: string,
+  madeForRun: NonNullable<Profile['madeForRun']>,
+  report: CleanupSummary,
+): Promise<void> {
+  const entries = Ledger.read(ledgerFile);
+  const ids = (collection: string) => entries.filter((e) => e.collection === collection).map((e) => e.id);
+  for (const made of await madeForRun(send, { runTag, ids })) {
+    const answer = await send({ method: 'DELETE', template: made.template, path: made.path });
+    if (is2xx(answer)) report.deleted++;
+    else if (answer.status === 404) report.alreadyGone++;
+    else report.failed.push({ collection: made.template, id: made.path, reason: `${answer.status || answer.error}` });
+  }
 }
 
 /** The side effects a run may cause that do not exist yet: those the run will answer for. */

@@ -1,7 +1,8 @@
 /** The masked behaviour of an exchange, and the comparison of two runs built on it. */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { behaviourOf, sameShape, shapeOf, type Behaviour } from '../../src/http/behaviour.js';
+import { behaviourOf, maskRunTag, sameShape, shapeOf, type Behaviour } from '../../src/http/behaviour.js';
+import { normalizedBody } from '../../src/http/client.js';
 import { compareRuns } from '../../src/report/compare.js';
 
 const item = fc.record({
@@ -53,6 +54,19 @@ describe('behaviourOf', () => {
           expect(b.it).toEqual(a.it);
           expect(sameShape(a.sh!, b.sh!)).toBe(true);
         },
+      ),
+    );
+  });
+
+  test('the run tag is masked in any case (a pattern operand carries it uppercased), and in a request body', () => {
+    for (const tag of ['ctag', 'conformance-a-much-longer-run-tag'])
+      expect(maskRunTag(`{"like_":"${tag.toUpperCase()}","name":"${tag}-1"}`, tag)).toBe(
+        '{"like_":"<run>","name":"<run>-1"}',
+      );
+    expect(normalizedBody({ json: { name: { like_: 'CTAG' } } }, 'ctag')).toBe(
+      normalizedBody(
+        { json: { name: { like_: 'CONFORMANCE-A-MUCH-LONGER-RUN-TAG' } } },
+        'conformance-a-much-longer-run-tag',
       ),
     );
   });

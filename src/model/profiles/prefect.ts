@@ -139,6 +139,35 @@ export const prefectProfile: Profile = {
   // PREFECT_SERVER_API_DEFAULT_LIMIT (api/dependencies.py LimitBody): the document does not carry it.
   maxLimit: 200,
   historyMaxBins: 500,
+  namesMadeOnDemand: ['work_queue_name'],
+  async madeForRun(send, run) {
+    const found: Array<{ path: string; template: string }> = [];
+    /** Every object a filter selects, page by page. */
+    const select = async (path: string, filter: object): Promise<Array<{ id?: unknown }>> => {
+      const all: Array<{ id?: unknown }> = [];
+      for (let offset = 0; ; offset += 200) {
+        const page = await send({ method: 'POST', template: path, path, json: { ...filter, limit: 200, offset } });
+        if (!is2xx(page) || !Array.isArray(page.json)) return all;
+        all.push(...(page.json as Array<{ id?: unknown }>));
+        if (page.json.length < 200) return all;
+      }
+    };
+    // A work queue made for a deployment or flow run that named one (its generated name carries the run's tag).
+    for (const q of await select('/work_queues/filter', { work_queues: { name: { startswith_: [run.runTag] } } }))
+      found.push({ path: `/work_queues/${q.id}`, template: '/work_queues/{id}' });
+    // A state with data is stored as an artifact of its run, which outlives the run.
+    for (const [collection, field] of [
+      ['/flow_runs', 'flow_run_id'],
+      ['/task_runs', 'task_run_id'],
+    ] as const) {
+      const ids = run.ids(collection);
+      if (ids.length === 0) continue;
+      for (let i = 0; i < ids.length; i += 100)
+        for (const a of await select('/artifacts/filter', { artifacts: { [field]: { any_: ids.slice(i, i + 100) } } }))
+          found.push({ path: `/artifacts/${a.id}`, template: '/artifacts/{id}' });
+    }
+    return [...new Map(found.map((f) => [f.path, f])).values()];
+  },
   sideEffects: [
     {
       path: '/work_pools/default-agent-pool',

@@ -90,6 +90,21 @@ export interface Profile {
   unreachable?(op: Operation): string | undefined;
   /** Objects the server makes by itself when a request needs them, which a run may have caused. */
   sideEffects?: SideEffect[];
+  /**
+   * Body fields naming an object the server makes when none has that name (Prefect: `work_queue_name`):
+   * generated values carry the run's mark, so that what the server makes for them is found and deleted.
+   */
+  namesMadeOnDemand?: string[];
+  /** The objects the server made on behalf of the run (named with its tag, or attached to its objects), to delete after it. */
+  madeForRun?(send: ProfileSend, run: RunMarks): Promise<Array<{ path: string; template: string }>>;
+}
+
+type ProfileSend = (request: RequestToSend) => Promise<Answer>;
+
+/** What tells the run's objects: its tag, and the ids the ledger recorded, by collection path. */
+export interface RunMarks {
+  runTag: string;
+  ids(collection: string): string[];
 }
 
 /**
@@ -104,7 +119,7 @@ export interface SideEffect {
   template: string;
   why: string;
   /** Whether it holds nothing but what the server made with it (checked before deleting). */
-  isBare(send: (request: RequestToSend) => Promise<Answer>): Promise<boolean>;
+  isBare(send: ProfileSend): Promise<boolean>;
 }
 
 /** A UUID that names no object of any run. */
