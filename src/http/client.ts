@@ -95,6 +95,8 @@ export class HttpClient {
   /** For retries after a dropped socket: every request gets a connection of its own, closed after it. */
   private readonly freshAgent: Agent;
   private active = 0;
+  /** How many requests may be in flight: the configured concurrency, less while the server answers 503. */
+  private limit: number;
   private readonly waiting: Array<() => void> = [];
   private seq = 0;
   requestCount = 0;
@@ -107,6 +109,7 @@ export class HttpClient {
   private readonly basePathLength: number;
 
   constructor(readonly options: ClientOptions) {
+    this.limit = options.concurrency;
     this.basePathLength = new URL(options.baseUrl).pathname.replace(/\/$/, '').length;
     this.agent = new Agent({
       connections: options.concurrency,
@@ -126,13 +129,31 @@ export class HttpClient {
   }
 
   private async slot<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.options.concurrency) await new Promise<void>((r) => this.waiting.push(r));
+    while (this.active >= Math.floor(this.limit)) await new Promise<void>((r) => this.waiting.push(r));
     this.active++;
     try {
       return await fn();
     } finally {
       this.active--;
+      this.wake();
+    }
+  }
+
+  private wake(): void {
+    for (let free = Math.floor(this.limit) - this.active; free > 0 && this.waiting.length > 0; free--)
       this.waiting.shift()?.();
+  }
+
+  /**
+   * A 503 says the server is at its limit (Prefect on SQLite: a write lost the database lock to another):
+   * the requests in flight halve, so that the retry is not met by the same crowd, and grow back by one for
+   * every four answers that are not 503.
+   */
+  private adjustLimit(status: number): void {
+    if (status === 503) this.limit = Math.max(1, this.limit / 2);
+    else if (status !== 0) {
+      this.limit = Math.min(this.options.concurrency, this.limit + 0.25);
+      this.wake();
     }
   }
 
@@ -169,7 +190,7 @@ export class HttpClient {
     if (this.down && Date.now() - this.lastProbe < 1000) exchange = this.notSent(spec);
     else {
       if (this.down) this.lastProbe = Date.now();
-      exchange = await this.slot(() => this.sendWithRetry(spec));
+      exchange = await this.sendWithRetry(spec);
       this.noteConnection(exchange);
     }
     this.signatures.push(`${spec.method} ${spec.template} ${normalizedBody(spec, this.options.runTag)}`);
@@ -205,7 +226,10 @@ export class HttpClient {
     const earlier: number[] = [];
     for (;;) {
       attempt++;
-      const exchange = await this.sendOnce(spec, attempt, freshConnection);
+      // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
+      // wait for the fewer slots there are.
+      const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection));
+      this.adjustLimit(exchange.status);
       if (earlier.length) exchange.earlier = [...earlier];
       earlier.push(exchange.status);
       // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;

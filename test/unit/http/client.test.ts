@@ -1,0 +1,63 @@
+/** The client's answer to a 503: fewer requests in flight while the server is at its limit, then as many as configured again. */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, test } from 'vitest';
+import { HttpClient } from '../../../src/http/client.js';
+import { Redactor } from '../../../src/http/redact.js';
+
+let server: Server | undefined;
+
+afterEach(async () => {
+  await new Promise((r) => server?.close(r));
+});
+
+/** A server that answers after a pause, 503 while `busy()` says so, and records how many requests it held at once. */
+async function serving(busy: (n: number) => boolean) {
+  let inFlight = 0;
+  let n = 0;
+  const seen: Array<{ n: number; inFlight: number; status: number }> = [];
+  server = createServer((_req, res) => {
+    inFlight++;
+    const status = busy(++n) ? 503 : 200;
+    seen.push({ n, inFlight, status });
+    setTimeout(() => {
+      inFlight--;
+      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+    }, 30);
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  const client = new HttpClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    timeoutMs: 5000,
+    concurrency: 4,
+    redactor: new Redactor([]),
+  });
+  return { client, seen };
+}
+
+const get = (client: HttpClient) => client.send({ method: 'GET', template: '/x', path: '/x' });
+
+describe('HttpClient under 503', () => {
+  test('after a 503 the requests in flight halve; with answers that are not 503 they grow back to the limit', async () => {
+    const { client, seen } = await serving((n) => n <= 4);
+    await Promise.all(Array.from({ length: 40 }, () => get(client)));
+    const firstOk = seen.findIndex((s) => s.status === 200);
+    // Right after the storm of four 503s, one request at a time (4 → 2 → 1 → 1 → 1).
+    expect(seen[firstOk].inFlight).toBe(1);
+    // And back to four at once before the end.
+    expect(Math.max(...seen.slice(firstOk).map((s) => s.inFlight))).toBe(4);
+    await client.close();
+  });
+
+  test('a server that answers 503 to everything is still asked as often as the retries say, and reported', async () => {
+    const { client, seen } = await serving(() => true);
+    const answers = await Promise.all(Array.from({ length: 3 }, () => get(client)));
+    expect(answers.map((a) => [a.status, a.attempts])).toEqual([
+      [503, 6],
+      [503, 6],
+      [503, 6],
+    ]);
+    expect(seen).toHaveLength(18);
+    await client.close();
+  }, 30_000);
+});
