@@ -11,6 +11,7 @@ import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdi
 import { BlockedByReadOnly, HttpClient, type Exchange } from '../http/client.js';
 import type { Operation } from '../openapi/operations.js';
 import { applyBaseline, entriesFor } from '../report/baseline.js';
+import { junitOutcomeOf } from '../report/junit.js';
 import type { CheckResult, RecordedExchange, ResultStatus } from '../report/results.js';
 import '../report/taskMeta.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
@@ -142,24 +143,19 @@ export function registerFamily(session: Session, family: Family): void {
       const r = { ...result(session, check, op, variant, verdict), ms: Math.round(performance.now() - started) };
       task.meta.conformance = r;
       await labelForAllure(r);
-      // The test's outcome is the verdict's, as junit.xml shows it (report/junit.ts), so that Allure counts
-      // alike: any failed level fails (an assertion: Allure's "failed"), xpass fails, an expected failure
-      // is skipped as XFAIL, a check the target stopped answering for is broken. The gate is the exit code.
-      switch (r.status) {
-        case 'skipped':
-          skipTest(r.message);
-          break;
-        case 'xfail':
-          skipTest(`XFAIL (baseline: ${r.baseline!.reason}): ${r.message}`);
-          break;
-        case 'error':
-          throw new Error(r.message);
-        case 'xpass':
-          assert.fail(`a baselined failure passed: update the baseline (${r.baseline!.reason}): ${r.message}`);
-          break;
-        case 'failed':
-          assert.fail(`[${check.level}] ${check.title}\n${r.message}\n${r.repro ?? ''}`);
-      }
+      // The test's outcome is the verdict's JUnit outcome (report/junit.ts), so that Allure counts as junit.xml
+      // does: a failure of any level or an xpass fails (an assertion: Allure's "failed"), an xfail is skipped
+      // with its reason, a check the target stopped answering for is broken. The gate is the exit code.
+      const outcome = junitOutcomeOf(r.status);
+      if (outcome === 'skipped')
+        skipTest(r.status === 'xfail' ? `XFAIL (baseline: ${r.baseline!.reason}): ${r.message}` : r.message);
+      if (outcome === 'error') throw new Error(r.message);
+      if (outcome === 'failure')
+        assert.fail(
+          r.status === 'xpass'
+            ? `a baselined failure passed: update the baseline (${r.baseline!.reason}): ${r.message}`
+            : `[${check.level}] ${check.title}\n${r.message}\n${r.repro ?? ''}`,
+        );
     });
   }
 }
