@@ -1,6 +1,7 @@
 /**
- * Delete exactly what the ledger says the run created, newest first (children before their parents),
- * and say what could not be deleted.
+ * Delete exactly what the ledger says the run created, newest first (children before their parents), then
+ * what the server made on the run's behalf (found by the profile through the run's tag and its objects), then
+ * a server-made singleton the run caused; and say what could not be deleted.
  */
 import type { Profile, SideEffect } from '../model/profiles/profile.js';
 import { is2xx, type Send } from '../openapi/request.js';
