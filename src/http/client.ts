@@ -97,6 +97,8 @@ export class HttpClient {
   private active = 0;
   /** How many requests may be in flight: the configured concurrency, less while the server answers 503. */
   private limit: number;
+  /** Requests waiting to go, or going, with nothing else in flight. */
+  private aloneWanted = 0;
   private readonly waiting: Array<() => void> = [];
   private seq = 0;
   requestCount = 0;
@@ -128,20 +130,27 @@ export class HttpClient {
     });
   }
 
-  private async slot<T>(fn: () => Promise<T>): Promise<T> {
-    while (this.active >= Math.floor(this.limit)) await new Promise<void>((r) => this.waiting.push(r));
+  /**
+   * Run `fn` in a slot: at most `limit` at once, or, `alone`, with nothing else in flight (and nothing
+   * starting beside it).
+   */
+  private async slot<T>(fn: () => Promise<T>, alone = false): Promise<T> {
+    if (alone) this.aloneWanted++;
+    while (alone ? this.active > 0 : this.active >= Math.floor(this.limit) || this.aloneWanted > 0)
+      await new Promise<void>((r) => this.waiting.push(r));
     this.active++;
     try {
       return await fn();
     } finally {
       this.active--;
+      if (alone) this.aloneWanted--;
       this.wake();
     }
   }
 
+  /** Every waiter looks again (each waits anew unless there is room for it). */
   private wake(): void {
-    for (let free = Math.floor(this.limit) - this.active; free > 0 && this.waiting.length > 0; free--)
-      this.waiting.shift()?.();
+    for (const waiter of this.waiting.splice(0)) waiter();
   }
 
   /**
@@ -227,8 +236,10 @@ export class HttpClient {
     for (;;) {
       attempt++;
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
-      // wait for the fewer slots there are.
-      const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection));
+      // wait for the fewer slots there are. After two 503s the request goes alone: if the server refused it
+      // for a lock other requests held (Prefect on SQLite), it now has no rival.
+      const alone = earlier.filter((status) => status === 503).length >= 2;
+      const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection), alone);
       this.adjustLimit(exchange.status);
       if (earlier.length) exchange.earlier = [...earlier];
       earlier.push(exchange.status);

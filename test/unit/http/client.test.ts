@@ -12,18 +12,21 @@ afterEach(async () => {
 });
 
 /** A server that answers after a pause, 503 while `busy()` says so, and records how many requests it held at once. */
-async function serving(busy: (n: number) => boolean) {
+async function serving(busy: (n: number, path: string) => boolean, pauseMs = 30) {
   let inFlight = 0;
   let n = 0;
-  const seen: Array<{ n: number; inFlight: number; status: number }> = [];
-  server = createServer((_req, res) => {
+  const seen: Array<{ n: number; path: string; inFlight: number; status: number; start: number; end: number }> = [];
+  server = createServer((req, res) => {
     inFlight++;
-    const status = busy(++n) ? 503 : 200;
-    seen.push({ n, inFlight, status });
+    const path = req.url ?? '';
+    const status = busy(++n, path) ? 503 : 200;
+    const served = { n, path, inFlight, status, start: performance.now(), end: Number.POSITIVE_INFINITY };
+    seen.push(served);
     setTimeout(() => {
       inFlight--;
+      served.end = performance.now();
       res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
-    }, 30);
+    }, pauseMs);
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   const client = new HttpClient({
@@ -46,6 +49,24 @@ describe('HttpClient under 503', () => {
     expect(seen[firstOk].inFlight).toBe(1);
     // And back to four at once before the end.
     expect(Math.max(...seen.slice(firstOk).map((s) => s.inFlight))).toBe(4);
+    await client.close();
+  });
+
+  test('a request that met 503 twice goes alone: nothing else is in flight when it is sent again', async () => {
+    let locked = 0;
+    const { client, seen } = await serving((_n, path) => path === '/locked' && ++locked <= 2, 100);
+    // Beside it, four steady streams of requests that succeed, and so give the client its slots back.
+    let done = false;
+    const streams = Array.from({ length: 4 }, async () => {
+      while (!done) await get(client);
+    });
+    const retried = await client.send({ method: 'POST', template: '/locked', path: '/locked', json: {} });
+    done = true;
+    await Promise.all(streams);
+    expect([retried.status, retried.attempts]).toEqual([200, 3]);
+    const third = seen.filter((s) => s.path === '/locked')[2];
+    const beside = seen.filter((s) => s !== third && s.start < third.end && s.end > third.start);
+    expect(beside).toEqual([]);
     await client.close();
   });
 
