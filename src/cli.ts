@@ -2,10 +2,12 @@
  * `npm run conformance [-- run] [flags]`: the supervisor of a run. It validates the configuration, starts
  * the managed Prefect server when no target is given, checks that the target serves a valid document,
  * runs the suites in a vitest child, cleans up exactly what the run created, and sets the exit code.
+ * Commands, flags and help come from commander, flags from the one option table (config/options.ts).
  * Bad input: one line on stderr and exit code 2.
  */
 import { spawn } from 'node:child_process';
 import {
+  appendFileSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -17,7 +19,19 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configFrom, quietRequested, secretsOf, UsageError, type Config } from './config/config.js';
+import { Command, CommanderError, Option } from 'commander';
+import {
+  configFrom,
+  githubActions,
+  quietRequested,
+  selectionLine,
+  secretsOf,
+  UsageError,
+  type Config,
+  type Env,
+} from './config/config.js';
+import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
+import { selectsCheck, selectsOperation } from './config/selection.js';
 import { workerConfig, workerEnvironment, type WorkerConfig } from './config/worker.js';
 import { CHECKS } from './checks/registry.js';
 import { authHeaders } from './http/auth.js';
@@ -70,6 +84,10 @@ function reporterArgs(): string[] {
     path.join(repoRoot, 'src', 'report', 'vitestReporter.ts'),
     '--reporter',
     path.join(repoRoot, 'src', 'report', 'allureReporter.ts'),
+    // A --reporter flag replaces the configured ones: every reporter is named here, annotations in GitHub Actions.
+    ...(githubActions().annotations
+      ? ['--reporter', path.join(repoRoot, 'src', 'report', 'githubActionsReporter.ts')]
+      : []),
   ];
 }
 
@@ -153,6 +171,9 @@ function writeReports(results: Results, outDir: string): number {
   writeFileSync(path.join(outDir, 'results.json'), JSON.stringify(results, null, 2));
   writeFileSync(path.join(outDir, 'junit.xml'), junitReport(results));
   writeFileSync(path.join(outDir, 'summary.md'), markdownSummary(results));
+  // GitHub Actions shows this file on the run's page: the summary goes there without a workflow step to copy it.
+  const { stepSummary } = githubActions();
+  if (stepSummary) appendFileSync(stepSummary, `${markdownSummary(results)}\n`);
   writeFileSync(path.join(outDir, 'index.html'), htmlReport(results));
   process.stdout.write(`${terminalSummary(results)}\n`);
   return results.exitCode;
@@ -163,8 +184,8 @@ function writeReports(results: Results, outDir: string): number {
  * ends. A run that fails before its suites start (an unreachable target, a selection of nothing, a bad
  * baseline) leaves the previous reports as they were.
  */
-async function runCommand(args: string[], overrides: Record<string, string> = {}): Promise<number> {
-  const requested = configFrom(args, overrides);
+async function runCommand(flags: Env, overrides: Env = {}): Promise<number> {
+  const requested = configFrom(flags, overrides);
   const stage = freshStagingFolder(requested.outDir);
   let ended = false;
   try {
@@ -197,6 +218,11 @@ async function runInto(config: Config): Promise<number> {
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   try {
+    // A selection of no check is known before any server is started or asked.
+    if (!CHECKS.some((c) => selectsCheck(config.selection, c)))
+      throw new UsageError(
+        `the selection (${selectionLine(config)}) selects none of the ${CHECKS.length} checks (see \`conformance checks\`)`,
+      );
     let baseUrl = config.baseUrl;
     if (!baseUrl) {
       log(`no target configured: starting a managed Prefect ${readPin().prefect} server on ${config.database}`);
@@ -216,9 +242,13 @@ async function runInto(config: Config): Promise<number> {
     });
     writeFileSync(files.spec, JSON.stringify(spec.raw));
     const operations = indexOperations(spec.doc);
-    if (config.operationFilter && !operations.some((op) => config.operationFilter!.test(op.key)))
+    // A selection of nothing would judge nothing: bad input, not a pass.
+    const selection = config.selection;
+    if (!operations.some((op) => selectsOperation(selection, op)))
       throw new UsageError(
-        `CONFORMANCE_OPERATIONS "${config.operationFilter.source.replace(/\\\//g, '/')}" selects none of the document's ${operations.length} operations ("METHOD /path")`,
+        selection.operations && Object.keys(selection).length === 1
+          ? `CONFORMANCE_OPERATIONS "${selection.operations.replace(/\\\//g, '/')}" selects none of the document's ${operations.length} operations ("METHOD /path")`
+          : `the selection (${selectionLine(config)}) selects none of the document's ${operations.length} operations`,
       );
     const profile = profileFor(spec);
     const managedBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
@@ -227,7 +257,7 @@ async function runInto(config: Config): Promise<number> {
       (server && profile.name === 'prefect' && existsSync(managedBaseline) ? managedBaseline : undefined);
     const baseline = loadBaseline(baselinePath);
     log(
-      `target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl}; seed ${config.seed}; run tag ${config.runTag}${baselinePath ? `; baseline ${path.relative(repoRoot, baselinePath)}` : ''}`,
+      `target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}${baselinePath ? `; baseline ${path.relative(repoRoot, baselinePath)}` : ''}`,
     );
 
     const managed = server ? `prefect ${readPin().prefect} on ${server.database}` : undefined;
@@ -289,22 +319,14 @@ async function runInto(config: Config): Promise<number> {
 }
 
 /** `baseline update [--from results.json] [--baseline old.json] [--out new.json]` */
-function baselineCommand(args: string[]): number {
-  const [sub, ...rest] = args;
-  if (sub !== 'update') throw new UsageError(`unknown baseline command "${sub ?? ''}" (baseline commands: update)`);
-  const opts: Record<string, string> = {};
-  for (let i = 0; i < rest.length; i += 2) {
-    if (!['--from', '--baseline', '--out'].includes(rest[i]) || rest[i + 1] === undefined)
-      throw new UsageError(`baseline update takes --from FILE, --baseline FILE and --out FILE, got "${rest[i]}"`);
-    opts[rest[i]] = rest[i + 1];
-  }
-  const config = configFrom([]);
-  const from = opts['--from'] ?? path.join(config.outDir, 'results.json');
+function baselineUpdate(fromFile?: string, baselineFile?: string, outFile?: string): number {
+  const config = configFrom({});
+  const from = fromFile ?? path.join(config.outDir, 'results.json');
   const results = readResults(from);
   if (!results) throw new UsageError(`cannot read a results.json at ${from}`);
-  const previousFile = opts['--baseline'] ?? config.baselinePath;
+  const previousFile = baselineFile ?? config.baselinePath;
   const updated = updatedBaseline(loadBaselineForUpdate(previousFile), results);
-  const out = opts['--out'] ?? path.join(path.dirname(from), 'baseline.json');
+  const out = outFile ?? path.join(path.dirname(from), 'baseline.json');
   writeFileSync(out, `${JSON.stringify(updated, null, 2)}\n`);
   process.stdout.write(
     `${updated.entries.length} entries written to ${out}${previousFile ? ` (from ${previousFile})` : ''}; review the diff before using it\n`,
@@ -316,8 +338,8 @@ function baselineCommand(args: string[]): number {
  * `merge [DIR...]`: the blob reports of the shards of a run (`--shard i/n` leaves them in <out>/blob),
  * merged by vitest's --merge-reports into one results.json and the reports, as if the run had not been split.
  */
-async function mergeCommand(args: string[]): Promise<number> {
-  const config = configFrom([]);
+async function mergeCommand(args: string[], flags: Env): Promise<number> {
+  const config = configFrom(flags);
   const dirs = args.length ? args : [path.join(config.outDir, 'blob')];
   const blobs = dirs.flatMap((dir) =>
     existsSync(dir) && statSync(dir).isDirectory()
@@ -347,16 +369,16 @@ async function loadSide(
   arg: string,
   name: 'A' | 'B',
   outDir: string,
-  runArgs: string[],
+  flags: Env,
 ): Promise<{ side: ComparedSide; document?: string }> {
   const managed = /^managed:(sqlite|postgres)$/.exec(arg);
   if (managed || /^https?:\/\//.test(arg)) {
     const dir = path.join(outDir, `compare-${name.toLowerCase()}`);
     log(`compare: running the suite on ${name} = ${arg}, reports in ${dir}`);
-    const overrides: Record<string, string> = managed
+    const overrides: Env = managed
       ? { CONFORMANCE_DB: managed[1], CONFORMANCE_BASE_URL: '', PREFECT_API_URL: '' }
       : { CONFORMANCE_BASE_URL: arg };
-    await runCommand(runArgs, { ...overrides, CONFORMANCE_OUT: dir });
+    await runCommand(flags, { ...overrides, CONFORMANCE_OUT: dir });
     arg = dir;
   }
   const file = existsSync(arg) && statSync(arg).isDirectory() ? path.join(arg, 'results.json') : arg;
@@ -384,16 +406,11 @@ async function loadSide(
 }
 
 /** `compare A B [run flags]`: writes compare.md, compare.html and compare.json; exit 1 when B regressed against A. */
-async function compareCommand(args: string[]): Promise<number> {
-  const [a, b, ...runArgs] = args;
-  if (!a || !b || a.startsWith('-') || b.startsWith('-'))
-    throw new UsageError(
-      'compare takes two sides: results.json files (or their folders), OpenAPI documents, URLs, or managed:sqlite / managed:postgres',
-    );
-  const config = configFrom(runArgs);
+async function compareCommand(a: string, b: string, flags: Env): Promise<number> {
+  const config = configFrom(flags);
   mkdirSync(config.outDir, { recursive: true });
-  const sideA = await loadSide(a, 'A', config.outDir, runArgs);
-  const sideB = await loadSide(b, 'B', config.outDir, runArgs);
+  const sideA = await loadSide(a, 'A', config.outDir, flags);
+  const sideB = await loadSide(b, 'B', config.outDir, flags);
   const drift =
     sideA.document && sideB.document
       ? specDrift((await loadDocument(sideA.document)).doc, (await loadDocument(sideB.document)).doc)
@@ -409,33 +426,135 @@ async function compareCommand(args: string[]): Promise<number> {
 }
 
 /** `checks [--json | --markdown]`: every check of the registry. */
-function checksCommand(args: string[]): number {
-  const [format = '--text', ...rest] = args;
-  if (rest.length || !['--text', '--json', '--markdown'].includes(format))
-    throw new UsageError('checks takes --json or --markdown');
-  if (format === '--json') process.stdout.write(`${JSON.stringify(checkListing(CHECKS), null, 2)}\n`);
-  else if (format === '--markdown') process.stdout.write(checkListMarkdown(CHECKS));
+function checksCommand(format: 'text' | 'json' | 'markdown'): number {
+  if (format === 'json') process.stdout.write(`${JSON.stringify(checkListing(CHECKS), null, 2)}\n`);
+  else if (format === 'markdown') process.stdout.write(checkListMarkdown(CHECKS));
   else
     for (const c of checkListing(CHECKS)) process.stdout.write(`${c.id.padEnd(44)} ${c.level.padEnd(6)} ${c.title}\n`);
   return 0;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv.length > 0 && !argv[0].startsWith('-') ? argv : ['run', ...argv];
-  switch (command) {
-    case 'run':
-      return runCommand(rest);
-    case 'baseline':
-      return baselineCommand(rest);
-    case 'compare':
-      return compareCommand(rest);
-    case 'merge':
-      return mergeCommand(rest);
-    case 'checks':
-      return checksCommand(rest);
-    default:
-      throw new UsageError(`unknown command "${command}" (commands: run, compare, merge, baseline update, checks)`);
+/** `--version`: the suite's version and the API versions it knows (the pinned server, its baselines, its reference). */
+function versionText(): string {
+  const baselines = readdirSync(path.join(repoRoot, 'fixtures', 'baselines'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => f.replace(/\.json$/, ''));
+  const reference = JSON.parse(
+    readFileSync(path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json'), 'utf8'),
+  ) as { openapi: string; info: { title: string; version: string } };
+  return [
+    `${TOOL.name} ${TOOL.version}`,
+    `managed server: Prefect ${readPin().prefect}`,
+    `baselines: ${baselines.join(', ')}`,
+    `reference document: ${reference.info.title} ${reference.info.version} (OpenAPI ${reference.openapi})`,
+  ].join('\n');
+}
+
+/** The flags a command was given, as the variables they set (values from the environment or defaults are not flags). */
+function givenFlags(command: Command): Env {
+  const env: Env = {};
+  for (const option of [...RUN_OPTIONS, CONFIG_OPTION]) {
+    const key = new Option(option.flag).attributeName();
+    if (command.getOptionValueSource(key) !== 'cli') continue;
+    const value = command.getOptionValue(key) as string | boolean;
+    env[option.env] = value === true ? '1' : String(value);
   }
+  return env;
+}
+
+function addRunOptions(command: Command): Command {
+  for (const option of [...RUN_OPTIONS, CONFIG_OPTION]) {
+    // The default and the variable are part of the description: commander's own .env() and .default() would
+    // read them itself, and the file's values must sit between the environment and the defaults.
+    const extra = `(${option.default ? `default: ${option.default}; ` : ''}env: ${option.env})`;
+    const flags = option.value ? `${option.flag} <${option.value}>` : option.flag;
+    command.addOption(new Option(flags, `${option.description} ${extra}`));
+  }
+  return command;
+}
+
+/** The command line: commands, flags and help, by commander; every error one line and exit 2. */
+function program(result: { code: number }): Command {
+  const secrets = SECRET_VARIABLES.map((v) => `  ${v.env.padEnd(26)} ${v.description}`).join('\n');
+  const root = new Command('conformance')
+    .description('Conformance suite for the Orchestration REST API (Prefect server and compatible implementations)')
+    .version(versionText(), '-V, --version', "the suite's version and the API versions it knows")
+    .helpOption('-h, --help', 'this help')
+    .showSuggestionAfterError(false)
+    .configureOutput({ outputError: (text, write) => write(`conformance: ${text.replace(/^error: /, '').trim()}\n`) })
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `\nSecrets, from the environment only:\n${secrets}\n\nExit codes: 0 every MUST check passed (baseline applied), 1 a gate failure, 2 bad input.`,
+    );
+  addRunOptions(
+    root
+      .command('run', { isDefault: true })
+      .description('run the suite against a target (the default command) and write the reports'),
+  ).action(async (_opts, command: Command) => {
+    result.code = await runCommand(givenFlags(command));
+  });
+  addRunOptions(
+    root
+      .command('compare')
+      .argument(
+        '<a>',
+        'side A: results.json (or its folder), an OpenAPI document, a URL, managed:sqlite or managed:postgres',
+      )
+      .argument('<b>', 'side B, the same kinds')
+      .description(
+        'compare two runs, documents or targets (URL and managed sides are run with the same seed); exit 1 when B regressed',
+      ),
+  ).action(async (a: string, b: string, _opts, command: Command) => {
+    result.code = await compareCommand(a, b, givenFlags(command));
+  });
+  root
+    .command('merge')
+    .argument('[dirs...]', 'folders of blob reports (default: <out>/blob)')
+    .option('--out <dir>', 'where the merged reports go', 'reports')
+    .description('merge the blob reports of a sharded run (--shard i/n) into one set of reports')
+    .action(async (dirs: string[], _opts, command: Command) => {
+      result.code = await mergeCommand(dirs, givenFlags(command));
+    });
+  const baseline = root.command('baseline').description('maintain a baseline of known deviations');
+  baseline
+    .command('update')
+    .description("write a baseline from a run's results: keyed entries for its failures, others kept")
+    .option('--from <file>', "the run's results.json", '<out>/results.json')
+    .option('--baseline <file>', 'the baseline to start from (CONFORMANCE_BASELINE)')
+    .option('--out <file>', 'where to write the new baseline', 'baseline.json beside --from')
+    .action((opts: { from?: string; baseline?: string; out?: string }, command: Command) => {
+      const given = (name: string) =>
+        command.getOptionValueSource(name) === 'cli' ? (opts as Record<string, string>)[name] : undefined;
+      result.code = baselineUpdate(given('from'), given('baseline'), given('out'));
+    });
+  root
+    .command('checks')
+    .description('list every check: id, family, level, clause and title')
+    .option('--json', 'as JSON')
+    .option('--markdown', 'as a Markdown table')
+    .action((opts: { json?: boolean; markdown?: boolean }) => {
+      result.code = checksCommand(opts.json ? 'json' : opts.markdown ? 'markdown' : 'text');
+    });
+  return root;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const result = { code: 0 };
+  const root = program(result);
+  // A word where a command goes that is no command would otherwise reach `run` as a stray argument.
+  const known = [...root.commands.map((c) => c.name()), 'help'];
+  if (argv[0] && !argv[0].startsWith('-') && !known.includes(argv[0]))
+    throw new UsageError(`unknown command "${argv[0]}" (commands: ${known.join(', ')}; see --help)`);
+  try {
+    await root.parseAsync(argv, { from: 'user' });
+  } catch (e) {
+    if (!(e instanceof CommanderError)) throw e;
+    // Help and version are answers, not errors; commander has already written its one line for the rest.
+    if (['commander.helpDisplayed', 'commander.version', 'commander.help'].includes(e.code)) return 0;
+    return 2;
+  }
+  return result.code;
 }
 
 const invokedDirectly = process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]);

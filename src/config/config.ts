@@ -1,12 +1,16 @@
 /**
- * Environment and flags → one validated Config. Bad input throws UsageError, which the CLI turns
- * into one line on stderr and exit code 2.
+ * Flags, environment, configuration file and the active Prefect profile → one validated Config. Bad input
+ * throws UsageError, which the CLI turns into one line on stderr and exit code 2.
  */
 import path from 'node:path';
+import type { Env } from './env.js';
+import { UsageError } from './errors.js';
+import { configFileOf, readConfigFile } from './file.js';
+import { CONFIG_OPTION } from './options.js';
+import { activeProfileTarget } from './prefectProfile.js';
+import { describeSelection, isPartial, type Selection, selectionFrom } from './selection.js';
 
-export class UsageError extends Error {
-  readonly exitCode = 2;
-}
+export { UsageError };
 
 export type Database = 'sqlite' | 'postgres';
 
@@ -25,8 +29,8 @@ export interface Config {
   baselinePath?: string;
   /** Database of the managed server. */
   database: Database;
-  /** Only operations whose "METHOD /path" matches this regular expression. */
-  operationFilter?: RegExp;
+  /** The operations and checks the run covers; empty for all of them. */
+  selection: Selection;
   /** Generated runs per property. */
   runs: number;
   requestTimeoutMs: number;
@@ -41,47 +45,15 @@ export interface Config {
   quiet: boolean;
   /** Running in CI (`CI` set): no progress line. */
   ci: boolean;
+  /** Where the target came from: a flag, a variable, the configuration file, a Prefect profile, or none (managed). */
+  targetSource: string;
+  /** The configuration file read, if any. */
+  configFile?: string;
 }
 
-export type Env = Record<string, string | undefined>;
+export type { Env };
 
 export const DEFAULT_SEED = 20261121;
-
-const FLAGS: Record<string, { env: string; boolean?: boolean }> = {
-  '--base-url': { env: 'CONFORMANCE_BASE_URL' },
-  '--spec': { env: 'CONFORMANCE_SPEC' },
-  '--out': { env: 'CONFORMANCE_OUT' },
-  '--seed': { env: 'CONFORMANCE_SEED' },
-  '--baseline': { env: 'CONFORMANCE_BASELINE' },
-  '--read-only': { env: 'CONFORMANCE_READ_ONLY', boolean: true },
-  '--disposable': { env: 'CONFORMANCE_DISPOSABLE_TARGET', boolean: true },
-  '--db': { env: 'CONFORMANCE_DB' },
-  '--operations': { env: 'CONFORMANCE_OPERATIONS' },
-  '--runs': { env: 'CONFORMANCE_RUNS' },
-  '--timeout-ms': { env: 'CONFORMANCE_TIMEOUT_MS' },
-  '--concurrency': { env: 'CONFORMANCE_CONCURRENCY' },
-  '--run-tag': { env: 'CONFORMANCE_RUN_TAG' },
-  '--shard': { env: 'CONFORMANCE_SHARD' },
-};
-
-/** Flags win over the environment: turn argv into environment entries of the same meaning. */
-export function flagsToEnv(argv: string[]): Env {
-  const out: Env = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [name, inline] = arg.split(/=(.*)/s, 2) as [string, string | undefined];
-    const flag = FLAGS[name];
-    if (!flag) throw new UsageError(`unknown flag: ${arg} (known: ${Object.keys(FLAGS).join(', ')})`);
-    if (flag.boolean) {
-      out[flag.env] = inline ?? '1';
-      continue;
-    }
-    const value = inline ?? argv[++i];
-    if (value === undefined || value.startsWith('--')) throw new UsageError(`flag ${name} needs a value`);
-    out[flag.env] = value;
-  }
-  return out;
-}
 
 function truthy(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v);
@@ -110,21 +82,14 @@ export function validateBaseUrl(raw: string, source: string): string {
 }
 
 /** The configuration of a run: flags (already turned into their variables) over the environment over defaults. */
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, origin: { target?: string; configFile?: string } = {}): Config {
   const rawBase = env.CONFORMANCE_BASE_URL || env.PREFECT_API_URL;
   const baseSource = env.CONFORMANCE_BASE_URL ? 'CONFORMANCE_BASE_URL' : 'PREFECT_API_URL';
-  const baseUrl = rawBase ? validateBaseUrl(rawBase, baseSource) : undefined;
+  const baseUrl = rawBase ? validateBaseUrl(rawBase, origin.target ?? baseSource) : undefined;
   const database = (env.CONFORMANCE_DB || 'sqlite') as Database;
   if (database !== 'sqlite' && database !== 'postgres')
     throw new UsageError(`CONFORMANCE_DB must be sqlite or postgres, got "${database}"`);
-  let operationFilter: RegExp | undefined;
-  if (env.CONFORMANCE_OPERATIONS) {
-    try {
-      operationFilter = new RegExp(env.CONFORMANCE_OPERATIONS);
-    } catch {
-      throw new UsageError(`CONFORMANCE_OPERATIONS is not a valid regular expression: "${env.CONFORMANCE_OPERATIONS}"`);
-    }
-  }
+  const selection = selectionFrom(env);
   const authString = env.CONFORMANCE_AUTH_STRING || env.PREFECT_API_AUTH_STRING || undefined;
   if (authString !== undefined && !authString.includes(':'))
     throw new UsageError('CONFORMANCE_AUTH_STRING must have the form user:pass');
@@ -153,7 +118,7 @@ export function loadConfig(env: Env = process.env): Config {
     seed,
     baselinePath: env.CONFORMANCE_BASELINE || undefined,
     database,
-    operationFilter,
+    selection,
     runs: integer(env, 'CONFORMANCE_RUNS', 10, 1, 10000),
     requestTimeoutMs: integer(env, 'CONFORMANCE_TIMEOUT_MS', 10000, 100, 600000),
     // 4 measured fastest on Prefect with SQLite (16 s); 8 turned into a storm of "database is locked" 503s (28 s).
@@ -163,13 +128,42 @@ export function loadConfig(env: Env = process.env): Config {
     targetLabel: env.CONFORMANCE_TARGET_LABEL || undefined,
     quiet: truthy(env.CONFORMANCE_QUIET),
     ci: Boolean(env.CI),
+    targetSource: baseUrl ? (origin.target ?? baseSource) : 'none given: the managed server',
+    configFile: origin.configFile,
   };
 }
 
-/** The configuration of a command: its flags over the environment (and over the overrides a command sets). */
-export function configFrom(args: string[], overrides: Env = {}): Config {
-  return loadConfig({ ...process.env, ...overrides, ...flagsToEnv(args) });
+/**
+ * The configuration of a command: its flags (as variables) over the environment, over the overrides a command
+ * sets (a side of compare), over the configuration file; the active Prefect profile gives the target only
+ * when none of those names one.
+ */
+export function configFrom(flags: Env, overrides: Env = {}, cwd = process.cwd()): Config {
+  const file = configFileOf(flags[CONFIG_OPTION.env] ?? process.env[CONFIG_OPTION.env], cwd);
+  const fromFile = file ? readConfigFile(file) : {};
+  const env: Env = { ...fromFile, ...process.env, ...overrides, ...flags };
+  let target: string | undefined;
+  if (flags.CONFORMANCE_BASE_URL) target = 'the --base-url flag';
+  else if (overrides.CONFORMANCE_BASE_URL || overrides.PREFECT_API_URL) target = 'the command';
+  else if (process.env.CONFORMANCE_BASE_URL) target = 'CONFORMANCE_BASE_URL';
+  else if (process.env.PREFECT_API_URL) target = 'PREFECT_API_URL';
+  else if (fromFile.CONFORMANCE_BASE_URL) target = `baseUrl in ${file}`;
+  const named = ['CONFORMANCE_BASE_URL', 'PREFECT_API_URL'].some((k) => k in env);
+  if (!named) {
+    const profile = activeProfileTarget(env);
+    if (profile) {
+      target = profile.source;
+      // The profile's credentials go with its own URL only, and never over ones the user set.
+      for (const [k, v] of Object.entries(profile.env)) if (!(k in env)) env[k] = v;
+    }
+  }
+  if (flags.CONFORMANCE_QUIET) process.env.CONFORMANCE_QUIET = flags.CONFORMANCE_QUIET;
+  return loadConfig(env, { target, configFile: file });
 }
+
+/** The selection of a run in one line, or undefined when it covers everything. */
+export const selectionLine = (config: Pick<Config, 'selection'>): string | undefined =>
+  isPartial(config.selection) ? describeSelection(config.selection) : undefined;
 
 /** Whether log lines are unwanted, known before the rest of the configuration is. */
 export const quietRequested = (): boolean => truthy(process.env.CONFORMANCE_QUIET);
@@ -184,4 +178,9 @@ export function secretsOf(config: Pick<Config, 'apiKey' | 'authString'>): string
     if (password.length >= 4) out.push(password);
   }
   return out;
+}
+
+/** GitHub Actions, when the run is inside it: annotations for failed checks, and the file of the step summary. */
+export function githubActions(env: Env = process.env): { annotations: boolean; stepSummary?: string } {
+  return { annotations: Boolean(env.GITHUB_ACTIONS), stepSummary: env.GITHUB_STEP_SUMMARY || undefined };
 }

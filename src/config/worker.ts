@@ -9,10 +9,8 @@ import type { Config, Env } from './config.js';
 
 const VARIABLE = 'CONFORMANCE_WORKER_CONFIG';
 
-export interface WorkerConfig extends Omit<Config, 'baseUrl' | 'operationFilter'> {
+export interface WorkerConfig extends Omit<Config, 'baseUrl'> {
   baseUrl: string;
-  /** The source of `Config.operationFilter`, which does not survive JSON. */
-  operations?: string;
   /** The document the CLI validated, written to the run folder. */
   specPath: string;
   /** Where the worker writes its ledger, exchange log and request list. */
@@ -27,11 +25,9 @@ export function workerConfig(
   config: Config,
   decided: Pick<WorkerConfig, 'baseUrl' | 'specPath' | 'runDir' | 'startedAt' | 'baselinePath' | 'managed'>,
 ): WorkerConfig {
-  const { operationFilter, ...rest } = config;
   return {
-    ...rest,
+    ...config,
     ...decided,
-    operations: operationFilter?.source,
     targetLabel: decided.managed ?? config.targetLabel,
   };
 }
@@ -50,9 +46,6 @@ export function readWorkerConfig(): WorkerConfig | undefined {
   const raw = process.env[VARIABLE];
   return raw ? (JSON.parse(raw) as WorkerConfig) : undefined;
 }
-
-export const operationFilterOf = (config: Pick<WorkerConfig, 'operations'>): RegExp | undefined =>
-  config.operations ? new RegExp(config.operations) : undefined;
 
 /** Where the managed server's venvs are cached, and the Python that makes them. */
 export function managedServerSettings(): { cacheDir: string; python: string } {

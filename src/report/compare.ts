@@ -221,6 +221,21 @@ export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift)
 }
 
 /** A comparison that gates: B regressed against A (a check passed on A and fails on B), or B's document breaks A's clients. */
+/** The comparison's verdict in one line, the first thing compare.md and compare.html say. */
+export function comparisonVerdict(c: Comparison): string {
+  const breaking = c.drift?.changes.filter((d) => d.breaking).length ?? 0;
+  const newlyFailing = c.verdicts?.changes.filter((v) => v.kind === 'pass → fail').length ?? 0;
+  const fixed = c.verdicts?.changes.filter((v) => v.kind === 'fail → pass').length ?? 0;
+  const differences = c.behaviour?.differences.length ?? 0;
+  const parts = [
+    `${breaking} breaking document change(s)`,
+    `${newlyFailing} check(s) that passed on A fail on B`,
+    `${fixed} fixed`,
+    `${differences} behaviour difference(s)`,
+  ];
+  return `${comparisonRegressed(c) ? 'REGRESSED' : 'NO REGRESSION'}: ${parts.join(', ')} (B regresses when a document change is breaking or a check that passed on A fails on B)`;
+}
+
 export function comparisonRegressed(c: Comparison): boolean {
   return (
     (c.verdicts?.changes.some((v) => v.kind === 'pass → fail') ?? false) ||

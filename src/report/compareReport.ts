@@ -1,5 +1,11 @@
 /** `compare.md` and `compare.html`: a comparison (compare.ts) written for people, in three parts. */
-import type { BehaviourDifference, Comparison, VerdictChange } from './compare.js';
+import {
+  type BehaviourDifference,
+  type Comparison,
+  comparisonRegressed,
+  comparisonVerdict,
+  type VerdictChange,
+} from './compare.js';
 import type { DriftChange } from '../openapi/drift.js';
 import { esc } from './html.js';
 
@@ -16,7 +22,7 @@ const cell = (text: unknown) =>
     .slice(0, 300);
 
 export function compareMarkdown(c: Comparison, limit = 100): string {
-  const lines = [`# Comparison: A = ${c.a.label} · B = ${c.b.label}`, ''];
+  const lines = [`# Comparison: A = ${c.a.label} · B = ${c.b.label}`, '', `**${comparisonVerdict(c)}**`, ''];
   if (c.a.target || c.b.target)
     lines.push(
       `- A: ${c.a.target ?? '-'} (seed ${c.a.seed ?? '-'}, ${c.a.checks ?? 0} checks)`,
@@ -115,6 +121,8 @@ function table<T>(
   cells: (x: T) => string[],
   rowClass: (x: T) => string = () => '',
 ): string {
+  // An empty section says so in its one line above; an empty table would only repeat its labels.
+  if (rows.length === 0) return '';
   return `<table data-testid="${testId}"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>
 ${rows
   .map(
@@ -124,6 +132,12 @@ ${rows
         .join('')}</tr>`,
   )
   .join('\n')}</tbody></table>`;
+}
+
+/** A side in one line: its label, its target when that says more, its seed. */
+function sideLine(side: Comparison['a']): string {
+  const target = side.target && side.target !== side.label ? ` ${side.target}` : '';
+  return `${esc(side.label)}${esc(target)} (seed ${esc(side.seed ?? '-')})`;
 }
 
 export function compareHtml(c: Comparison): string {
@@ -168,8 +182,10 @@ ${table<BehaviourDifference>('behaviour', ['difference', 'operation', 'request',
     : '<p>not available</p>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Comparison: ${esc(c.a.label)} vs ${esc(c.b.label)}</title>
 <style>body{font:14px/1.4 system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:.15em .5em;text-align:left;vertical-align:top;max-width:40em;word-break:break-word}
-tr.bad{background:#fde2e1}tr.good{background:#e3f6e5}h2{border-bottom:1px solid #ddd}</style></head><body>
-<h1>Comparison</h1><dl><dt>A</dt><dd>${esc(c.a.label)} ${esc(c.a.target ?? '')} (seed ${esc(c.a.seed ?? '-')})</dd><dt>B</dt><dd>${esc(c.b.label)} ${esc(c.b.target ?? '')} (seed ${esc(c.b.seed ?? '-')})</dd></dl>
+tr.bad{background:#fde2e1}tr.good{background:#e3f6e5}h2{border-bottom:1px solid #ddd}
+.verdict{font-size:1.3em;padding:.5em .8em;border-radius:4px}.verdict.bad{background:#fde2e1}.verdict.good{background:#e3f6e5}</style></head><body>
+<h1>Comparison</h1><p class="verdict ${comparisonRegressed(c) ? 'bad' : 'good'}" data-testid="verdict"><b>${esc(comparisonVerdict(c))}</b></p>
+<dl><dt>A</dt><dd>${sideLine(c.a)}</dd><dt>B</dt><dd>${sideLine(c.b)}</dd></dl>
 ${c.notes.map((n) => `<p><i>${esc(n)}</i></p>`).join('')}
 <h2>1. Spec drift</h2>${drift}
 <h2>2. Verdicts per check</h2>${verdicts}

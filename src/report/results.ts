@@ -89,8 +89,12 @@ export interface RunInfo {
   runTag: string;
   runs: number;
   readOnly: boolean;
-  /** The CONFORMANCE_OPERATIONS selection, when the run covered only part of the document. */
+  /** The run's selection in one line, when it covered only part of the document or of the checks. */
   selection?: string;
+  /** What the selection left out: never run, never counted as passed. */
+  notSelected?: { operations: string[]; checks: string[] };
+  /** Where the target came from (a flag, a variable, the configuration file, a Prefect profile, or managed). */
+  targetSource?: string;
 }
 
 export interface Results extends RunInfo {

@@ -7,6 +7,7 @@ import { afterAll, assert, test } from 'vitest';
 import { reportedId, type Check, type Family } from '../checks/check.js';
 import { clauseText } from '../checks/clauses.js';
 import { checksOf } from '../checks/registry.js';
+import { selectsCheck } from '../config/selection.js';
 import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
 import { BlockedByReadOnly, HttpClient, type Exchange } from '../http/client.js';
 import type { Operation } from '../openapi/operations.js';
@@ -115,7 +116,7 @@ function result(
 }
 
 export function registerFamily(session: Session, family: Family): void {
-  const checks = checksOf(family);
+  const checks = checksOf(family).filter((check) => selectsCheck(session.config.selection, check));
   const ctx = session.checkContext;
   // Every suite file carries the run's view of operations and target, so that shards merge whole.
   // biome-ignore lint/correctness/noEmptyPattern: vitest hands a hook its context first, as a pattern it can read

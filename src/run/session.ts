@@ -9,7 +9,10 @@ import path from 'node:path';
 import { buildRecipe, fillPath, isReadOperation, type CaseContext } from '../cases/requests.js';
 import { SafeValues } from '../cases/safeValues.js';
 import { secretsOf } from '../config/config.js';
-import { operationFilterOf, readWorkerConfig, type WorkerConfig } from '../config/worker.js';
+import { readWorkerConfig, type WorkerConfig } from '../config/worker.js';
+import { selectionLine } from '../config/config.js';
+import { selectsCheck, selectsOperation } from '../config/selection.js';
+import { CHECKS } from '../checks/registry.js';
 import { problemWithValidExchange } from '../checks/contract.js';
 import type { CheckContext, CheckSettings, OperationRun } from '../checks/context.js';
 import { authHeaders } from '../http/auth.js';
@@ -100,8 +103,7 @@ async function createSession(): Promise<Session> {
   const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), config.readOnly);
   const cases: CaseContext = { model, fixtures: pool, safe: new SafeValues(config.runTag), profile: profileFor(spec) };
   pool.attach(cases);
-  const operationFilter = operationFilterOf(config);
-  const operations = model.operations.filter((op) => !operationFilter || operationFilter.test(op.key));
+  const operations = model.operations.filter((op) => selectsOperation(config.selection, op));
   const exerciseContext: ExerciseContext = {
     cases,
     client,
@@ -188,7 +190,7 @@ async function createSession(): Promise<Session> {
         const counts = client.perOperation.get(op.key) ?? { requests: 0, retried: 0 };
         const reached2xx = r?.sent.some((s) => is2xx(s.exchange)) ?? false;
         const note = !r
-          ? 'not selected (CONFORMANCE_OPERATIONS)'
+          ? `not selected (${selectionLine(config)})`
           : (r.skipped ??
             (reached2xx ? undefined : (r.unreachable ?? 'no request reached 2xx: see contract.reaches-2xx')));
         return {
@@ -217,6 +219,7 @@ async function createSession(): Promise<Session> {
           managed: config.managed,
           label: config.targetLabel,
         },
+        targetSource: config.targetSource,
         seed: config.seed,
         requestSequence: {
           sha256: createHash('sha256').update(sorted.join('\n')).digest('hex'),
@@ -225,7 +228,15 @@ async function createSession(): Promise<Session> {
         runTag: config.runTag,
         runs: config.runs,
         readOnly: config.readOnly,
-        ...(config.operations ? { selection: config.operations } : {}),
+        ...(selectionLine(config)
+          ? {
+              selection: selectionLine(config),
+              notSelected: {
+                operations: model.operations.filter((op) => !operations.includes(op)).map((op) => op.key),
+                checks: CHECKS.filter((c) => !selectsCheck(config.selection, c)).map((c) => c.id),
+              },
+            }
+          : {}),
       };
     },
   };

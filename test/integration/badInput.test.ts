@@ -79,7 +79,7 @@ describe('bad input exits 2 with one line', () => {
   });
 
   test('an unknown flag', async () => {
-    expectOneLine(await runCli(['--no-such-flag']), /unknown flag: --no-such-flag/);
+    expectOneLine(await runCli(['--no-such-flag']), /unknown option '--no-such-flag'/);
   });
 
   test('a malformed CONFORMANCE_BASE_URL', async () => {
@@ -91,6 +91,6 @@ describe('bad input exits 2 with one line', () => {
 
   test('an unknown command', async () => {
     expectOneLine(await runCli(['frobnicate']), /unknown command "frobnicate"/);
-    expectOneLine(await runCli(['baseline', 'frobnicate']), /unknown baseline command/);
+    expectOneLine(await runCli(['baseline', 'frobnicate']), /unknown command 'frobnicate'/);
   });
 });

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readPin } from '../../src/managed/prefect.js';
 import type { Results } from '../../src/report/results.js';
 
@@ -27,11 +27,23 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, CONFORMANCE_QUIET: '1', ...extra };
 }
 
-export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 300_000): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 300_000,
+  cwd = repoRoot,
+): Promise<CliRun> {
   const outDir = env.CONFORMANCE_OUT ?? mkdtempSync(path.join(os.tmpdir(), 'conformance-out-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts'), ...args], {
-    cwd: repoRoot,
-    env: cleanEnv({ CONFORMANCE_OUT: outDir, ...env }),
+  // No Prefect profile of the machine's user may give the target: a Prefect home of its own, empty unless given.
+  const prefectHome: Record<string, string> =
+    env.PREFECT_HOME || env.PREFECT_PROFILES_PATH
+      ? {}
+      : { PREFECT_HOME: mkdtempSync(path.join(os.tmpdir(), 'prefect-home-')) };
+  // tsx by its file: a run from another working folder (one with a configuration file) would not find it by name.
+  const tsx = pathToFileURL(path.join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+  const child = spawn(process.execPath, ['--import', tsx, path.join(repoRoot, 'src', 'cli.ts'), ...args], {
+    cwd,
+    env: cleanEnv({ CONFORMANCE_OUT: outDir, ...prefectHome, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -1,6 +1,7 @@
 /** compare's verdict diff: failures told apart by kind and key, other verdicts by their masked message. */
 import { describe, expect, test } from 'vitest';
-import { compareRuns } from '../../src/report/compare.js';
+import { compareRuns, comparisonVerdict } from '../../src/report/compare.js';
+import { compareHtml, compareMarkdown } from '../../src/report/compareReport.js';
 import type { CheckResult, Results } from '../../src/report/results.js';
 import { summarize } from '../../src/report/results.js';
 
@@ -74,5 +75,32 @@ describe('the verdict diff', () => {
       changes(passed('NAME_ASC: binary order, nulls first'), passed('NAME_ASC: binary order, nulls last')),
     ).toEqual(['same verdict, different message']);
     expect(changes(passed('12 exchange(s) checked'), passed('13 exchange(s) checked'))).toEqual([]);
+  });
+});
+
+describe('the comparison reports open with their verdict', () => {
+  const compared = (a: CheckResult, b: CheckResult) =>
+    compareRuns(
+      { label: 'A', results: results([a], 'conformance-aaa-111') },
+      { label: 'B', results: results([b], 'conformance-bbb-222') },
+    );
+
+  test('a check that passed on A and fails on B: REGRESSED, in the first lines of both reports', () => {
+    const c = compared(passed('ok'), { ...failed('500', 'boom'), id: passed('').id, status: 'failed' });
+    expect(comparisonVerdict(c)).toMatch(
+      /^REGRESSED: 0 breaking document change\(s\), 1 check\(s\) that passed on A fail on B/,
+    );
+    expect(compareMarkdown(c).split('\n').slice(0, 4).join('\n')).toContain(`**${comparisonVerdict(c)}**`);
+    expect(compareHtml(c)).toMatch(/<p class="verdict bad" data-testid="verdict"><b>REGRESSED:/);
+  });
+
+  test('nothing changed: NO REGRESSION, and each empty section says so in one line, without an empty table', () => {
+    const c = compared(passed('ok'), passed('ok'));
+    expect(comparisonVerdict(c)).toMatch(/^NO REGRESSION: /);
+    const html = compareHtml(c);
+    expect(html).toContain('class="verdict good"');
+    expect(html).toContain('no change');
+    expect(html).not.toContain('data-testid="verdicts"');
+    expect(compareMarkdown(c)).not.toContain('| change | check |');
   });
 });

@@ -1,7 +1,10 @@
 /** Configuration: environment and flags, with bad input as a UsageError (exit 2, one line). */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { flagsToEnv, loadConfig, secretsOf, UsageError } from '../../src/config/config.js';
-import { Redactor } from '../../src/http/redact.js';
+import { loadConfig, secretsOf, UsageError } from '../../../src/config/config.js';
+import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from '../../../src/config/options.js';
+import { Redactor } from '../../../src/http/redact.js';
 
 describe('config', () => {
   test('defaults: managed target, fixed seed, reports/', () => {
@@ -27,19 +30,35 @@ describe('config', () => {
     [{ CONFORMANCE_RUNS: 'many' }],
     [{ CONFORMANCE_DB: 'oracle' }],
     [{ CONFORMANCE_OPERATIONS: '(' }],
+    [{ CONFORMANCE_EXCLUDE_OPERATIONS: '[' }],
     [{ CONFORMANCE_AUTH_STRING: 'nocolon' }],
   ])('%o is a usage error', (env) => {
     expect(() => loadConfig(env)).toThrow(UsageError);
   });
 
-  test('flags map to the same environment names; unknown flags are usage errors', () => {
-    expect(flagsToEnv(['--base-url', 'http://x/api', '--read-only', '--seed=5'])).toEqual({
-      CONFORMANCE_BASE_URL: 'http://x/api',
-      CONFORMANCE_READ_ONLY: '1',
-      CONFORMANCE_SEED: '5',
-    });
-    expect(() => flagsToEnv(['--nope'])).toThrow(UsageError);
-    expect(() => flagsToEnv(['--base-url'])).toThrow(UsageError);
+  test('the option table: one flag, one variable and one file key per option; secrets have no flag and no key', () => {
+    const all = [...RUN_OPTIONS, CONFIG_OPTION];
+    for (const field of ['flag', 'env'] as const) expect(new Set(all.map((o) => o[field])).size).toBe(all.length);
+    const keys = all.flatMap((o) => (o.key ? [o.key] : []));
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const o of all)
+      expect(o.flag).toBe(
+        `--${o.env
+          .replace(/^CONFORMANCE_/, '')
+          .replace(/_TARGET$/, '')
+          .toLowerCase()
+          .replace(/_/g, '-')}`,
+      );
+    for (const secret of SECRET_VARIABLES) expect(all.some((o) => o.env === secret.env)).toBe(false);
+  });
+
+  test("README's table names every flag, variable and file key", () => {
+    const readme = readFileSync(path.join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8');
+    for (const o of [...RUN_OPTIONS, CONFIG_OPTION, ...SECRET_VARIABLES]) {
+      expect(readme).toContain(`\`${o.env}\``);
+      if ('flag' in o) expect(readme).toContain(`\`${o.flag}`);
+      if ('key' in o && o.key) expect(readme).toContain(`\`${o.key}\``);
+    }
   });
 
   test('secrets are redacted everywhere, the base64 of basic auth too', () => {

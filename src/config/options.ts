@@ -1,0 +1,275 @@
+/**
+ * The options of a run, one record each (as the OCI conformance config names each field's variable): its
+ * flag, its environment variable, its key in the configuration file, what it means and its default. The
+ * command line's help, the configuration file's schema and README.md's table are all read from here, so
+ * that the three can never disagree. Values travel as strings under their variable's name: flags win over
+ * the environment, which wins over the file, which wins over the defaults (config.ts).
+ */
+
+export interface RunOption {
+  /** The flag, e.g. `--base-url`. */
+  flag: string;
+  /** The environment variable it sets. */
+  env: string;
+  /** Its key in conformance.config.json; none for a secret, which a file in a repository must not hold. */
+  key?: string;
+  /** The value's placeholder in help, for an option that takes one. */
+  value?: string;
+  /** A flag without a value (true when given). */
+  boolean?: boolean;
+  /** The value's type in the configuration file. */
+  type: 'string' | 'integer' | 'boolean' | 'list';
+  description: string;
+  /** The default, as help shows it. */
+  default?: string;
+}
+
+export const RUN_OPTIONS: readonly RunOption[] = [
+  {
+    flag: '--base-url',
+    env: 'CONFORMANCE_BASE_URL',
+    key: 'baseUrl',
+    value: 'url',
+    type: 'string',
+    description: 'the API root of the target (then PREFECT_API_URL, then the active Prefect profile)',
+    default: 'a managed local Prefect server',
+  },
+  {
+    flag: '--spec',
+    env: 'CONFORMANCE_SPEC',
+    key: 'spec',
+    value: 'file|url',
+    type: 'string',
+    description: "the OpenAPI document to test against, instead of the target's own",
+    default: '<base-url>/openapi.json',
+  },
+  {
+    flag: '--out',
+    env: 'CONFORMANCE_OUT',
+    key: 'out',
+    value: 'dir',
+    type: 'string',
+    description: 'where the reports go',
+    default: 'reports',
+  },
+  {
+    flag: '--seed',
+    env: 'CONFORMANCE_SEED',
+    key: 'seed',
+    value: 'n|random',
+    type: 'string',
+    description: 'the seed of generated requests: the same seed sends the same requests',
+    default: '20261121',
+  },
+  {
+    flag: '--baseline',
+    env: 'CONFORMANCE_BASELINE',
+    key: 'baseline',
+    value: 'file',
+    type: 'string',
+    description: 'the known deviations to report as xfail, not failed',
+    default: "the pinned Prefect's baseline for the managed server, none otherwise",
+  },
+  {
+    flag: '--read-only',
+    env: 'CONFORMANCE_READ_ONLY',
+    key: 'readOnly',
+    boolean: true,
+    type: 'boolean',
+    description: 'send only reads (GET and the read POSTs): safe against production',
+    default: 'off',
+  },
+  {
+    flag: '--disposable',
+    env: 'CONFORMANCE_DISPOSABLE_TARGET',
+    key: 'disposable',
+    boolean: true,
+    type: 'boolean',
+    description: "the target's data may be changed beyond the run's own objects",
+    default: 'on for the managed server, off for a URL',
+  },
+  {
+    flag: '--db',
+    env: 'CONFORMANCE_DB',
+    key: 'db',
+    value: 'sqlite|postgres',
+    type: 'string',
+    description: "the managed server's database",
+    default: 'sqlite',
+  },
+  {
+    flag: '--operations',
+    env: 'CONFORMANCE_OPERATIONS',
+    key: 'operations',
+    value: 'regex',
+    type: 'string',
+    description: 'run only the operations ("METHOD /path") the expression matches',
+    default: 'all',
+  },
+  {
+    flag: '--exclude-operations',
+    env: 'CONFORMANCE_EXCLUDE_OPERATIONS',
+    key: 'excludeOperations',
+    value: 'regex',
+    type: 'string',
+    description: 'leave out the operations ("METHOD /path") the expression matches',
+    default: 'none',
+  },
+  {
+    flag: '--tags',
+    env: 'CONFORMANCE_TAGS',
+    key: 'tags',
+    value: 'list',
+    type: 'list',
+    description: 'run only operations with one of these document tags (comma-separated)',
+    default: 'all',
+  },
+  {
+    flag: '--exclude-tags',
+    env: 'CONFORMANCE_EXCLUDE_TAGS',
+    key: 'excludeTags',
+    value: 'list',
+    type: 'list',
+    description: 'leave out operations with one of these document tags',
+    default: 'none',
+  },
+  {
+    flag: '--methods',
+    env: 'CONFORMANCE_METHODS',
+    key: 'methods',
+    value: 'list',
+    type: 'list',
+    description: 'run only operations of these HTTP methods (e.g. GET,POST)',
+    default: 'all',
+  },
+  {
+    flag: '--exclude-methods',
+    env: 'CONFORMANCE_EXCLUDE_METHODS',
+    key: 'excludeMethods',
+    value: 'list',
+    type: 'list',
+    description: 'leave out operations of these HTTP methods',
+    default: 'none',
+  },
+  {
+    flag: '--checks',
+    env: 'CONFORMANCE_CHECKS',
+    key: 'checks',
+    value: 'list',
+    type: 'list',
+    description: 'run only these checks: ids or globs (contract.*, *.oracle); see `conformance checks`',
+    default: 'all',
+  },
+  {
+    flag: '--exclude-checks',
+    env: 'CONFORMANCE_EXCLUDE_CHECKS',
+    key: 'excludeChecks',
+    value: 'list',
+    type: 'list',
+    description: 'leave out these checks: ids or globs',
+    default: 'none',
+  },
+  {
+    flag: '--families',
+    env: 'CONFORMANCE_FAMILIES',
+    key: 'families',
+    value: 'list',
+    type: 'list',
+    description: 'run only these families of checks (contract, filters, ...)',
+    default: 'all',
+  },
+  {
+    flag: '--exclude-families',
+    env: 'CONFORMANCE_EXCLUDE_FAMILIES',
+    key: 'excludeFamilies',
+    value: 'list',
+    type: 'list',
+    description: 'leave out these families of checks',
+    default: 'none',
+  },
+  {
+    flag: '--runs',
+    env: 'CONFORMANCE_RUNS',
+    key: 'runs',
+    value: 'n',
+    type: 'integer',
+    description: 'generated requests per operation',
+    default: '10',
+  },
+  {
+    flag: '--timeout-ms',
+    env: 'CONFORMANCE_TIMEOUT_MS',
+    key: 'timeoutMs',
+    value: 'ms',
+    type: 'integer',
+    description: 'the timeout of one request',
+    default: '10000',
+  },
+  {
+    flag: '--concurrency',
+    env: 'CONFORMANCE_CONCURRENCY',
+    key: 'concurrency',
+    value: 'n',
+    type: 'integer',
+    description: 'operations exercised at once',
+    default: '4',
+  },
+  {
+    flag: '--run-tag',
+    env: 'CONFORMANCE_RUN_TAG',
+    key: 'runTag',
+    value: 'tag',
+    type: 'string',
+    description: 'the mark on every object the run creates ([a-z0-9-]{4,40})',
+    default: 'conformance-<seed>-<time>',
+  },
+  {
+    flag: '--shard',
+    env: 'CONFORMANCE_SHARD',
+    key: 'shard',
+    value: 'i/n',
+    type: 'string',
+    description: 'run the i-th of n parts of the run (merge them with `conformance merge`)',
+    default: 'the whole run',
+  },
+  {
+    flag: '--target-label',
+    env: 'CONFORMANCE_TARGET_LABEL',
+    key: 'targetLabel',
+    value: 'text',
+    type: 'string',
+    description: 'a name for the target in reports; baseline entries with onlyOn apply when it contains theirs',
+    default: 'prefect <version> on <db> for the managed server',
+  },
+  {
+    flag: '--quiet',
+    env: 'CONFORMANCE_QUIET',
+    key: 'quiet',
+    boolean: true,
+    type: 'boolean',
+    description: 'no progress and no log lines',
+    default: 'off',
+  },
+];
+
+/** The option that names the configuration file; it is read before the file is. */
+export const CONFIG_OPTION: RunOption = {
+  flag: '--config',
+  env: 'CONFORMANCE_CONFIG',
+  value: 'file',
+  type: 'string',
+  description: 'the configuration file',
+  default: 'conformance.config.json in the working folder, when it exists',
+};
+
+/**
+ * Secrets are read from the environment only: a flag would show in the process list and a CI log, and a
+ * configuration file is often committed.
+ */
+export const SECRET_VARIABLES: ReadonlyArray<{ env: string; description: string }> = [
+  { env: 'CONFORMANCE_API_KEY', description: 'a bearer token (then PREFECT_API_KEY, then the active Prefect profile)' },
+  {
+    env: 'CONFORMANCE_AUTH_STRING',
+    description: 'HTTP basic credentials, user:pass (then PREFECT_API_AUTH_STRING, then the active Prefect profile)',
+  },
+];

@@ -1,0 +1,149 @@
+/**
+ * The command line as a user meets it: help on every command, the version, the check list, the selection
+ * flags, the configuration file, the target from a Prefect profile, and GitHub Actions' annotations and
+ * step summary.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, inject, test } from 'vitest';
+import { CHECKS } from '../../src/checks/registry.js';
+import { CONFIG_FILE_NAME } from '../../src/config/file.js';
+import { RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
+import { readPin } from '../../src/managed/prefect.js';
+import { TOOL } from '../../src/report/tool.js';
+import { runCli } from '../support/runCli.js';
+
+function expectOneLine(run: { code: number; stderr: string }, pattern: RegExp) {
+  expect(run.code).toBe(2);
+  const lines = run.stderr.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(pattern);
+}
+
+/** Help wraps long lines; compare it with whitespace collapsed. */
+const flat = (text: string) => text.replace(/\s+/g, ' ');
+
+describe('help and version', () => {
+  test.each([['--help'], ['-h'], ['help'], ['help', 'run'], ['run', '--help']])(
+    '%s: every run flag with its variable and default, exit 0',
+    async (...args) => {
+      const r = await runCli(args);
+      expect(r.code).toBe(0);
+      const text = flat(r.stdout);
+      if (args[0] === 'run' || args[1] === 'run') {
+        for (const o of RUN_OPTIONS) {
+          expect(text).toContain(o.flag);
+          expect(text).toContain(`env: ${o.env}`);
+          if (o.default) expect(text).toContain(`default: ${flat(o.default)}`);
+        }
+      } else {
+        for (const command of ['run', 'compare', 'merge', 'baseline', 'checks']) expect(text).toContain(command);
+        for (const v of SECRET_VARIABLES) expect(text).toContain(v.env);
+      }
+    },
+  );
+
+  test.each([['compare'], ['merge'], ['checks'], ['baseline', 'update']])('%s --help, exit 0', async (...command) => {
+    const r = await runCli([...command, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^Usage: conformance ${command.join(' ')}`));
+    expect(r.stdout).toContain('--help');
+  });
+
+  test('--version: the suite, the managed server and the baselines it knows', async () => {
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`${TOOL.name} ${TOOL.version}`);
+    expect(r.stdout).toContain(`managed server: Prefect ${readPin().prefect}`);
+    expect(r.stdout).toContain(`prefect-${readPin().prefect}`);
+  });
+
+  test('checks --json: every check of the registry with id, family, level, clause and title', async () => {
+    const r = await runCli(['checks', '--json']);
+    expect(r.code).toBe(0);
+    const listed = JSON.parse(r.stdout) as Array<Record<string, string>>;
+    expect(listed.map((c) => c.id).sort()).toEqual(CHECKS.map((c) => c.id).sort());
+    for (const c of listed) for (const field of ['family', 'level', 'clause', 'title']) expect(c[field]).toBeTruthy();
+  });
+
+  test('an unknown option, and an extra word: one line, exit 2', async () => {
+    expectOneLine(await runCli(['--no-such-flag']), /unknown option '--no-such-flag'/);
+    expectOneLine(await runCli(['checks', '--yaml']), /unknown option '--yaml'/);
+  });
+});
+
+describe('configuration file', () => {
+  test('a file that breaks the schema: one line naming the setting, exit 2, before any server starts', async () => {
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'conformance-cwd-'));
+    writeFileSync(path.join(cwd, CONFIG_FILE_NAME), JSON.stringify({ seed: 5, concurency: 2 }));
+    expectOneLine(await runCli([], {}, 60_000, cwd), /conformance\.config\.json: \/ unknown setting "concurency"/);
+    const named = path.join(cwd, 'other.json');
+    writeFileSync(named, JSON.stringify({ runs: 'ten' }));
+    expectOneLine(await runCli(['--config', named], {}, 60_000, cwd), /other\.json: \/runs must be integer/);
+  });
+});
+
+describe('selection and where the target came from', () => {
+  test('a selection of no check: one line, exit 2', async () => {
+    expectOneLine(
+      await runCli(['--checks', 'no-such.*'], { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') }),
+      /selects none of the \d+ checks/,
+    );
+  });
+
+  test('operations and checks left out are not selected, never passed; the target from a Prefect profile; GitHub Actions', async () => {
+    const prefectHome = mkdtempSync(path.join(os.tmpdir(), 'prefect-home-'));
+    writeFileSync(
+      path.join(prefectHome, 'profiles.toml'),
+      `active = "mine"\n[profiles.mine]\nPREFECT_API_URL = "${inject('prefectBaseUrl')}"\n`,
+    );
+    // The file is where a team keeps its settings; a flag overrides one of them.
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'conformance-cwd-'));
+    writeFileSync(
+      path.join(cwd, CONFIG_FILE_NAME),
+      JSON.stringify({ operations: '^(GET|POST|DELETE) /flows/', excludeMethods: ['DELETE'], runs: 3 }),
+    );
+    const stepSummary = path.join(cwd, 'step-summary.md');
+    const r = await runCli(
+      [
+        '--families',
+        'contract,errors',
+        '--exclude-checks',
+        'contract.available,errors.*-json',
+        '--exclude-operations',
+        'filter$',
+      ],
+      { PREFECT_HOME: prefectHome, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary },
+      300_000,
+      cwd,
+    );
+    expect(r.stderr).not.toMatch(/internal error/);
+    const results = r.results!;
+    expect(results.targetSource).toBe(`Prefect profile "mine" (${path.join(prefectHome, 'profiles.toml')})`);
+    expect(results.target.baseUrl).toBe(inject('prefectBaseUrl'));
+    // Operations: those the file selects, less DELETE (file) and the filters (flag).
+    const exercised = results.operations.filter((o) => o.exercised).map((o) => `${o.method} ${o.path}`);
+    expect(exercised.length).toBeGreaterThan(0);
+    for (const key of exercised) expect(key).toMatch(/^(GET|POST) \/flows\/(?!.*filter$)/);
+    expect(results.notSelected!.operations).toContain('DELETE /flows/{id}');
+    expect(results.notSelected!.operations).toContain('POST /flows/filter');
+    expect(results.notSelected!.operations.length + exercised.length).toBeLessThanOrEqual(results.operations.length);
+    // Checks: only the two families, less the excluded ones, which are listed as not selected.
+    const ran = new Set(results.checks.map((c) => c.check));
+    for (const id of ran) expect(id).toMatch(/^(contract|errors)\./);
+    expect(ran.has('contract.available')).toBe(false);
+    expect([...ran].some((id) => /^errors\..*-json$/.test(id))).toBe(false);
+    const notSelected = new Set(results.notSelected!.checks);
+    for (const c of CHECKS)
+      expect(notSelected.has(c.id)).toBe(
+        !/^(contract|errors)\./.test(c.id) || c.id === 'contract.available' || /^errors\..*-json$/.test(c.id),
+      );
+    expect(results.selection).toContain('excludeChecks=contract.available,errors.*-json');
+    // GitHub Actions: the step summary is summary.md; each failed check is an annotation.
+    expect(readFileSync(stepSummary, 'utf8')).toBe(`${readFileSync(path.join(r.outDir, 'summary.md'), 'utf8')}\n`);
+    const failed = results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass').length;
+    const annotations = (r.stdout.match(/^::error /gm) ?? []).length;
+    expect(annotations).toBe(failed);
+  });
+});

@@ -1,0 +1,80 @@
+/** The target of a Prefect user who set nothing for us: the active profile, found as Prefect's client finds it. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { configFrom, UsageError } from '../../../src/config/config.js';
+import { RUN_OPTIONS } from '../../../src/config/options.js';
+import { activeProfileTarget, profilesPath } from '../../../src/config/prefectProfile.js';
+
+const PROFILES = `
+active = "local"
+
+[profiles.ephemeral]
+PREFECT_SERVER_EPHEMERAL_ENABLED = "true"
+
+[profiles.local]
+PREFECT_API_URL = "http://127.0.0.1:4200/api"
+
+[profiles.cloud]
+PREFECT_API_URL = "https://api.example.test/api/accounts/a/workspaces/w"
+PREFECT_API_KEY = "pnu_profilekey"
+`;
+
+function home(text = PROFILES): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'prefect-home-'));
+  writeFileSync(path.join(dir, 'profiles.toml'), text);
+  return dir;
+}
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe('the active Prefect profile', () => {
+  test('the file is PREFECT_PROFILES_PATH, else under PREFECT_HOME, else ~/.prefect', () => {
+    expect(profilesPath({ PREFECT_PROFILES_PATH: '/x/p.toml', PREFECT_HOME: '/h' })).toBe('/x/p.toml');
+    expect(profilesPath({ PREFECT_HOME: '/h' })).toBe('/h/profiles.toml');
+    expect(profilesPath({})).toBe(path.join(os.homedir(), '.prefect', 'profiles.toml'));
+  });
+
+  test("the file's active profile, or PREFECT_PROFILE; its connection settings only", () => {
+    const dir = home();
+    expect(activeProfileTarget({ PREFECT_HOME: dir })).toEqual({
+      source: `Prefect profile "local" (${path.join(dir, 'profiles.toml')})`,
+      env: { PREFECT_API_URL: 'http://127.0.0.1:4200/api' },
+    });
+    expect(activeProfileTarget({ PREFECT_HOME: dir, PREFECT_PROFILE: 'cloud' })?.env).toEqual({
+      PREFECT_API_URL: 'https://api.example.test/api/accounts/a/workspaces/w',
+      PREFECT_API_KEY: 'pnu_profilekey',
+    });
+  });
+
+  test('no target from a profile without an API URL, an unknown profile, or no file', () => {
+    const dir = home();
+    expect(activeProfileTarget({ PREFECT_HOME: dir, PREFECT_PROFILE: 'ephemeral' })).toBeUndefined();
+    expect(activeProfileTarget({ PREFECT_HOME: dir, PREFECT_PROFILE: 'nope' })).toBeUndefined();
+    expect(activeProfileTarget({ PREFECT_HOME: path.join(dir, 'absent') })).toBeUndefined();
+  });
+
+  test('a profiles file that is not TOML is one line of usage error', () => {
+    expect(() => activeProfileTarget({ PREFECT_HOME: home('active = [') })).toThrow(UsageError);
+  });
+
+  test('the run takes it only when nothing else names a target, and says where the target came from', () => {
+    for (const o of RUN_OPTIONS) vi.stubEnv(o.env, undefined);
+    for (const name of ['PREFECT_API_URL', 'PREFECT_API_KEY', 'PREFECT_API_AUTH_STRING', 'PREFECT_PROFILES_PATH'])
+      vi.stubEnv(name, undefined);
+    const dir = home();
+    vi.stubEnv('PREFECT_HOME', dir);
+    vi.stubEnv('PREFECT_PROFILE', 'cloud');
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'conformance-cwd-'));
+    const fromProfile = configFrom({}, {}, cwd);
+    expect(fromProfile.baseUrl).toBe('https://api.example.test/api/accounts/a/workspaces/w');
+    expect(fromProfile.apiKey).toBe('pnu_profilekey');
+    expect(fromProfile.targetSource).toMatch(/^Prefect profile "cloud"/);
+    vi.stubEnv('PREFECT_API_URL', 'http://other:1/api');
+    const fromVariable = configFrom({}, {}, cwd);
+    expect(fromVariable.baseUrl).toBe('http://other:1/api');
+    expect(fromVariable.apiKey).toBeUndefined(); // the profile's key is not sent to another server
+    expect(fromVariable.targetSource).toBe('PREFECT_API_URL');
+  });
+});
