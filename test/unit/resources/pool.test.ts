@@ -57,12 +57,12 @@ describe('FixturePool shared objects', () => {
 
   test('a conflict (409) on a fixture of fresh names is tried once more, with a fresh recipe', async () => {
     const { pool, sent } = poolAnswering([failed(409), created('c')]);
-    await expect(pool.object('/variables', 'private')).resolves.toMatchObject({ id: 'c' });
+    await expect(pool.object('/variables', 'fresh')).resolves.toMatchObject({ id: 'c' });
     expect(sent).toHaveLength(2);
     const names = sent.map((r) => (r.json as { name: string }).name);
     expect(names[0]).not.toBe(names[1]);
     const twice = poolAnswering([failed(409), failed(409), created('d')]);
-    const error = await twice.pool.object('/variables', 'private').catch((e: unknown) => e);
+    const error = await twice.pool.object('/variables', 'fresh').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(twice.sent).toHaveLength(2);
   });
