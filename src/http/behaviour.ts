@@ -43,7 +43,12 @@ export function readExchangeLog(file: string): Behaviour[] {
 
 /** The run's tag as `<run>`, in any case: a pattern operand may carry it uppercased. */
 export function maskRunTag(text: string, runTag?: string): string {
-  return runTag ? text.replace(new RegExp(runTag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '<run>') : text;
+  if (!runTag) return text;
+  // A fresh name's number (`<tag>-51`) counts names in the order operations happen to ask for them, which
+  // concurrency may change: it is masked like an id. Generated names (`<tag>-g123-a`) come from the seed and stay.
+  return text
+    .replace(new RegExp(runTag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '<run>')
+    .replace(/<run>-\d+(?![\w-])/g, '<run>-<n>');
 }
 
 export function masked(text: string, runTag?: string): string {
