@@ -37,6 +37,7 @@ import { CHECKS } from './checks/registry.js';
 import { authHeaders } from './http/auth.js';
 import { readExchangeLog } from './http/behaviour.js';
 import { HttpClient } from './http/client.js';
+import { serverVersions } from './http/serverVersion.js';
 import { Redactor } from './http/redact.js';
 import { profileFor } from './model/profiles/index.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
@@ -274,6 +275,8 @@ async function runInto(config: Config): Promise<number> {
     const send = (request: RequestToSend) => client.send(request);
     // A read-only run makes nothing, so it causes nothing the server would make on its behalf.
     const sideEffects = config.readOnly ? [] : await absentSideEffects(send, profile.sideEffects ?? []);
+    const reported = await serverVersions(operations, send);
+    if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
     await runVitest(worker, (kill) => (killChild = kill));
 
     const resultsFile = path.join(config.outDir, 'results.json');
@@ -292,6 +295,8 @@ async function runInto(config: Config): Promise<number> {
       summary: summarize([], 0),
       errors: ['the suites ended without writing results'],
     };
+    if (reported.length)
+      Object.assign(results.target, { serverVersion: reported[0].version, serverVersions: reported });
     results.cleanup = await cleanup(send, files.ledger);
     if (profile.madeForRun && !config.readOnly)
       await cleanupMadeForRun(send, files.ledger, config.runTag, profile.madeForRun, results.cleanup);

@@ -1,5 +1,5 @@
 /** A Markdown summary of a run, for a CI step summary ($GITHUB_STEP_SUMMARY and the like). */
-import type { Results } from './results.js';
+import { gateVerdict, type Results } from './results.js';
 
 function countsTable(heading: string, rows: Record<string, Record<string, number>>): string[] {
   return [
@@ -17,7 +17,9 @@ export function markdownSummary(results: Results): string {
   const lines = [
     `## Conformance: ${results.target.title ?? 'target'} ${results.target.apiVersion}`,
     '',
-    `${results.exitCode === 0 ? '✅ every MUST check passed' : '❌ the run failed'} · seed \`${results.seed}\` · ${(results.durationMs / 1000).toFixed(1)} s · ${s.requests} requests`,
+    `${gateVerdict(results).pass ? '✅ PASS' : '❌ FAIL'}: ${gateVerdict(results).reasons.join('; ')}`,
+    '',
+    `${s.failed} new failure(s) · ${s.xfail} known deviation(s) (baseline) · ${s.xpass} fixed (xpass) · seed \`${results.seed}\` · ${(results.durationMs / 1000).toFixed(1)} s · ${s.requests} requests`,
     '',
     ...countsTable('family', s.byFamily),
     '',

@@ -82,6 +82,10 @@ export interface RunInfo {
     profile: string;
     managed?: string;
     label?: string;
+    /** The version the server reports of its release (the first of serverVersions). */
+    serverVersion?: string;
+    /** Every version the server reports, with the request that told it (the document's version endpoints). */
+    serverVersions?: Array<{ version: string; from: string }>;
   };
   seed: number;
   /** sha256 of the run's sorted, normalised requests: the same for two runs of the same seed. */
@@ -143,13 +147,39 @@ export function summarize(checks: CheckResult[], requests: number): Results['sum
   return summary;
 }
 
-/** design.md: 0 every MUST passed (baseline applied); 1 a MUST failed, a baselined failure passed, or a check could not be judged. */
-export function exitCodeOf(results: Pick<Results, 'checks' | 'errors'>): 0 | 1 {
-  const broken = results.checks.some(
-    (c) => (c.status === 'failed' && c.level === 'MUST') || c.status === 'xpass' || c.status === 'error',
-  );
-  return broken || (results.errors?.length ?? 0) > 0 ? 1 : 0;
+/** The gate's decision and the rules that made it, as page one of every report states it. */
+export interface GateVerdict {
+  pass: boolean;
+  /** Why the run failed (each rule that fired), or, for a pass, the one rule it met. */
+  reasons: string[];
 }
+
+/**
+ * design.md: the run passes when every MUST check passed with the baseline applied; it fails on a MUST
+ * failure, a baselined failure that passed (xpass), a check that could not be judged, or a run error.
+ */
+export function gateVerdict(results: Pick<Results, 'checks' | 'errors'>): GateVerdict {
+  const n = (pred: (c: CheckResult) => boolean) => results.checks.filter(pred).length;
+  const must = n((c) => c.status === 'failed' && c.level === 'MUST');
+  const xpass = n((c) => c.status === 'xpass');
+  const error = n((c) => c.status === 'error');
+  const reasons = [
+    ...(must ? [`${must} MUST check(s) failed outside the baseline`] : []),
+    ...(xpass ? [`${xpass} baselined failure(s) no longer fail (xpass): update the baseline`] : []),
+    ...(error ? [`${error} check(s) could not be judged: the target stopped answering`] : []),
+    ...(results.errors ?? []),
+  ];
+  if (reasons.length) return { pass: false, reasons };
+  const other = n((c) => c.status === 'failed');
+  return {
+    pass: true,
+    reasons: [
+      `every MUST check passed with the baseline applied${other ? `; ${other} SHOULD/MAY failure(s) are reported, not gated` : ''}`,
+    ],
+  };
+}
+
+export const exitCodeOf = (results: Pick<Results, 'checks' | 'errors'>): 0 | 1 => (gateVerdict(results).pass ? 0 : 1);
 
 /**
  * Why a run cannot pass whatever its verdicts say: it judged no check (every one skipped or not judged), or

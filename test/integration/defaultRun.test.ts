@@ -4,13 +4,15 @@
  * stops the server.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../support/browser.js';
 import { repoRoot, runCli, type CliRun } from '../support/runCli.js';
+import { readPin } from '../../src/managed/prefect.js';
+import { gateVerdict } from '../../src/report/results.js';
 
 let run: CliRun;
 
@@ -196,6 +198,90 @@ describe('the HTML report of that run, in Chromium', () => {
     expect(await page.locator('li.check:visible').count()).toBe(r.checks.length);
     expect(await page.locator('[data-testid=coverage-matrix] tbody tr').count()).toBe(r.operations.length);
     await page.screenshot({ path: path.join(repoRoot, 'reports', 'html-report-summary.png') });
+  });
+
+  test("page one opens with the verdict, the rule that decided it, and new, known and fixed counts; the server's version beside the document's", async () => {
+    const r = run.results!;
+    expect(await page.getByTestId('verdict-decision').textContent()).toBe(r.exitCode === 0 ? 'PASS' : 'FAIL');
+    expect(await page.getByTestId('verdict-rule').textContent()).toBe(gateVerdict(r).reasons.join('; '));
+    expect(await page.getByTestId('verdict-new').textContent()).toBe(String(r.summary.failed));
+    expect(await page.getByTestId('verdict-known').textContent()).toBe(String(r.summary.xfail));
+    expect(await page.getByTestId('verdict-fixed').textContent()).toBe(String(r.summary.xpass));
+    // The verdict is the first thing on the page, above the fold.
+    const box = await page.getByTestId('verdict').boundingBox();
+    expect(box!.y).toBeLessThan(200);
+    expect(r.target.serverVersion).toBe(readPin().prefect);
+    expect(await page.locator('dd[data-field=server]').textContent()).toContain(
+      `${readPin().prefect} (reported by GET /admin/version)`,
+    );
+    const ids = await page.locator('[id]').evaluateAll((els) => els.map((e) => e.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    await page.screenshot({ path: path.join(repoRoot, 'reports', 'html-report-page-one.png') });
+  });
+
+  test('failures are grouped by check and failure kind, with counts that add up to results.json; skips by reason', async () => {
+    const r = run.results!;
+    for (const [testId, statuses] of [
+      ['groups-new', ['failed', 'xpass']],
+      ['groups-known', ['xfail']],
+    ] as const) {
+      const expected = new Map<string, number>();
+      for (const c of r.checks.filter((c) => (statuses as readonly string[]).includes(c.status))) {
+        const key = `${c.id} ${c.status === 'xpass' ? 'xpass' : (c.kind ?? 'failure')}`;
+        expected.set(key, (expected.get(key) ?? 0) + 1);
+      }
+      const shown = await page
+        .locator(`[data-testid=${testId}] > li`)
+        .evaluateAll((items) =>
+          items.map((li) => [
+            `${(li as HTMLElement).dataset.groupCheck} ${(li as HTMLElement).dataset.groupKind}`,
+            Number(li.querySelector('[data-testid=group-count]')!.textContent),
+            li.querySelectorAll('ul.instances > li').length,
+          ]),
+        );
+      expect(new Map(shown.map(([k, n]) => [k as string, n as number]))).toEqual(expected);
+      for (const [, n, instances] of shown) expect(instances).toBe(n);
+    }
+    const skipped = await page
+      .locator('[data-testid=skip-groups] td.n')
+      .evaluateAll((cells) => cells.reduce((sum, td) => sum + Number(td.textContent), 0));
+    expect(skipped).toBe(r.summary.skipped);
+    const group = page.locator('[data-testid=groups-known] > li').first();
+    await group.locator('summary').click();
+    await group.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(repoRoot, 'reports', 'html-report-grouped-failure.png') });
+    await group.locator('summary').click();
+  });
+
+  test('a status or family filter answers quickly on the full report: measured in Chromium and recorded', async () => {
+    // Recorded for the benchmark's reader, not asserted: a timed test would fail on a loaded machine, not on a slow page.
+    const latency: Record<string, number> = {};
+    for (const [name, selector] of [
+      ['status card xfail', '[data-status-card=xfail]'],
+      ['status card passed', '[data-status-card=passed]'],
+      ['family contract off', 'fieldset[data-filter=family] input[value=contract]'],
+      ['family contract on', 'fieldset[data-filter=family] input[value=contract]'],
+    ] as const)
+      latency[name] = await page.evaluate(async (sel) => {
+        const started = performance.now();
+        (document.querySelector(sel) as HTMLElement).click();
+        // Until the next frame is painted: the filter has answered when the page shows its result.
+        await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+        return Math.round(performance.now() - started);
+      }, selector);
+    const r = run.results!;
+    expect(await page.getByTestId('shown-count').textContent()).toBe(String(r.summary.passed));
+    expect(await page.locator('li.check:visible').count()).toBe(r.summary.passed);
+    writeFileSync(
+      path.join(repoRoot, 'reports', 'html-filter-latency.json'),
+      `${JSON.stringify({ rows: r.checks.length, ms: latency }, null, 2)}\n`,
+    );
+    // Back to every row for the next test.
+    await page.locator('fieldset[data-filter=status] input').evaluateAll((inputs) => {
+      for (const i of inputs) (i as HTMLInputElement).checked = true;
+      inputs[0].dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    expect(await page.getByTestId('shown-count').textContent()).toBe(String(r.checks.length));
   });
 
   test('filters by status, then by family, and expands a failure to its exchange, curl and baseline reason', async () => {

@@ -1,6 +1,15 @@
 /** A run that judged nothing, or whose target never answered, cannot pass: the reasons the CLI adds to a run's errors. */
 import { describe, expect, test } from 'vitest';
-import { exitCodeOf, reasonsNothingCounts } from '../../src/report/results.js';
+import type { FailureKind } from '../../src/checks/verdict.js';
+import { htmlReport } from '../../src/report/html.js';
+import {
+  type CheckResult,
+  exitCodeOf,
+  gateVerdict,
+  reasonsNothingCounts,
+  type Results,
+  summarize,
+} from '../../src/report/results.js';
 import { checkResult } from './support.js';
 
 const result = checkResult;
@@ -27,5 +36,96 @@ describe('a run that cannot pass', () => {
       expect(reasonsNothingCounts({ checks: [result('skipped'), result(status)] }, [0, 404])).toEqual([]);
     // A run that sent nothing (the document's conventions only) is judged on those.
     expect(reasonsNothingCounts({ checks: [result('passed')] }, [])).toEqual([]);
+  });
+});
+
+describe('the gate verdict', () => {
+  test('PASS names the rule it met, and the SHOULD failures it reports without gating on them', () => {
+    expect(gateVerdict({ checks: [result('passed'), result('xfail')] })).toEqual({
+      pass: true,
+      reasons: ['every MUST check passed with the baseline applied'],
+    });
+    const withShould = gateVerdict({ checks: [result('passed'), result('failed', 'SHOULD')] });
+    expect(withShould.pass).toBe(true);
+    expect(withShould.reasons[0]).toContain('1 SHOULD/MAY failure(s) are reported, not gated');
+  });
+
+  test('FAIL names every rule that fired; the exit code follows the verdict', () => {
+    const checks = [result('failed'), result('failed'), result('xpass'), result('error'), result('failed', 'MAY')];
+    const verdict = gateVerdict({ checks, errors: ['interrupted before the end of the run'] });
+    expect(verdict.pass).toBe(false);
+    expect(verdict.reasons).toEqual([
+      '2 MUST check(s) failed outside the baseline',
+      '1 baselined failure(s) no longer fail (xpass): update the baseline',
+      '1 check(s) could not be judged: the target stopped answering',
+      'interrupted before the end of the run',
+    ]);
+    for (const statuses of [['failed'], ['xpass'], ['error'], ['passed', 'skipped'], ['failed', 'passed']] as const) {
+      const cs = statuses.map((s) => result(s));
+      expect(exitCodeOf({ checks: cs })).toBe(gateVerdict({ checks: cs }).pass ? 0 : 1);
+    }
+  });
+});
+
+describe('the HTML report', () => {
+  const results = (checks: CheckResult[]): Results => ({
+    tool: { name: 't', version: '0' },
+    target: {
+      baseUrl: 'http://x/api',
+      openapi: '3.1.0',
+      apiVersion: '0.1.0',
+      title: 'API',
+      profile: 'prefect',
+      serverVersion: '9.9.9',
+      serverVersions: [
+        { version: '9.9.9', from: 'GET /admin/version' },
+        { version: '0.1', from: 'GET /version' },
+      ],
+    },
+    seed: 1,
+    runTag: 'conformance-t',
+    runs: 1,
+    readOnly: false,
+    startedAt: '',
+    durationMs: 0,
+    operations: [],
+    checks,
+    summary: summarize(checks, 0),
+    exitCode: exitCodeOf({ checks }),
+  });
+  const failing = (id: string, kind: FailureKind, operation: string, status: CheckResult['status'] = 'failed') => ({
+    ...result(status),
+    id,
+    check: id,
+    kind,
+    key: operation,
+    operation,
+    message: `answered 500 for ${operation}`,
+  });
+
+  test('page one: FAIL with its rule; failures grouped by check and kind, each with its count and every instance', () => {
+    const html = htmlReport(
+      results([
+        failing('contract.no-5xx', 'server-error', 'POST /a'),
+        failing('contract.no-5xx', 'server-error', 'POST /b'),
+        failing('contract.no-5xx', 'status.undocumented', 'POST /c'),
+        failing('contract.no-5xx', 'server-error', 'POST /d', 'xfail'),
+        { ...result('skipped'), message: 'prerequisite missing: 409 for 6f1c2d3e-0000-4000-8000-000000000001' },
+        { ...result('skipped'), message: 'prerequisite missing: 409 for 6f1c2d3e-0000-4000-8000-000000000002' },
+      ]),
+    );
+    expect(html).toMatch(
+      /<b data-testid="verdict-decision">FAIL<\/b> <span data-testid="verdict-rule">3 MUST check\(s\) failed/,
+    );
+    expect(html).toContain('<b data-testid="verdict-new">3</b>');
+    expect(html).toContain('<b data-testid="verdict-known">1</b>');
+    expect(html).toMatch(/New failures: 3 in 2 group\(s\)/);
+    expect(html).toMatch(
+      /data-group-check="contract.no-5xx" data-group-kind="server-error"><details><summary><b class="n" data-testid="group-count">2<\/b>/,
+    );
+    expect(html).toMatch(/Known deviations \(baseline\): 1 in 1 group\(s\)/);
+    // Two skips whose reasons differ only in an id are one group.
+    expect(html).toMatch(/<td class="n">2<\/td><td>prerequisite missing: N for &lt;id&gt;<\/td>/);
+    expect(html).toContain('9.9.9 (reported by GET /admin/version) · 0.1 (reported by GET /version)');
   });
 });
