@@ -47,7 +47,7 @@ import { htmlReport } from './report/html.js';
 import { markdownSummary } from './report/markdown.js';
 import { updatedBaseline } from './report/baselineUpdate.js';
 import { junitReport } from './report/junit.js';
-import { exitCodeOf, reasonsNothingCounts, summarize, type Results } from './report/results.js';
+import { type CheckResult, exitCodeOf, reasonsNothingCounts, summarize, type Results } from './report/results.js';
 import { terminalSummary } from './report/terminal.js';
 import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
@@ -185,8 +185,8 @@ function writeReports(results: Results, outDir: string): number {
  * ends. A run that fails before its suites start (an unreachable target, a selection of nothing, a bad
  * baseline) leaves the previous reports as they were.
  */
-async function runCommand(flags: Env, overrides: Env = {}): Promise<number> {
-  const requested = configFrom(flags, overrides);
+async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) => Config = (c) => c): Promise<number> {
+  const requested = narrow(configFrom(flags, overrides));
   const stage = freshStagingFolder(requested.outDir);
   let ended = false;
   try {
@@ -430,6 +430,77 @@ async function compareCommand(a: string, b: string, flags: Env): Promise<number>
   return comparisonRegressed(comparison) ? 1 : 0;
 }
 
+/** A case of an earlier run and what a rerun made of it. */
+interface ReplayedCase {
+  id: string;
+  operation: string;
+  before: { status: string; kind?: string; key?: string };
+  after?: { status: string; kind?: string; key?: string; message?: string };
+  outcome: 'still fails' | 'fails differently' | 'passes now' | 'not judged';
+}
+
+function replayOutcome(before: CheckResult, after: CheckResult | undefined): ReplayedCase['outcome'] {
+  if (!after || !['passed', 'failed', 'xfail', 'xpass'].includes(after.status)) return 'not judged';
+  if (after.status === 'passed' || after.status === 'xpass') return 'passes now';
+  const same = (after.failures ?? []).some((f) => f.kind === before.kind && f.key === before.key);
+  if (same) return 'still fails';
+  // The failure is gone and only what the baseline names is left: the case passes as the gate sees it.
+  return after.status === 'xfail' ? 'passes now' : 'fails differently';
+}
+
+/**
+ * `replay [results.json | DIR] [--check ID] [--operation "METHOD /path"] [--known] [run flags]`: the failing
+ * cases of an earlier run, rerun exactly (those checks on those operations, with the recorded seed) against
+ * the target the flags give, each said to still fail, to fail differently, to pass now, or not to be judged.
+ * Exit 1 when any still fails (or fails differently).
+ */
+async function replayCommand(
+  source: string | undefined,
+  opts: { check?: string; operation?: string; known?: boolean },
+  flags: Env,
+): Promise<number> {
+  const config = configFrom(flags);
+  const named = source ?? config.outDir;
+  const from = existsSync(named) && statSync(named).isDirectory() ? path.join(named, 'results.json') : named;
+  const previous = readResults(from);
+  if (!previous) throw new UsageError(`replay: cannot read a results.json at ${from}`);
+  const wanted = previous.checks.filter(
+    (c) =>
+      (c.status === 'failed' || (opts.known && c.status === 'xfail')) &&
+      (!opts.check || c.id === opts.check || c.check === opts.check) &&
+      (!opts.operation || c.operation === opts.operation),
+  );
+  if (wanted.length === 0)
+    throw new UsageError(
+      `replay: no ${opts.known ? 'failing or known-failing' : 'failing'} case in ${from}${opts.check ? ` for ${opts.check}` : ''}${opts.operation ? ` on ${opts.operation}` : ''}`,
+    );
+  const cases = [...new Set(wanted.map((c) => `${c.check} ${c.operation}`))];
+  const out = flags.CONFORMANCE_OUT ?? path.join(path.dirname(path.resolve(from)), 'replay');
+  log(`replay: ${wanted.length} case(s) of ${from} with seed ${previous.seed}, reports in ${out}`);
+  await runCommand(
+    flags,
+    { CONFORMANCE_OUT: out, ...(flags.CONFORMANCE_SEED ? {} : { CONFORMANCE_SEED: String(previous.seed) }) },
+    (c) => ({ ...c, selection: { ...c.selection, cases } }),
+  );
+  const rerun = readResults(path.join(out, 'results.json'));
+  const replayed: ReplayedCase[] = wanted.map((before) => {
+    const after = rerun?.checks.find((c) => c.id === before.id && c.operation === before.operation);
+    return {
+      id: before.id,
+      operation: before.operation,
+      before: { status: before.status, kind: before.kind, key: before.key },
+      after: after && { status: after.status, kind: after.kind, key: after.key, message: after.message },
+      outcome: replayOutcome(before, after),
+    };
+  });
+  writeFileSync(path.join(out, 'replay.json'), `${JSON.stringify({ from, seed: previous.seed, replayed }, null, 2)}\n`);
+  for (const r of replayed)
+    process.stdout.write(
+      `${r.outcome.toUpperCase()}: ${r.id} ${r.operation}${r.after && r.outcome !== 'passes now' ? ` (${r.after.status}: ${(r.after.message ?? '').split('\n')[0].slice(0, 200)})` : ''}\n`,
+    );
+  return replayed.some((r) => r.outcome === 'still fails' || r.outcome === 'fails differently') ? 1 : 0;
+}
+
 /** `checks [--json | --markdown]`: every check of the registry. */
 function checksCommand(format: 'text' | 'json' | 'markdown'): number {
   if (format === 'json') process.stdout.write(`${JSON.stringify(checkListing(CHECKS), null, 2)}\n`);
@@ -513,6 +584,25 @@ function program(result: { code: number }): Command {
   ).action(async (a: string, b: string, _opts, command: Command) => {
     result.code = await compareCommand(a, b, givenFlags(command));
   });
+  addRunOptions(
+    root
+      .command('replay')
+      .argument('[results]', "an earlier run's results.json or its folder (default: <out>/results.json)")
+      .option('--check <id>', 'only the failures of this check (its id, with or without the variant)')
+      .option('--operation <key>', 'only the failures on this operation ("METHOD /path")')
+      .option('--known', 'the known deviations (xfail) too')
+      .description(
+        'rerun exactly the failing cases of an earlier run (same checks, same operations, the recorded seed) against the target, and say whether each still fails; exit 1 when one does',
+      ),
+  ).action(
+    async (
+      results: string | undefined,
+      opts: { check?: string; operation?: string; known?: boolean },
+      command: Command,
+    ) => {
+      result.code = await replayCommand(results, opts, givenFlags(command));
+    },
+  );
   root
     .command('merge')
     .argument('[dirs...]', 'folders of blob reports (default: <out>/blob)')

@@ -17,6 +17,8 @@ export interface Selection {
   excludeChecks?: string[];
   families?: string[];
   excludeFamilies?: string[];
+  /** Exact (check id, operation) pairs, "check-id METHOD /path": what `replay` reruns. */
+  cases?: string[];
 }
 
 const list = (raw: string | undefined): string[] | undefined => {
@@ -67,6 +69,7 @@ export function selectsOperation(
 ): boolean {
   const method = op.method.toUpperCase();
   const tags = op.tags ?? [];
+  if (selection.cases && !selection.cases.some((c) => c.slice(c.indexOf(' ') + 1) === op.key)) return false;
   if (selection.operations && !new RegExp(selection.operations).test(op.key)) return false;
   if (selection.excludeOperations && new RegExp(selection.excludeOperations).test(op.key)) return false;
   if (selection.tags && !tags.some((t) => selection.tags!.includes(t))) return false;
@@ -77,6 +80,7 @@ export function selectsOperation(
 }
 
 export function selectsCheck(selection: Selection, check: { id: string; family: string }): boolean {
+  if (selection.cases && !selection.cases.some((c) => c.slice(0, c.indexOf(' ')) === check.id)) return false;
   if (selection.families && !selection.families.includes(check.family)) return false;
   if (selection.excludeFamilies?.includes(check.family)) return false;
   if (selection.checks && !selection.checks.some((g) => globMatches(g, check.id))) return false;
@@ -84,12 +88,16 @@ export function selectsCheck(selection: Selection, check: { id: string; family: 
   return true;
 }
 
+/** Whether a selection of exact cases (replay) has this check on this operation; any pair without one. */
+export const selectsCase = (selection: Selection, checkId: string, operation: string): boolean =>
+  !selection.cases || selection.cases.includes(`${checkId} ${operation}`);
+
 /** Whether the run covers only part of the document or of the checks. */
 export const isPartial = (selection: Selection): boolean => Object.keys(selection).length > 0;
 
 /** The selection in one line, for logs and results.json. */
 export function describeSelection(selection: Selection): string {
   return Object.entries(selection)
-    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join(',') : v}`)
+    .map(([k, v]) => (k === 'cases' ? `cases=${(v as string[]).length}` : `${k}=${Array.isArray(v) ? v.join(',') : v}`))
     .join('; ');
 }

@@ -360,9 +360,17 @@ export class HttpClient {
   }
 
   /** A shell line that repeats the exchange; secrets are already redacted in the exchange. */
-  static curl(exchange: Pick<Exchange, 'method' | 'url' | 'requestHeaders' | 'requestBody'>): string {
+  /**
+   * The exchange as a curl line. With `baseUrl`, the URL starts with "$BASE_URL" instead: the line of a
+   * managed server, whose port is gone after the run, repeats against whichever server the reader starts.
+   */
+  static curl(exchange: Pick<Exchange, 'method' | 'url' | 'requestHeaders' | 'requestBody'>, baseUrl?: string): string {
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const parts = ['curl', '-sS', '-X', exchange.method, q(exchange.url)];
+    const url =
+      baseUrl && exchange.url.startsWith(baseUrl)
+        ? `"$BASE_URL"${q(exchange.url.slice(baseUrl.length))}`
+        : q(exchange.url);
+    const parts = ['curl', '-sS', '-X', exchange.method, url];
     for (const [k, v] of Object.entries(exchange.requestHeaders)) if (k !== 'accept') parts.push('-H', q(`${k}: ${v}`));
     if (exchange.requestBody !== undefined) parts.push('--data-raw', q(exchange.requestBody));
     return parts.join(' ');

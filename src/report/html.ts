@@ -4,7 +4,14 @@
  * failure expandable to its redacted exchanges, curl line, seed, clause and baseline state. The exchanges
  * in results.json are redacted when they are recorded; this page shows only what results.json holds.
  */
-import { type CheckResult, gateVerdict, type RecordedExchange, type ResultStatus, type Results } from './results.js';
+import {
+  type CheckResult,
+  curlNote,
+  gateVerdict,
+  type RecordedExchange,
+  type ResultStatus,
+  type Results,
+} from './results.js';
 
 const STATUSES: ResultStatus[] = ['failed', 'error', 'xpass', 'xfail', 'passed', 'skipped'];
 const LEVELS = ['MUST', 'SHOULD', 'MAY'];
@@ -45,6 +52,7 @@ function headerBlock(r: Results): string {
   const fields: Array<[string, string]> = [
     ['target', r.target.label || r.target.baseUrl],
     ['base URL', r.target.baseUrl],
+    ...(curlNote(r) ? [['curl lines', curlNote(r)!] as [string, string]] : []),
     [
       'server',
       r.target.serverVersions?.length

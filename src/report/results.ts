@@ -147,6 +147,12 @@ export function summarize(checks: CheckResult[], requests: number): Results['sum
   return summary;
 }
 
+/** What a reader of a managed run's curl lines needs: the server they named is gone, "$BASE_URL" stands for one. */
+export function curlNote(results: Pick<Results, 'target'>): string | undefined {
+  if (!results.target.managed) return undefined;
+  return `curl lines start with "$BASE_URL": the managed server (${results.target.managed}) stopped with the run; start one (e.g. \`prefect server start\`) and set BASE_URL=http://127.0.0.1:4200/api, or rerun the failures with \`conformance replay\``;
+}
+
 /** The gate's decision and the rules that made it, as page one of every report states it. */
 export interface GateVerdict {
   pass: boolean;

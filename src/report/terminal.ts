@@ -1,5 +1,5 @@
 /** The terminal summary: counts by family and by level, then each failure with the curl line that repeats it. */
-import type { Results } from './results.js';
+import { curlNote, type Results } from './results.js';
 
 export function terminalSummary(results: Results): string {
   const lines: string[] = [];
@@ -18,7 +18,10 @@ export function terminalSummary(results: Results): string {
       .join(', ')}`;
   for (const [family, counts] of Object.entries(s.byFamily)) lines.push(countsLine(family, counts));
   for (const [level, counts] of Object.entries(s.byLevel)) lines.push(countsLine(level, counts));
-  for (const c of results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass')) {
+  const failing = results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass');
+  const note = curlNote(results);
+  if (note && failing.some((c) => c.repro)) lines.push(note);
+  for (const c of failing) {
     lines.push(`${c.status === 'xpass' ? 'XPASS' : 'FAIL'} [${c.level}] ${c.id} ${c.operation}: ${c.message ?? ''}`);
     if (c.repro) lines.push(`  ${c.repro}`);
     if (c.seed !== undefined)

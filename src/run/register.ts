@@ -7,7 +7,7 @@ import { afterAll, assert, test } from 'vitest';
 import { reportedId, type Check, type Family } from '../checks/check.js';
 import { clauseText } from '../checks/clauses.js';
 import { checksOf } from '../checks/registry.js';
-import { selectsCheck } from '../config/selection.js';
+import { selectsCase, selectsCheck } from '../config/selection.js';
 import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
 import { BlockedByReadOnly, HttpClient, type Exchange } from '../http/client.js';
 import type { Operation } from '../openapi/operations.js';
@@ -19,7 +19,7 @@ import { isMissingPrerequisite } from '../resources/pool.js';
 import { labelForAllure } from './allureLabels.js';
 import type { Session } from './session.js';
 
-function recorded(ex: Exchange): RecordedExchange {
+function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
   return {
     request: { method: ex.method, url: ex.url, headers: ex.requestHeaders, body: ex.requestBody },
     response: {
@@ -30,7 +30,7 @@ function recorded(ex: Exchange): RecordedExchange {
       truncated: ex.truncated,
     },
     ms: ex.ms,
-    curl: HttpClient.curl(ex),
+    curl: HttpClient.curl(ex, managedBaseUrl),
   };
 }
 
@@ -71,7 +71,11 @@ function result(
     status === 'xpass'
       ? `the baselined failure did not show: ${judged.notShown.map((e) => `${e.kind} ${e.key}`).join('; ')}`
       : messageOf(shown);
-  const evidence = evidenceOf(shown).slice(0, 3).map(recorded);
+  // The managed server's port is gone after the run: its curl lines start with "$BASE_URL".
+  const managedBaseUrl = session.config.managed ? session.config.baseUrl : undefined;
+  const evidence = evidenceOf(shown)
+    .slice(0, 3)
+    .map((ex) => recorded(ex, managedBaseUrl));
   const failures = ordered.length
     ? ordered.map((f) => ({
         kind: f.kind,
@@ -116,7 +120,8 @@ function result(
 }
 
 export function registerFamily(session: Session, family: Family): void {
-  const checks = checksOf(family).filter((check) => selectsCheck(session.config.selection, check));
+  const selection = session.config.selection;
+  const checks = checksOf(family).filter((check) => selectsCheck(selection, check));
   const ctx = session.checkContext;
   // Every suite file carries the run's view of operations and target, so that shards merge whole.
   // biome-ignore lint/correctness/noEmptyPattern: vitest hands a hook its context first, as a pattern it can read
@@ -127,7 +132,7 @@ export function registerFamily(session: Session, family: Family): void {
   });
   const cases = checks.flatMap((check) =>
     session.operations
-      .filter((op) => check.appliesTo(op, ctx))
+      .filter((op) => selectsCase(selection, check.id, op.key) && check.appliesTo(op, ctx))
       .flatMap((op) =>
         (check.variants ? check.variants(op, ctx) : [undefined]).map((variant) => ({ check, op, variant })),
       ),

@@ -304,6 +304,9 @@ describe('the HTML report of that run, in Chromium', () => {
     const result = expected.find((c) => c.id === id)!;
     expect(await first.locator('[data-field=baseline]').textContent()).toContain(result.baseline!.reason);
     if (result.repro) expect(await first.locator('pre.curl').first().textContent()).toBe(result.repro);
+    // The managed server's port is gone: every curl line starts with "$BASE_URL", and page one says how to set it.
+    for (const c of r.checks.filter((c) => c.repro)) expect(c.repro).toMatch(/^curl -sS -X \w+ "\$BASE_URL"'\//);
+    expect(await page.locator('dd[data-field="curl lines"]').textContent()).toContain('BASE_URL=');
     await first.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(repoRoot, 'reports', 'html-report-failure.png') });
   });

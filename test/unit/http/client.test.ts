@@ -82,3 +82,26 @@ describe('HttpClient under 503', () => {
     await client.close();
   }, 30_000);
 });
+
+describe('HttpClient.curl', () => {
+  const exchange = {
+    method: 'POST',
+    url: 'http://127.0.0.1:36299/api/flows/filter',
+    requestHeaders: { accept: 'application/json', 'content-type': 'application/json' },
+    requestBody: `{"name":"it's"}`,
+  };
+
+  test('a line that repeats the request, quoted for a POSIX shell', () => {
+    expect(HttpClient.curl(exchange)).toBe(
+      `curl -sS -X POST 'http://127.0.0.1:36299/api/flows/filter' -H 'content-type: application/json' --data-raw '{"name":"it'\\''s"}'`,
+    );
+  });
+
+  test('for a managed server, whose port is gone after the run, the URL starts with "$BASE_URL"', () => {
+    const line = HttpClient.curl(exchange, 'http://127.0.0.1:36299/api');
+    expect(line).toBe(
+      `curl -sS -X POST "$BASE_URL"'/flows/filter' -H 'content-type: application/json' --data-raw '{"name":"it'\\''s"}'`,
+    );
+    expect(line).not.toContain('36299');
+  });
+});

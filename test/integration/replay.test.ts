@@ -1,0 +1,75 @@
+/**
+ * `conformance replay`: the failing cases of an earlier run, rerun exactly against a target. A mutant makes
+ * a failure; replayed against the same mutant it still fails, against the real server it passes now.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { gateMutants } from '../mutants/registry.js';
+import { startProxy, type RunningProxy } from '../support/proxy.js';
+import { failedChecks, prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
+
+const { mutant, operations, killedBy } = gateMutants.find((m) => m.mutant.id === 'gate-deployments-202')!;
+let proxy: RunningProxy;
+
+beforeAll(async () => {
+  proxy = await startProxy(inject('prefectBaseUrl'));
+  proxy.setMutant(mutant);
+});
+
+afterAll(() => proxy?.close());
+
+const env = (baseUrl: string) => ({
+  CONFORMANCE_BASE_URL: baseUrl,
+  CONFORMANCE_DISPOSABLE_TARGET: '1',
+  CONFORMANCE_BASELINE: prefectBaseline,
+  CONFORMANCE_TARGET_LABEL: sqliteLabel,
+});
+
+describe('replay', () => {
+  test("reruns exactly the run's failing cases: still failing on the mutant, passing on the real server", async () => {
+    const first = await runCli([], {
+      ...env(proxy.baseUrl),
+      CONFORMANCE_OPERATIONS: operations,
+      CONFORMANCE_SEED: '4242',
+    });
+    expect(failedChecks(first.results)).toEqual(expect.arrayContaining(killedBy));
+    const failing = first.results!.checks.filter((c) => c.status === 'failed');
+
+    const again = await runCli(['replay', first.outDir, '--out', path.join(first.outDir, 'again')], env(proxy.baseUrl));
+    expect(again.code).toBe(1);
+    const replay = JSON.parse(readFileSync(path.join(first.outDir, 'again', 'replay.json'), 'utf8')) as {
+      seed: number;
+      replayed: Array<{ id: string; operation: string; outcome: string }>;
+    };
+    expect(replay.seed).toBe(4242);
+    expect(replay.replayed.map((r) => `${r.id} ${r.operation}`).sort()).toEqual(
+      failing.map((c) => `${c.id} ${c.operation}`).sort(),
+    );
+    for (const r of replay.replayed) expect(r.outcome, `${r.id} ${r.operation}`).toBe('still fails');
+    expect(again.stdout).toContain(`STILL FAILS: ${killedBy[0]}`);
+    // Exactly those cases: no other check, no other operation was run.
+    const rerun = again.results ?? JSON.parse(readFileSync(path.join(first.outDir, 'again', 'results.json'), 'utf8'));
+    const ran = new Set(rerun.checks.map((c: { check: string; operation: string }) => `${c.check} ${c.operation}`));
+    expect([...ran].sort()).toEqual([...new Set(failing.map((c) => `${c.check} ${c.operation}`))].sort());
+    expect(rerun.seed).toBe(4242);
+
+    const fixed = await runCli(
+      ['replay', first.outDir, '--check', killedBy[0].split(' ')[0], '--out', path.join(first.outDir, 'fixed')],
+      env(inject('prefectBaseUrl')),
+    );
+    expect(fixed.code).toBe(0);
+    expect(fixed.stdout).toContain(`PASSES NOW: ${killedBy[0]}`);
+  });
+
+  test('nothing to replay: one line, exit 2', async () => {
+    const clean = await runCli([], {
+      ...env(inject('prefectBaseUrl')),
+      CONFORMANCE_OPERATIONS: '^GET /flows/\\{id\\}$',
+    });
+    const r = await runCli(['replay', clean.outDir], env(inject('prefectBaseUrl')));
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/replay: no failing case in/);
+  });
+});
