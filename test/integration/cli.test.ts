@@ -38,18 +38,22 @@ describe('help and version', () => {
           if (o.default) expect(text).toContain(`default: ${flat(o.default)}`);
         }
       } else {
-        for (const command of ['run', 'compare', 'merge', 'baseline', 'checks']) expect(text).toContain(command);
+        for (const command of ['run', 'compare', 'replay', 'merge', 'baseline', 'checks'])
+          expect(text).toContain(command);
         for (const v of SECRET_VARIABLES) expect(text).toContain(v.env);
       }
     },
   );
 
-  test.each([['compare'], ['merge'], ['checks'], ['baseline', 'update']])('%s --help, exit 0', async (...command) => {
-    const r = await runCli([...command, '--help']);
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^Usage: conformance ${command.join(' ')}`));
-    expect(r.stdout).toContain('--help');
-  });
+  test.each([['compare'], ['merge'], ['checks'], ['replay'], ['baseline', 'update']])(
+    '%s --help, exit 0',
+    async (...command) => {
+      const r = await runCli([...command, '--help']);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: conformance ${command.join(' ')}`));
+      expect(r.stdout).toContain('--help');
+    },
+  );
 
   test('--version: the suite, the managed server and the baselines it knows', async () => {
     const r = await runCli(['--version']);
