@@ -166,6 +166,26 @@ function readResults(file: string): Results | undefined {
   }
 }
 
+/**
+ * The baseline of a run: a file named, none (`none`), or by default (`auto`) the one the suite ships for the
+ * target's profile and reported version (`fixtures/baselines/prefect-<version>.json`), whether the suite
+ * started the server or was given its URL. `why` says which and why, for the log and the reports.
+ */
+function chooseBaseline(
+  named: string | undefined,
+  profile: string,
+  version: string | undefined,
+): { path?: string; why: string } {
+  if (named === 'none') return { why: 'none (--baseline none)' };
+  if (named && named !== 'auto') return { path: named, why: `${named} (given)` };
+  const file = path.join(repoRoot, 'fixtures', 'baselines', `${profile}-${version}.json`);
+  if (version && existsSync(file))
+    return { path: file, why: `${path.relative(repoRoot, file)} (auto: the target is ${profile} ${version})` };
+  return {
+    why: `none (auto: the suite has no baseline for ${profile} ${version ?? 'of an unreported version'}; every deviation counts)`,
+  };
+}
+
 /** The reports every run ends with, sharded or not; returns the exit code. */
 function writeReports(results: Results, outDir: string): number {
   results.exitCode = exitCodeOf(results);
@@ -252,17 +272,6 @@ async function runInto(config: Config): Promise<number> {
           : `the selection (${selectionLine(config)}) selects none of the document's ${operations.length} operations`,
       );
     const profile = profileFor(spec);
-    const managedBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
-    const baselinePath =
-      config.baselinePath ??
-      (server && profile.name === 'prefect' && existsSync(managedBaseline) ? managedBaseline : undefined);
-    const baseline = loadBaseline(baselinePath);
-    log(
-      `target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}${baselinePath ? `; baseline ${path.relative(repoRoot, baselinePath)}` : ''}`,
-    );
-
-    const managed = server ? `prefect ${readPin().prefect} on ${server.database}` : undefined;
-    const worker = workerConfig(config, { baseUrl, specPath: files.spec, runDir, startedAt, baselinePath, managed });
     const redactor = new Redactor(secretsOf(config));
     const client = new HttpClient({
       baseUrl,
@@ -273,10 +282,19 @@ async function runInto(config: Config): Promise<number> {
       redactor,
     });
     const send = (request: RequestToSend) => client.send(request);
-    // A read-only run makes nothing, so it causes nothing the server would make on its behalf.
-    const sideEffects = config.readOnly ? [] : await absentSideEffects(send, profile.sideEffects ?? []);
     const reported = await serverVersions(operations, send);
     if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
+    const chosen = chooseBaseline(config.baselinePath, profile.name, server ? readPin().prefect : reported[0]?.version);
+    const baselinePath = chosen.path;
+    const baseline = loadBaseline(baselinePath);
+    log(
+      `target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
+    );
+
+    const managed = server ? `prefect ${readPin().prefect} on ${server.database}` : undefined;
+    const worker = workerConfig(config, { baseUrl, specPath: files.spec, runDir, startedAt, baselinePath, managed });
+    // A read-only run makes nothing, so it causes nothing the server would make on its behalf.
+    const sideEffects = config.readOnly ? [] : await absentSideEffects(send, profile.sideEffects ?? []);
     await runVitest(worker, (kill) => (killChild = kill));
 
     const resultsFile = path.join(config.outDir, 'results.json');
@@ -297,6 +315,7 @@ async function runInto(config: Config): Promise<number> {
     };
     if (reported.length)
       Object.assign(results.target, { serverVersion: reported[0].version, serverVersions: reported });
+    results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
     results.cleanup = await cleanup(send, files.ledger);
     if (profile.madeForRun && !config.readOnly)
       await cleanupMadeForRun(send, files.ledger, config.runTag, profile.madeForRun, results.cleanup);
@@ -329,7 +348,9 @@ function baselineUpdate(fromFile?: string, baselineFile?: string, outFile?: stri
   const from = fromFile ?? path.join(config.outDir, 'results.json');
   const results = readResults(from);
   if (!results) throw new UsageError(`cannot read a results.json at ${from}`);
-  const previousFile = baselineFile ?? config.baselinePath;
+  // The baseline the run itself would have chosen, unless one is named.
+  const previousFile =
+    baselineFile ?? chooseBaseline(config.baselinePath, results.target.profile, results.target.serverVersion).path;
   const updated = updatedBaseline(loadBaselineForUpdate(previousFile), results);
   const out = outFile ?? path.join(path.dirname(from), 'baseline.json');
   writeFileSync(out, `${JSON.stringify(updated, null, 2)}\n`);

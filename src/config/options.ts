@@ -65,10 +65,11 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     flag: '--baseline',
     env: 'CONFORMANCE_BASELINE',
     key: 'baseline',
-    value: 'file',
+    value: 'file|auto|none',
     type: 'string',
-    description: 'the known deviations to report as xfail, not failed',
-    default: "the pinned Prefect's baseline for the managed server, none otherwise",
+    description:
+      "the known deviations to report as xfail, not failed; auto: the suite's baseline for the target's reported version (fixtures/baselines/<profile>-<version>.json), managed or by URL",
+    default: 'auto',
   },
   {
     flag: '--read-only',

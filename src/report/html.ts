@@ -63,6 +63,7 @@ function headerBlock(r: Results): string {
       'document',
       `${r.target.title ?? ''} ${r.target.apiVersion} (OpenAPI ${r.target.openapi}, profile ${r.target.profile})`,
     ],
+    ['baseline', r.baseline?.why ?? 'none'],
     ['tool', `${r.tool.name} ${r.tool.version}`],
     [
       'seed',

@@ -123,6 +123,8 @@ export interface Results extends RunInfo {
     sorts: Array<{ value: string; operation: string; status: ResultStatus; message?: string }>;
   };
   cleanup?: CleanupSummary;
+  /** The baseline the run applied, and why that one (given, none, or chosen for the target's reported version). */
+  baseline?: { file?: string; why: string };
   exitCode?: number;
   errors?: string[];
 }

@@ -125,6 +125,7 @@ describe('selection and where the target came from', () => {
     expect(r.stderr).not.toMatch(/internal error/);
     const results = r.results!;
     expect(results.targetSource).toBe(`Prefect profile "mine" (${path.join(prefectHome, 'profiles.toml')})`);
+    expect(results.baseline?.file).toBe(`fixtures/baselines/prefect-${readPin().prefect}.json`);
     expect(results.target.baseUrl).toBe(inject('prefectBaseUrl'));
     // Operations: those the file selects, less DELETE (file) and the filters (flag).
     const exercised = results.operations.filter((o) => o.exercised).map((o) => `${o.method} ${o.path}`);
@@ -149,5 +150,22 @@ describe('selection and where the target came from', () => {
     const failed = results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass').length;
     const annotations = (r.stdout.match(/^::error /gm) ?? []).length;
     expect(annotations).toBe(failed);
+  });
+});
+
+describe('the baseline by URL', () => {
+  test('auto: a Prefect given by URL gets the baseline of the version it reports; none: every deviation counts', async () => {
+    const selection = ['--operations', '^POST /deployments/$', '--checks', 'contract.success-status-documented'];
+    const env = { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') };
+    const auto = await runCli(selection, env);
+    expect(auto.results!.baseline!.why).toMatch(
+      new RegExp(`auto: the target is prefect ${readPin().prefect.replace(/\./g, '\\.')}`),
+    );
+    expect(auto.results!.checks.map((c) => c.status)).toEqual(['xfail']);
+    expect(auto.code).toBe(0);
+    const none = await runCli([...selection, '--baseline', 'none'], env);
+    expect(none.results!.baseline).toEqual({ why: 'none (--baseline none)' });
+    expect(none.results!.checks.map((c) => c.status)).toEqual(['failed']);
+    expect(none.code).toBe(1);
   });
 });
