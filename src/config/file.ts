@@ -23,6 +23,7 @@ export const schemaPath = path.resolve(
 );
 
 const PATH_KEYS = new Set(['spec', 'out', 'baseline']);
+const BASELINE_WORDS = new Set(['auto', 'none']);
 
 function schemaOf(option: RunOption): Record<string, unknown> {
   const description = `${option.description} (${option.flag}, ${option.env}; default: ${option.default ?? 'none'})`;
@@ -97,7 +98,9 @@ export function readConfigFile(file: string): Env {
     const option = RUN_OPTIONS.find((o) => o.key === key);
     if (!option) continue; // $schema
     let text = Array.isArray(value) ? value.join(',') : value === true ? '1' : value === false ? '0' : String(value);
-    if (PATH_KEYS.has(key) && !/^https?:\/\//.test(text)) text = path.resolve(folder, text);
+    // A path is the file's; a URL, and the baseline's words auto and none, are not paths.
+    if (PATH_KEYS.has(key) && !/^https?:\/\//.test(text) && !(key === 'baseline' && BASELINE_WORDS.has(text)))
+      text = path.resolve(folder, text);
     env[option.env] = text;
   }
   return env;

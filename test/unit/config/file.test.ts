@@ -58,6 +58,13 @@ describe('configuration file', () => {
     });
   });
 
+  test("the baseline's words auto and none are not paths", () => {
+    for (const word of ['auto', 'none'])
+      expect(readConfigFile(path.join(folderWith({ baseline: word }), CONFIG_FILE_NAME))).toEqual({
+        CONFORMANCE_BASELINE: word,
+      });
+  });
+
   test.each([
     ['not JSON', '{ "seed": ', /is not valid JSON/],
     ['an unknown setting', { sed: 5 }, /\/ unknown setting "sed"/],
