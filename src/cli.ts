@@ -157,6 +157,10 @@ function spawnVitest(
   );
 }
 
+/** A results.json named by itself or by its folder. */
+const resultsFileIn = (arg: string): string =>
+  existsSync(arg) && statSync(arg).isDirectory() ? path.join(arg, 'results.json') : arg;
+
 function readResults(file: string): Results | undefined {
   if (!existsSync(file)) return undefined;
   try {
@@ -407,7 +411,7 @@ async function loadSide(
     await runCommand(flags, { ...overrides, CONFORMANCE_OUT: dir });
     arg = dir;
   }
-  const file = existsSync(arg) && statSync(arg).isDirectory() ? path.join(arg, 'results.json') : arg;
+  const file = resultsFileIn(arg);
   if (!existsSync(file))
     throw new UsageError(
       `compare: ${arg} is neither a URL, managed:sqlite, managed:postgres, nor a results.json or OpenAPI document`,
@@ -481,8 +485,7 @@ async function replayCommand(
   flags: Env,
 ): Promise<number> {
   const config = configFrom(flags);
-  const named = source ?? config.outDir;
-  const from = existsSync(named) && statSync(named).isDirectory() ? path.join(named, 'results.json') : named;
+  const from = resultsFileIn(source ?? config.outDir);
   const previous = readResults(from);
   if (!previous) throw new UsageError(`replay: cannot read a results.json at ${from}`);
   const wanted = previous.checks.filter(
@@ -575,7 +578,7 @@ function program(result: { code: number }): Command {
   const secrets = SECRET_VARIABLES.map((v) => `  ${v.env.padEnd(26)} ${v.description}`).join('\n');
   const root = new Command('conformance')
     .description('Conformance suite for the Orchestration REST API (Prefect server and compatible implementations)')
-    .version(versionText(), '-V, --version', "the suite's version and the API versions it knows")
+    .option('-V, --version', "the suite's version and the API versions it knows")
     .helpOption('-h, --help', 'this help')
     .showSuggestionAfterError(false)
     .configureOutput({ outputError: (text, write) => write(`conformance: ${text.replace(/^error: /, '').trim()}\n`) })
@@ -584,6 +587,12 @@ function program(result: { code: number }): Command {
       'after',
       `\nSecrets, from the environment only:\n${secrets}\n\nExit codes: 0 every MUST check passed (baseline applied), 1 a gate failure, 2 bad input.`,
     );
+  // Read only when asked (commander's .version() wants the text up front): the reference document it names is
+  // 1.3 MB of JSON, not worth parsing on every start.
+  root.on('option:version', () => {
+    process.stdout.write(`${versionText()}\n`);
+    throw new CommanderError(0, 'commander.version', 'version');
+  });
   addRunOptions(
     root
       .command('run', { isDefault: true })

@@ -359,10 +359,10 @@ export class HttpClient {
     };
   }
 
-  /** A shell line that repeats the exchange; secrets are already redacted in the exchange. */
   /**
-   * The exchange as a curl line. With `baseUrl`, the URL starts with "$BASE_URL" instead: the line of a
-   * managed server, whose port is gone after the run, repeats against whichever server the reader starts.
+   * A shell line that repeats the exchange; secrets are already redacted in the exchange. With `baseUrl`, the
+   * URL starts with "$BASE_URL" instead: the line of a managed server, whose port is gone after the run,
+   * repeats against whichever server the reader starts.
    */
   static curl(exchange: Pick<Exchange, 'method' | 'url' | 'requestHeaders' | 'requestBody'>, baseUrl?: string): string {
     const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

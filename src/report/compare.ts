@@ -220,7 +220,6 @@ export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift)
   return { a: describe(a), b: describe(b), drift, verdicts, behaviour, notes };
 }
 
-/** A comparison that gates: B regressed against A (a check passed on A and fails on B), or B's document breaks A's clients. */
 /** The comparison's verdict in one line, the first thing compare.md and compare.html say. */
 export function comparisonVerdict(c: Comparison): string {
   const breaking = c.drift?.changes.filter((d) => d.breaking).length ?? 0;
@@ -236,6 +235,7 @@ export function comparisonVerdict(c: Comparison): string {
   return `${comparisonRegressed(c) ? 'REGRESSED' : 'NO REGRESSION'}: ${parts.join(', ')} (B regresses when a document change is breaking or a check that passed on A fails on B)`;
 }
 
+/** A comparison that gates: B regressed against A (a check passed on A and fails on B), or B's document breaks A's clients. */
 export function comparisonRegressed(c: Comparison): boolean {
   return (
     (c.verdicts?.changes.some((v) => v.kind === 'pass → fail') ?? false) ||

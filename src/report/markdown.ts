@@ -14,10 +14,11 @@ function countsTable(heading: string, rows: Record<string, Record<string, number
 
 export function markdownSummary(results: Results): string {
   const s = results.summary;
+  const gate = gateVerdict(results);
   const lines = [
     `## Conformance: ${results.target.title ?? 'target'} ${results.target.apiVersion}`,
     '',
-    `${gateVerdict(results).pass ? '✅ PASS' : '❌ FAIL'}: ${gateVerdict(results).reasons.join('; ')}`,
+    `${gate.pass ? '✅ PASS' : '❌ FAIL'}: ${gate.reasons.join('; ')}`,
     '',
     `${s.failed} new failure(s) · ${s.xfail} known deviation(s) (baseline) · ${s.xpass} fixed (xpass) · seed \`${results.seed}\` · ${(results.durationMs / 1000).toFixed(1)} s · ${s.requests} requests`,
     '',
