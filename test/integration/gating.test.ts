@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
 import type { Baseline } from '../../src/report/baseline.js';
-import { prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
+import { prefectBaseline, prefectTargetEnv, runCli } from '../support/runCli.js';
 
 const OPS = '^POST /flows/$';
 
@@ -18,13 +18,7 @@ function baselineWith(edit: (b: Baseline) => Baseline): string {
 }
 
 const run = (baseline: string) =>
-  runCli([], {
-    CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
-    CONFORMANCE_OPERATIONS: OPS,
-    CONFORMANCE_DISPOSABLE_TARGET: '1',
-    CONFORMANCE_BASELINE: baseline,
-    CONFORMANCE_TARGET_LABEL: sqliteLabel,
-  });
+  runCli([], { ...prefectTargetEnv(inject('prefectBaseUrl'), baseline), CONFORMANCE_OPERATIONS: OPS });
 
 describe('exit codes for CI', () => {
   test('the shipped baseline: exit 0, and summary.md is written', async () => {

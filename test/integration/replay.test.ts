@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { gateMutants } from '../mutants/registry.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
-import { failedChecks, prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
+import { failedChecks, prefectTargetEnv, runCli } from '../support/runCli.js';
 
 const { mutant, operations, killedBy } = gateMutants.find((m) => m.mutant.id === 'gate-deployments-202')!;
 let proxy: RunningProxy;
@@ -19,12 +19,7 @@ beforeAll(async () => {
 
 afterAll(() => proxy?.close());
 
-const env = (baseUrl: string) => ({
-  CONFORMANCE_BASE_URL: baseUrl,
-  CONFORMANCE_DISPOSABLE_TARGET: '1',
-  CONFORMANCE_BASELINE: prefectBaseline,
-  CONFORMANCE_TARGET_LABEL: sqliteLabel,
-});
+const env = (baseUrl: string) => prefectTargetEnv(baseUrl);
 
 describe('replay', () => {
   test("reruns exactly the run's failing cases: still failing on the mutant, passing on the real server", async () => {

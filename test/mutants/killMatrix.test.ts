@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
 import { exitCodeOf } from '../../src/report/results.js';
-import { failedChecks, prefectBaseline, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
+import { failedChecks, prefectTargetEnv, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants, type MutantCase } from './registry.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 
@@ -18,10 +18,8 @@ const proxies: Partial<Record<'plain' | 'cloud', RunningProxy>> = {};
 
 function runAgainstProxy(operations: string, target: 'plain' | 'cloud' = 'plain', label = sqliteLabel) {
   return runCli([], {
-    CONFORMANCE_BASE_URL: proxies[target]!.baseUrl,
+    ...prefectTargetEnv(proxies[target]!.baseUrl),
     CONFORMANCE_OPERATIONS: operations,
-    CONFORMANCE_DISPOSABLE_TARGET: '1',
-    CONFORMANCE_BASELINE: prefectBaseline,
     CONFORMANCE_TARGET_LABEL: label,
     ...(target === 'cloud' ? { CONFORMANCE_API_KEY: CLOUD_KEY } : {}),
   });

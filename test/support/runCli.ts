@@ -61,6 +61,18 @@ export function runCli(
   );
 }
 
+/**
+ * The environment of a run against our own Prefect (or a proxy in front of it) given by URL: disposable, with
+ * the shipped baseline (or another) and the managed server's SQLite label, so that its entries apply as they do
+ * to the managed server.
+ */
+export const prefectTargetEnv = (baseUrl: string, baseline = prefectBaseline): Record<string, string> => ({
+  CONFORMANCE_BASE_URL: baseUrl,
+  CONFORMANCE_DISPOSABLE_TARGET: '1',
+  CONFORMANCE_BASELINE: baseline,
+  CONFORMANCE_TARGET_LABEL: sqliteLabel,
+});
+
 /** "check-id OPERATION" of every check that failed (not xfail). */
 export function failedChecks(results: Results | undefined): string[] {
   return (results?.checks ?? [])

@@ -3,23 +3,9 @@ import { describe, expect, test } from 'vitest';
 import { compareRuns, comparisonVerdict } from '../../src/report/compare.js';
 import { compareHtml, compareMarkdown } from '../../src/report/compareReport.js';
 import type { CheckResult, Results } from '../../src/report/results.js';
-import { summarize } from '../../src/report/results.js';
+import { resultsOf } from './support.js';
 
-function results(checks: CheckResult[], runTag: string): Results {
-  return {
-    tool: { name: 't', version: '0' },
-    target: { baseUrl: 'http://x/api', openapi: '3.1.0', apiVersion: '0', profile: 'prefect' },
-    seed: 1,
-    runTag,
-    runs: 1,
-    readOnly: false,
-    startedAt: '',
-    durationMs: 0,
-    operations: [],
-    checks,
-    summary: summarize(checks, 0),
-  };
-}
+const results = (checks: CheckResult[], runTag: string): Results => resultsOf(checks, { runTag });
 
 const failed = (key: string, message: string): CheckResult => ({
   id: 'contract.no-5xx',

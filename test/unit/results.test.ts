@@ -8,9 +8,8 @@ import {
   gateVerdict,
   reasonsNothingCounts,
   type Results,
-  summarize,
 } from '../../src/report/results.js';
-import { checkResult } from './support.js';
+import { checkResult, resultsOf } from './support.js';
 
 const result = checkResult;
 
@@ -68,31 +67,22 @@ describe('the gate verdict', () => {
 });
 
 describe('the HTML report', () => {
-  const results = (checks: CheckResult[]): Results => ({
-    tool: { name: 't', version: '0' },
-    target: {
-      baseUrl: 'http://x/api',
-      openapi: '3.1.0',
-      apiVersion: '0.1.0',
-      title: 'API',
-      profile: 'prefect',
-      serverVersion: '9.9.9',
-      serverVersions: [
-        { version: '9.9.9', from: 'GET /admin/version' },
-        { version: '0.1', from: 'GET /version' },
-      ],
-    },
-    seed: 1,
-    runTag: 'conformance-t',
-    runs: 1,
-    readOnly: false,
-    startedAt: '',
-    durationMs: 0,
-    operations: [],
-    checks,
-    summary: summarize(checks, 0),
-    exitCode: exitCodeOf({ checks }),
-  });
+  const results = (checks: CheckResult[]): Results =>
+    resultsOf(checks, {
+      target: {
+        baseUrl: 'http://x/api',
+        openapi: '3.1.0',
+        apiVersion: '0.1.0',
+        title: 'API',
+        profile: 'prefect',
+        serverVersion: '9.9.9',
+        serverVersions: [
+          { version: '9.9.9', from: 'GET /admin/version' },
+          { version: '0.1', from: 'GET /version' },
+        ],
+      },
+      exitCode: exitCodeOf({ checks }),
+    });
   const failing = (id: string, kind: FailureKind, operation: string, status: CheckResult['status'] = 'failed') => ({
     ...result(status),
     id,

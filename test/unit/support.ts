@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenApiDocument } from '../../src/openapi/document.js';
-import type { CheckResult } from '../../src/report/results.js';
+import { type CheckResult, type Results, summarize } from '../../src/report/results.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -25,4 +25,20 @@ export const checkResult = (status: CheckResult['status'], level: CheckResult['l
   collection: '/x',
   status,
   evidence: [],
+});
+
+/** A results.json around these verdicts (a target, a seed, the summary they make); `fields` replace any of it. */
+export const resultsOf = (checks: CheckResult[], fields: Partial<Results> = {}): Results => ({
+  tool: { name: 't', version: '0' },
+  target: { baseUrl: 'http://x/api', openapi: '3.1.0', apiVersion: '0', profile: 'prefect' },
+  seed: 1,
+  runTag: 'conformance-t',
+  runs: 1,
+  readOnly: false,
+  startedAt: '',
+  durationMs: 0,
+  operations: [],
+  checks,
+  summary: summarize(checks, 0),
+  ...fields,
 });
