@@ -58,7 +58,7 @@ import { runFiles } from './run/session.js';
 import { specDrift } from './openapi/drift.js';
 import { loadDocument } from './openapi/load.js';
 import { indexOperations } from './openapi/operations.js';
-import { readPin, startPrefect, type ManagedServer } from './managed/prefect.js';
+import { knownVersions, managedSide, readPin, startPrefect, type ManagedServer } from './managed/prefect.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -250,10 +250,12 @@ async function runInto(config: Config): Promise<number> {
       );
     let baseUrl = config.baseUrl;
     if (!baseUrl) {
-      log(`no target configured: starting a managed Prefect ${readPin().prefect} server on ${config.database}`);
+      // An unknown or uninstallable release is bad input, found before anything starts.
+      const version = readPin(config.prefectVersion).prefect;
+      log(`no target configured: starting a managed Prefect ${version} server on ${config.database}`);
       try {
         // With an auth string and no target, the managed server is started with that auth (HTTP Basic).
-        server = await startPrefect({ database: config.database, authString: config.authString, log });
+        server = await startPrefect({ database: config.database, authString: config.authString, version, log });
       } catch (e) {
         throw new UsageError(`cannot start the managed Prefect server: ${(e as Error).message.split('\n')[0]}`);
       }
@@ -266,6 +268,8 @@ async function runInto(config: Config): Promise<number> {
       timeoutMs: config.requestTimeoutMs,
     });
     writeFileSync(files.spec, JSON.stringify(spec.raw));
+    for (const n of spec.normalisations)
+      log(`the document needed a rewrite: ${n.description} (${n.count}×, first at ${n.first})`);
     const operations = indexOperations(spec.doc);
     // A selection of nothing would judge nothing: bad input, not a pass.
     const selection = config.selection;
@@ -288,14 +292,14 @@ async function runInto(config: Config): Promise<number> {
     const send = (request: RequestToSend) => client.send(request);
     const reported = await serverVersions(operations, send);
     if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
-    const chosen = chooseBaseline(config.baselinePath, profile.name, server ? readPin().prefect : reported[0]?.version);
+    const chosen = chooseBaseline(config.baselinePath, profile.name, server ? server.version : reported[0]?.version);
     const baselinePath = chosen.path;
     const baseline = loadBaseline(baselinePath);
     log(
       `target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
     );
 
-    const managed = server ? `prefect ${readPin().prefect} on ${server.database}` : undefined;
+    const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
     const worker = workerConfig(config, { baseUrl, specPath: files.spec, runDir, startedAt, baselinePath, managed });
     // A read-only run makes nothing, so it causes nothing the server would make on its behalf.
     const sideEffects = config.readOnly ? [] : await absentSideEffects(send, profile.sideEffects ?? []);
@@ -320,6 +324,7 @@ async function runInto(config: Config): Promise<number> {
     if (reported.length)
       Object.assign(results.target, { serverVersion: reported[0].version, serverVersions: reported });
     results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
+    if (spec.normalisations.length) results.normalisations = spec.normalisations;
     results.cleanup = await cleanup(send, files.ledger);
     if (profile.madeForRun && !config.readOnly)
       await cleanupMadeForRun(send, files.ledger, config.runTag, profile.madeForRun, results.cleanup);
@@ -401,20 +406,30 @@ async function loadSide(
   outDir: string,
   flags: Env,
 ): Promise<{ side: ComparedSide; document?: string }> {
-  const managed = /^managed:(sqlite|postgres)$/.exec(arg);
+  const managed = managedSide(arg);
   if (managed || /^https?:\/\//.test(arg)) {
     const dir = path.join(outDir, `compare-${name.toLowerCase()}`);
     log(`compare: running the suite on ${name} = ${arg}, reports in ${dir}`);
+    // Each side names its own target: a managed side's release and database, or a URL (and no release).
     const overrides: Env = managed
-      ? { CONFORMANCE_DB: managed[1], CONFORMANCE_BASE_URL: '', PREFECT_API_URL: '' }
-      : { CONFORMANCE_BASE_URL: arg };
-    await runCommand(flags, { ...overrides, CONFORMANCE_OUT: dir });
+      ? {
+          CONFORMANCE_DB: managed.database,
+          CONFORMANCE_PREFECT_VERSION: managed.version ?? flags.CONFORMANCE_PREFECT_VERSION ?? '',
+          CONFORMANCE_BASE_URL: '',
+          PREFECT_API_URL: '',
+        }
+      : { CONFORMANCE_BASE_URL: arg, CONFORMANCE_PREFECT_VERSION: '' };
+    // What the side names (its target, its reports' folder) wins over the flags of the command, which apply
+    // to both sides: `--out` names the comparison's folder, and each side's reports go in a folder within it.
+    const side: Env = { ...overrides, CONFORMANCE_OUT: dir };
+    const sideFlags = Object.fromEntries(Object.entries(flags).filter(([k]) => !(k in side)));
+    await runCommand(sideFlags, side);
     arg = dir;
   }
   const file = resultsFileIn(arg);
   if (!existsSync(file))
     throw new UsageError(
-      `compare: ${arg} is neither a URL, managed:sqlite, managed:postgres, nor a results.json or OpenAPI document`,
+      `compare: ${arg} is neither a URL, managed:sqlite, managed:postgres, managed:prefect@X[/postgres], nor a results.json or OpenAPI document`,
     );
   let parsed: Record<string, unknown>;
   try {
@@ -544,7 +559,7 @@ function versionText(): string {
   ) as { openapi: string; info: { title: string; version: string } };
   return [
     `${TOOL.name} ${TOOL.version}`,
-    `managed server: Prefect ${readPin().prefect}`,
+    `managed server: Prefect ${readPin().prefect} (also: ${knownVersions().slice(1).join(', ')}; --prefect-version)`,
     `baselines: ${baselines.join(', ')}`,
     `reference document: ${reference.info.title} ${reference.info.version} (OpenAPI ${reference.openapi})`,
   ].join('\n');
@@ -605,7 +620,7 @@ function program(result: { code: number }): Command {
       .command('compare')
       .argument(
         '<a>',
-        'side A: results.json (or its folder), an OpenAPI document, a URL, managed:sqlite or managed:postgres',
+        'side A: results.json (or its folder), an OpenAPI document, a URL, managed:sqlite, managed:postgres or managed:prefect@X[/postgres]',
       )
       .argument('<b>', 'side B, the same kinds')
       .description(

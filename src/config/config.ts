@@ -29,6 +29,8 @@ export interface Config {
   baselinePath?: string;
   /** Database of the managed server. */
   database: Database;
+  /** The managed server's Prefect release; undefined for the pin. */
+  prefectVersion?: string;
   /** The operations and checks the run covers; empty for all of them. */
   selection: Selection;
   /** Generated runs per property. */
@@ -89,6 +91,11 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
   const database = (env.CONFORMANCE_DB || 'sqlite') as Database;
   if (database !== 'sqlite' && database !== 'postgres')
     throw new UsageError(`CONFORMANCE_DB must be sqlite or postgres, got "${database}"`);
+  const prefectVersion = env.CONFORMANCE_PREFECT_VERSION || undefined;
+  if (prefectVersion && baseUrl)
+    throw new UsageError(
+      `--prefect-version ${prefectVersion} picks the managed server's release, but the target is ${baseUrl}: give one or the other`,
+    );
   const selection = selectionFrom(env);
   const authString = env.CONFORMANCE_AUTH_STRING || env.PREFECT_API_AUTH_STRING || undefined;
   if (authString !== undefined && !authString.includes(':'))
@@ -118,6 +125,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     seed,
     baselinePath: env.CONFORMANCE_BASELINE || undefined,
     database,
+    prefectVersion,
     selection,
     runs: integer(env, 'CONFORMANCE_RUNS', 10, 1, 10000),
     requestTimeoutMs: integer(env, 'CONFORMANCE_TIMEOUT_MS', 10000, 100, 600000),
@@ -148,7 +156,10 @@ export function configFrom(flags: Env, overrides: Env = {}, cwd = process.cwd())
   else if (process.env.CONFORMANCE_BASE_URL) target = 'CONFORMANCE_BASE_URL';
   else if (process.env.PREFECT_API_URL) target = 'PREFECT_API_URL';
   else if (fromFile.CONFORMANCE_BASE_URL) target = `baseUrl in ${file}`;
-  const named = ['CONFORMANCE_BASE_URL', 'PREFECT_API_URL'].some((k) => k in env);
+  // A managed release asked for names the target too: the profile's server is not it.
+  // (An empty value, as a managed side of compare sets, names no target and forbids the profile's.)
+  const named =
+    ['CONFORMANCE_BASE_URL', 'PREFECT_API_URL'].some((k) => k in env) || Boolean(env.CONFORMANCE_PREFECT_VERSION);
   if (!named) {
     const profile = activeProfileTarget(env);
     if (profile) {

@@ -99,6 +99,16 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: 'sqlite',
   },
   {
+    flag: '--prefect-version',
+    env: 'CONFORMANCE_PREFECT_VERSION',
+    key: 'prefectVersion',
+    value: 'x.y.z',
+    type: 'string',
+    description:
+      "the managed server's Prefect release, installed into a venv of its own with the pins prefect-versions.json lists for it",
+    default: 'the pin in prefect-versions.json',
+  },
+  {
     flag: '--operations',
     env: 'CONFORMANCE_OPERATIONS',
     key: 'operations',

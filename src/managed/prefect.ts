@@ -12,23 +12,56 @@ import {
   writeFileSync,
   createWriteStream,
   mkdirSync,
+  readdirSync,
 } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Database } from '../config/config.js';
+import { UsageError, type Database } from '../config/config.js';
 import { inheritedEnvironment, managedServerSettings } from '../config/worker.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
+/** What one Prefect release needs on today's package index to install and start (prefect-versions.json). */
 export interface PrefectPin {
   prefect: string;
+  /** Packages held at a version (pip -c). */
   constraints: string[];
+  /** Packages the release imports without declaring them. */
+  add: string[];
+  /** Why, as found by installing and starting it; absent for a version the table does not list. */
+  why?: string;
 }
 
-export function readPin(): PrefectPin {
-  return JSON.parse(readFileSync(path.join(repoRoot, 'prefect-version.json'), 'utf8')) as PrefectPin;
+interface VersionTable {
+  pin: string;
+  versions: Record<string, Omit<PrefectPin, 'prefect'>>;
+  unavailable: Record<string, string>;
+}
+
+function versionTable(): VersionTable {
+  return JSON.parse(readFileSync(path.join(repoRoot, 'prefect-versions.json'), 'utf8')) as VersionTable;
+}
+
+/** The versions the table lists (the pin first), for help and --version. */
+export function knownVersions(): string[] {
+  const table = versionTable();
+  return [table.pin, ...Object.keys(table.versions).filter((v) => v !== table.pin)];
+}
+
+/** The pins of one release, the pinned one by default; a release the table does not list is installed as published. */
+export function readPin(version?: string): PrefectPin {
+  const table = versionTable();
+  const prefect = version ?? table.pin;
+  if (!/^\d+\.\d+\.\d+([a-z]+\d+)?$/.test(prefect))
+    throw new UsageError(`--prefect-version must be a Prefect release such as ${table.pin}, got "${prefect}"`);
+  if (table.unavailable[prefect])
+    throw new UsageError(
+      `Prefect ${prefect} cannot be installed here: ${table.unavailable[prefect]} (prefect-versions.json)`,
+    );
+  const entry = table.versions[prefect] ?? { constraints: [], add: [] };
+  return { prefect, ...entry };
 }
 
 export function venvDir(pin: PrefectPin = readPin()): string {
@@ -47,12 +80,11 @@ function run(cmd: string, args: string[], what: string): void {
   }
 }
 
-/** Install the pinned Prefect into its cached venv unless it is there already; returns the prefect binary. */
-export function ensurePrefect(log: (line: string) => void = () => {}): string {
-  const pin = readPin();
+/** Install a Prefect release (the pin by default) into its cached venv unless it is there already; returns the prefect binary. */
+export function ensurePrefect(log: (line: string) => void = () => {}, pin: PrefectPin = readPin()): string {
   const dir = venvDir(pin);
   const marker = path.join(dir, '.installed');
-  const spec = JSON.stringify(pin);
+  const spec = JSON.stringify({ prefect: pin.prefect, constraints: pin.constraints, add: pin.add });
   const bin = path.join(dir, 'bin', 'prefect');
   if (existsSync(marker) && readFileSync(marker, 'utf8') === spec && existsSync(bin)) return bin;
   log(`installing prefect ${pin.prefect} into ${dir}`);
@@ -61,13 +93,58 @@ export function ensurePrefect(log: (line: string) => void = () => {}): string {
   run(managedServerSettings().python, ['-m', 'venv', dir], 'creating the venv');
   const constraints = path.join(dir, 'constraints.txt');
   writeFileSync(constraints, `${pin.constraints.join('\n')}\n`);
-  run(
-    path.join(dir, 'bin', 'pip'),
-    ['install', '--disable-pip-version-check', '-q', `prefect==${pin.prefect}`, '-c', constraints],
-    `pip install prefect==${pin.prefect}`,
-  );
+  const hint = pin.why ? '' : ` (Prefect ${pin.prefect} is not in prefect-versions.json: it may need pins there)`;
+  try {
+    run(
+      path.join(dir, 'bin', 'pip'),
+      ['install', '--disable-pip-version-check', '-q', `prefect==${pin.prefect}`, ...pin.add, '-c', constraints],
+      `pip install prefect==${pin.prefect}`,
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}${hint}`);
+  }
   writeFileSync(marker, spec);
   return bin;
+}
+
+/**
+ * Releases before 3.1 have no `--no-services` flag: their background services (scheduler, late runs,
+ * event persister, triggers, ...) are turned off one by one through their settings, which all 2.x and 3.x
+ * releases read under these names. Reading the installed CLI's source tells which kind a release is
+ * without starting a process.
+ */
+const SERVICES = [
+  'SCHEDULER',
+  'LATE_RUNS',
+  'FLOW_RUN_NOTIFICATIONS',
+  'FOREMAN',
+  'CANCELLATION_CLEANUP',
+  'PAUSE_EXPIRATIONS',
+  'TASK_RUN_RECORDER',
+  'TRIGGERS',
+  'EVENT_PERSISTER',
+  'MARKETING',
+];
+
+function hasNoServicesFlag(bin: string): boolean {
+  const lib = path.join(path.dirname(bin), '..', 'lib');
+  for (const python of existsSync(lib) ? readdirSync(lib) : []) {
+    const cli = path.join(lib, python, 'site-packages', 'prefect', 'cli', 'server.py');
+    if (existsSync(cli)) return readFileSync(cli, 'utf8').includes('--no-services');
+  }
+  return false;
+}
+
+/**
+ * `managed:sqlite`, `managed:postgres` (the release --prefect-version names, else the pin), or
+ * `managed:prefect@X` and `managed:prefect@X/postgres` (release X); undefined for any other side.
+ */
+export function managedSide(arg: string): { version?: string; database: 'sqlite' | 'postgres' } | undefined {
+  const db = /^managed:(sqlite|postgres)$/.exec(arg);
+  if (db) return { database: db[1] as 'sqlite' | 'postgres' };
+  const release = /^managed:prefect@([^/\s]+)(?:\/(sqlite|postgres))?$/.exec(arg);
+  if (release) return { version: release[1], database: (release[2] ?? 'sqlite') as 'sqlite' | 'postgres' };
+  return undefined;
 }
 
 export function freePort(): Promise<number> {
@@ -84,6 +161,8 @@ export function freePort(): Promise<number> {
 
 export interface ManagedServer {
   baseUrl: string;
+  /** The Prefect release it runs. */
+  version: string;
   database: Database;
   home: string;
   logFile: string;
@@ -95,6 +174,8 @@ export interface StartOptions {
   database?: Database;
   /** Turns on the server's HTTP Basic auth. */
   authString?: string;
+  /** The Prefect release; the pin by default. */
+  version?: string;
   startupDeadlineMs?: number;
   log?: (line: string) => void;
 }
@@ -141,7 +222,8 @@ function installExitHooks(): void {
 export async function startPrefect(options: StartOptions = {}): Promise<ManagedServer> {
   const log = options.log ?? (() => {});
   const database = options.database ?? 'sqlite';
-  const bin = ensurePrefect(log);
+  const pin = readPin(options.version);
+  const bin = ensurePrefect(log, pin);
   const port = await freePort();
   const home = mkdtempSync(path.join(os.tmpdir(), 'conformance-prefect-'));
   const logFile = path.join(home, 'server.log');
@@ -158,6 +240,9 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   });
   for (const key of Object.keys(env))
     if (key.startsWith('PREFECT_API_') || key === 'PREFECT_SERVER_API_AUTH_STRING') delete env[key];
+  const args = ['server', 'start', '--host', '127.0.0.1', '--port', String(port)];
+  if (hasNoServicesFlag(bin)) args.push('--no-services');
+  else for (const service of SERVICES) env[`PREFECT_API_SERVICES_${service}_ENABLED`] = 'false';
   let dbName: string | undefined;
   if (database === 'postgres') {
     dbName = `conformance_${path
@@ -165,11 +250,14 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
       .replace(/[^a-z0-9]/gi, '')
       .toLowerCase()}`;
     psql(`CREATE DATABASE ${dbName}`);
-    env.PREFECT_SERVER_DATABASE_CONNECTION_URL = `postgresql+asyncpg://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
+    const url = `postgresql+asyncpg://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
+    // 3.x reads the SERVER name, 2.x the API one.
+    env.PREFECT_SERVER_DATABASE_CONNECTION_URL = url;
+    env.PREFECT_API_DATABASE_CONNECTION_URL = url;
   }
   if (options.authString) env.PREFECT_SERVER_API_AUTH_STRING = options.authString;
   const out = createWriteStream(logFile);
-  const child = spawn(bin, ['server', 'start', '--host', '127.0.0.1', '--port', String(port), '--no-services'], {
+  const child = spawn(bin, args, {
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -196,6 +284,7 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   };
   const server: ManagedServer & { killNow(): void } = {
     baseUrl,
+    version: pin.prefect,
     database,
     home,
     logFile,
@@ -231,6 +320,6 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
     await server.stop();
     throw new Error(`${(e as Error).message} ${tail}`);
   }
-  log(`prefect ${readPin().prefect} on ${database} at ${baseUrl}`);
+  log(`prefect ${pin.prefect} on ${database} at ${baseUrl}`);
   return server;
 }

@@ -7,7 +7,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { request } from 'undici';
 import { UsageError } from '../config/config.js';
 import type { OpenApiDocument } from './document.js';
-import { normalizeDocument } from './normalize.js';
+import { normalizeDocumentWithNotes, type Normalisation } from './normalize.js';
 
 export interface LoadedDocument {
   source: string;
@@ -16,6 +16,8 @@ export interface LoadedDocument {
   /** The same document with every schema in JSON Schema 2020-12 form (3.0's nullable turned into type arrays). */
   doc: OpenApiDocument;
   openapi: string;
+  /** What it took to read the document's schemas as 2020-12, each kind once. */
+  normalisations: Normalisation[];
 }
 
 async function fetchText(url: string, headers: Record<string, string>, timeoutMs: number): Promise<string> {
@@ -90,6 +92,6 @@ export async function loadDocument(
     const where = detail ? ` at ${(detail.path ?? []).join('/')}: ${detail.message}` : '';
     throw new UsageError(`invalid OpenAPI document ${source}: ${err.message.split('\n')[0]}${where}`);
   }
-  const doc = normalizeDocument(raw as OpenApiDocument);
-  return { source, raw: raw as OpenApiDocument, doc, openapi: candidate.openapi };
+  const { doc, normalisations } = normalizeDocumentWithNotes(raw as OpenApiDocument);
+  return { source, raw: raw as OpenApiDocument, doc, openapi: candidate.openapi, normalisations };
 }

@@ -5,7 +5,7 @@
 import { Ajv2020, type ValidateFunction, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { OpenApiDocument } from './document.js';
-import type { Schema } from './operations.js';
+import type { Operation, Schema } from './operations.js';
 
 const DOC_ID = 'openapi-document';
 
@@ -34,7 +34,30 @@ export class SchemaValidators {
       inlineRefs: false,
     });
     (addFormats as unknown as (ajv: Ajv2020) => void)(this.ajv);
-    this.ajv.addSchema({ $id: DOC_ID, components: doc.components ?? {} });
+    // Not checked against the meta-schema as a whole: one component no normalisation could mend would stop
+    // every schema from compiling. Each schema is compiled when first used, and fails alone (uncompilable).
+    this.ajv.addSchema({ $id: DOC_ID, components: doc.components ?? {} }, undefined, undefined, false);
+  }
+
+  /**
+   * Why one of the operation's schemas (its JSON request bodies and responses) cannot be compiled, or
+   * undefined: such an operation is skipped with this reason, and the rest of the document is tested.
+   */
+  uncompilable(op: Operation): string | undefined {
+    const schemas = [
+      ...Object.values(op.requestBody?.content ?? {}),
+      ...Object.values(op.responses).flatMap((r) => Object.values(r.content)),
+      ...op.parameters.map((p) => p.schema),
+    ];
+    for (const schema of schemas) {
+      if (!schema) continue;
+      try {
+        this.compile(schema);
+      } catch (e) {
+        return `a schema of ${op.key} cannot be compiled as JSON Schema 2020-12: ${(e as Error).message.split('\n')[0]}`;
+      }
+    }
+    return undefined;
   }
 
   compile(schema: Schema): ValidateFunction {

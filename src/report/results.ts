@@ -2,6 +2,7 @@
 import type { Level } from '../checks/check.js';
 import type { FailureKind } from '../checks/verdict.js';
 import type { CleanupSummary } from '../resources/cleanup.js';
+import type { Normalisation } from '../openapi/normalize.js';
 
 /** A verdict with the baseline applied. `error`: the check could not be judged, because the target stopped answering. */
 export type ResultStatus = 'passed' | 'failed' | 'skipped' | 'xfail' | 'xpass' | 'error';
@@ -125,6 +126,8 @@ export interface Results extends RunInfo {
   cleanup?: CleanupSummary;
   /** The baseline the run applied, and why that one (given, none, or chosen for the target's reported version). */
   baseline?: { file?: string; why: string };
+  /** How the suite read the target's document where it departs from 2020-12 (each kind once; absent when it needed nothing). */
+  normalisations?: Normalisation[];
   exitCode?: number;
   errors?: string[];
 }

@@ -75,6 +75,8 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   if (ctx.readOnly && !isReadOperation(op)) return { ...run, skipped: 'read-only mode: the operation changes state' };
   if (safety?.disposableOnly && !ctx.disposable)
     return { ...run, skipped: `${safety.reason} (set CONFORMANCE_DISPOSABLE_TARGET=1 on a disposable target)` };
+  const uncompilable = ctx.validators.uncompilable(op);
+  if (uncompilable) return { ...run, skipped: uncompilable };
   run.unreachable = ctx.cases.profile.unreachable?.(op);
 
   const send = async (

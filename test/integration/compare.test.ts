@@ -4,7 +4,8 @@
  * document against the committed copy in fixtures/reference.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import type { Comparison } from '../../src/report/compare.js';
@@ -42,21 +43,25 @@ const committedDocument = path.join(repoRoot, 'fixtures', 'reference', 'prefect-
 
 let databasesBefore: string[];
 let run: CliRun;
+let outDir: string;
 let comparison: Comparison;
 let postgres: Results;
 
 beforeAll(async () => {
   databasesBefore = conformanceDatabases();
-  run = await runCli(['compare', 'managed:sqlite', 'managed:postgres'], {}, 600_000);
-  comparison = JSON.parse(readFileSync(path.join(run.outDir, 'compare.json'), 'utf8')) as Comparison;
-  postgres = JSON.parse(readFileSync(path.join(run.outDir, 'compare-b', 'results.json'), 'utf8')) as Results;
+  // --out names the comparison's folder (it wins over CONFORMANCE_OUT, which runCli sets to a folder of its own).
+  outDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-compare-'));
+  run = await runCli(['compare', 'managed:sqlite', 'managed:postgres', '--out', outDir], {}, 600_000);
+  expect(existsSync(path.join(run.outDir, 'compare.json'))).toBe(false);
+  comparison = JSON.parse(readFileSync(path.join(outDir, 'compare.json'), 'utf8')) as Comparison;
+  postgres = JSON.parse(readFileSync(path.join(outDir, 'compare-b', 'results.json'), 'utf8')) as Results;
 });
 
 describe('compare managed:sqlite managed:postgres', () => {
   test('the PostgreSQL run is clean with the baseline, and its database is dropped afterwards', () => {
     expect(run.stderr).toBe('');
     expect(postgres.target.managed).toContain('postgres');
-    const serverLog = path.join(run.outDir, 'compare-b', 'server.log');
+    const serverLog = path.join(outDir, 'compare-b', 'server.log');
     expect(
       postgres.checks
         .filter((c) => (c.status === 'failed' && c.level === 'MUST') || c.status === 'xpass')
@@ -73,7 +78,7 @@ describe('compare managed:sqlite managed:postgres', () => {
 
   test('writes compare.html, compare.md and compare.json; the documents are the same', () => {
     for (const file of ['compare.html', 'compare.md', 'compare.json'])
-      expect(existsSync(path.join(run.outDir, file)), file).toBe(true);
+      expect(existsSync(path.join(outDir, file)), file).toBe(true);
     expect(comparison.a.target).toContain('sqlite');
     expect(comparison.b.target).toContain('postgres');
     expect(comparison.drift!.changes).toEqual([]);
@@ -105,13 +110,13 @@ describe('compare managed:sqlite managed:postgres', () => {
       .verdicts!.changes.filter((v) => v.kind === 'same verdict, different message' && v.id.startsWith('sorting.'))
       .map((v) => /\[(.+)\]$/.exec(v.id)?.[1] ?? v.id.replace('sorting.', ''));
     expect(order.some((d) => nullableSorts.some((value) => d.request.includes(`"sort":"${value}"`)))).toBe(true);
-    expect(readFileSync(path.join(run.outDir, 'compare.md'), 'utf8')).toMatch(/\| order \|/);
+    expect(readFileSync(path.join(outDir, 'compare.md'), 'utf8')).toMatch(/\| order \|/);
   });
 });
 
 describe('compare the committed document with the live one', () => {
   test('classifies the drift: operations added, breaking and non-breaking schema changes', async () => {
-    const live = path.join(run.outDir, 'compare-a', '.run', 'openapi.json');
+    const live = path.join(outDir, 'compare-a', '.run', 'openapi.json');
     const doc = await runCli(['compare', committedDocument, live]);
     expect(doc.stderr).toBe('');
     const c = JSON.parse(readFileSync(path.join(doc.outDir, 'compare.json'), 'utf8')) as Comparison;

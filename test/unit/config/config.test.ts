@@ -32,6 +32,8 @@ describe('config', () => {
     [{ CONFORMANCE_OPERATIONS: '(' }],
     [{ CONFORMANCE_EXCLUDE_OPERATIONS: '[' }],
     [{ CONFORMANCE_AUTH_STRING: 'nocolon' }],
+    // a managed release and a URL name two targets
+    [{ CONFORMANCE_PREFECT_VERSION: '3.4.25', CONFORMANCE_BASE_URL: 'http://a:1/api' }],
   ])('%o is a usage error', (env) => {
     expect(() => loadConfig(env)).toThrow(UsageError);
   });

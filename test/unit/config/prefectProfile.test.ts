@@ -76,5 +76,11 @@ describe('the active Prefect profile', () => {
     expect(fromVariable.baseUrl).toBe('http://other:1/api');
     expect(fromVariable.apiKey).toBeUndefined(); // the profile's key is not sent to another server
     expect(fromVariable.targetSource).toBe('PREFECT_API_URL');
+    vi.stubEnv('PREFECT_API_URL', undefined);
+    // A managed release asked for is the target: the profile's server is not.
+    const managed = configFrom({ CONFORMANCE_PREFECT_VERSION: '3.4.25' }, {}, cwd);
+    expect(managed.baseUrl).toBeUndefined();
+    expect(managed.prefectVersion).toBe('3.4.25');
+    expect(managed.apiKey).toBeUndefined();
   });
 });
