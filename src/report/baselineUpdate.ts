@@ -3,7 +3,7 @@
  * - An entry whose failure showed again keeps what it had (reason, evidence, replay, onlyOn, expires).
  * - A failure no entry names gets a keyed entry with its evidence and a reason to write.
  * - An entry the run judged and did not see fail is left out (the deviation is gone), unless it is
- *   intermittent.
+ *   intermittent; an entry over a list of operations loses those where it was judged and did not fail.
  * - An entry the run did not judge stays as it is: another target's (onlyOn), or a check or operation
  *   outside the run's selection, or not judged (skipped, error).
  * - An entry of an older baseline that names no kind and key becomes one keyed entry per failure it
@@ -66,8 +66,16 @@ export function updatedBaseline(
         for (const f of failuresOf(c)) add(keyed(e, e.operation === '*' ? '*' : c.operation, f.kind, f.key));
       continue;
     }
-    const shown = relevant.some((c) => failuresOf(c).some((f) => excuses(e as BaselineEntry, f)));
-    if (shown || !retirable || e.intermittent) entries.push(e as BaselineEntry);
+    const showsIt = (c: CheckResult) => failuresOf(c).some((f) => excuses(e as BaselineEntry, f));
+    const shown = relevant.some(showsIt);
+    if (!shown && retirable && !e.intermittent) continue;
+    // An entry over a list of operations keeps those where the run showed it or did not judge it: an
+    // operation judged without the failure has lost the deviation, and the entry would report it as xpass.
+    if (Array.isArray(e.operation) && retirable && !e.intermittent) {
+      const lost = new Set(relevant.filter((c) => !showsIt(c)).map((c) => c.operation));
+      const kept = e.operation.filter((op) => !lost.has(op));
+      entries.push({ ...(e as BaselineEntry), operation: kept.length === 1 ? kept[0] : kept });
+    } else entries.push(e as BaselineEntry);
   }
 
   for (const c of judged)

@@ -88,6 +88,41 @@ describe('updatedBaseline', () => {
     });
   });
 
+  test('an entry over a list loses the operations judged without its failure, and keeps those not judged', () => {
+    const previous = {
+      entries: [
+        keyed({
+          check: 'w',
+          operation: ['POST /a', 'POST /b', 'POST /c', 'POST /d'],
+          kind: 'input.accepted',
+          key: '204',
+        }),
+        keyed({
+          check: 'v',
+          operation: ['POST /a', 'POST /b'],
+          kind: 'input.accepted',
+          key: '204',
+          intermittent: true,
+        }),
+      ],
+    };
+    const shown = [failure('input.accepted', '204')];
+    const updated = updatedBaseline(previous, {
+      checks: [
+        check('w', 'POST /a', 'failed', shown),
+        check('w', 'POST /b', 'passed'),
+        check('w', 'POST /c', 'failed', [failure('input.accepted', '200')]),
+        check('v', 'POST /a', 'passed'),
+        check('v', 'POST /b', 'passed'),
+      ],
+    });
+    const w = updated.entries.find((e) => e.check === 'w')!;
+    // /d was not judged: it stays; /b and /c were judged without this failure (/c fails otherwise, and gets its own entry).
+    expect(w.operation).toEqual(['POST /a', 'POST /d']);
+    expect(updated.entries.find((e) => e.check === 'v')!.operation).toEqual(['POST /a', 'POST /b']);
+    expect(names(updated.entries)).toContain('w POST /c input.accepted 200');
+  });
+
   test('a new failure of a baselined check on a baselined operation gets its own entry beside the old one', () => {
     const updated = updatedBaseline(
       { entries: [keyed({ check: 'a', operation: 'POST /deployments/', kind: 'status.undocumented', key: '201' })] },
