@@ -233,6 +233,12 @@ function put(body: Obj, c: Criterion): void {
   node[c.operator] = c.operand;
 }
 
+/** Why a collection has no filter to generate: no (field, operator) of its filter had an operand. */
+export function noFilterCase(key: string, cases: FilterCases): string {
+  const reasons = [...new Set(cases.unknown.values())];
+  return `no filter of ${key} could be built${reasons.length ? `: ${reasons.slice(0, 3).join('; ')}` : ' (its filter schema offers no field and operator the profile knows)'}`;
+}
+
 /** A body of one to three criteria (own and related collections), maybe with `operator: or_`. */
 export function filterBodyArbitrary(
   model: FilterModel,

@@ -3,7 +3,7 @@
  * `/history` bins the run's own runs as they are.
  */
 import fc from 'fast-check';
-import { filterBodyArbitrary, filterCases } from '../cases/filters.js';
+import { filterBodyArbitrary, filterCases, noFilterCase } from '../cases/filters.js';
 import type { Obj } from '../model/oracle.js';
 import { micros } from '../model/profiles/operators.js';
 import { jsonBodySchema, resolveRef, type Operation } from '../openapi/operations.js';
@@ -66,6 +66,7 @@ export const aggregatesChecks = [
       const model = q.models.get(key);
       if (!model) throw new Skip(`no filter model of ${key}`);
       const cases = filterCases(ctx.model.doc, model, q.semantics, q.built.corpus, q.built.bound, ctx.settings.runTag);
+      if (!cases.triples.size) throw new Skip(noFilterCase(key, cases));
       let shown: Verdict | undefined;
       const { seed, runs } = ctx.settings;
       const result = await fc.check(

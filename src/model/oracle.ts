@@ -17,6 +17,19 @@ export interface FilterSemantics {
   fieldValue?(collectionKey: string, obj: Obj, path: string[], operator: string, corpus: Corpus): unknown;
   /** "collection.field" the document says the server ignores: every criterion on it drops out. */
   ignored?: ReadonlySet<string>;
+  /**
+   * Where the spec leaves a criterion's meaning open and the profile knows a release that reads it
+   * another way: that reading, which a server may take instead (reported as implementation-defined).
+   */
+  otherReadings?: ReadonlyArray<OtherReading>;
+}
+
+export interface OtherReading {
+  /** The criteria it concerns. */
+  applies(criterion: { key: string; path: string[]; operator: string }): boolean;
+  /** What the server does under it, for the verdict. */
+  description: string;
+  fieldValue: NonNullable<FilterSemantics['fieldValue']>;
 }
 
 const singular = (key: string) => key.replace(/s$/, '');

@@ -131,6 +131,16 @@ export const prefectProfile: Profile = {
         return value ?? obj.expected_start_time;
       return value;
     },
+    // The spec does not say what start_time before_/after_ make of a run that has not started; 3.4.25 and
+    // 3.8.8 compare the COALESCE above, 3.0.11 compares start_time alone, which leaves such a run out.
+    otherReadings: [
+      {
+        applies: (c) => c.key === 'flow_runs' && c.path.join('.') === 'start_time' && c.operator !== 'is_null_',
+        description: 'start_time before_/after_ compare start_time alone (a run not started yet is left out)',
+        fieldValue: (_key, obj, path) =>
+          path.reduce<unknown>((o, p) => (o as Record<string, unknown> | undefined)?.[p], obj),
+      },
+    ],
   },
   sortKey(key, value) {
     if (key === 'flow_runs' && /^START_TIME_/.test(value)) return (o) => o.start_time ?? o.expected_start_time;

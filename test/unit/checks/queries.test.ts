@@ -69,6 +69,16 @@ describe('query checks', () => {
     );
   });
 
+  test("start_time on a run not started is implementation-defined: an older release's reading passes, and is reported", async () => {
+    const current = await verdict('filters.oracle', 'POST /flow_runs/filter');
+    expect(current.status === 'passed' && current.message).not.toMatch(/start_time alone/);
+    const older = await verdict('filters.oracle', 'POST /flow_runs/filter', 'start-time-alone');
+    expect(older.status).toBe('passed');
+    expect(older.status === 'passed' && older.message).toMatch(
+      /implementation-defined: start_time before_\/after_ compare start_time alone/,
+    );
+  });
+
   test('a failing generated filter names its seed and the path to replay it', async () => {
     const v = await verdict('filters.oracle', 'POST /flows/filter', 'ignore-filter');
     expect(v.status === 'failed' && v.seed).toBe(1);

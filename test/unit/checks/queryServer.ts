@@ -43,6 +43,15 @@ export async function queryServer(
   const model = await referenceModel();
   const semantics = await semanticsOf();
   const emptyPatternsSemantics = { ...semantics, operators: { ...semantics.operators, ...emptyPatternsApplied } };
+  // The reading of releases before 3.1: start_time before_/after_ on start_time alone.
+  const other = semantics.otherReadings![0];
+  const startTimeAloneSemantics = {
+    ...semantics,
+    fieldValue: (k: string, obj: Obj, path: string[], operator: string, corpus: Corpus) =>
+      other.applies({ key: k, path, operator })
+        ? other.fieldValue(k, obj, path, operator, corpus)
+        : semantics.fieldValue!(k, obj, path, operator, corpus),
+  };
   const store: Corpus = Object.fromEntries(CORE.map((k) => [k, []]));
   let n = 0;
   const base = Date.parse('2026-11-22T10:00:00.000Z');
@@ -52,7 +61,16 @@ export async function queryServer(
       const ids =
         breaks === 'ignore-filter'
           ? new Set(store[key].map((o) => String(o.id)))
-          : evaluate(fm, breaks === 'apply-empty-pattern' ? emptyPatternsSemantics : semantics, store, body);
+          : evaluate(
+              fm,
+              breaks === 'apply-empty-pattern'
+                ? emptyPatternsSemantics
+                : breaks === 'start-time-alone'
+                  ? startTimeAloneSemantics
+                  : semantics,
+              store,
+              body,
+            );
       return store[key].filter((o) => ids.has(String(o.id)));
     } catch {
       return [];
