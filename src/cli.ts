@@ -53,7 +53,13 @@ import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
 import type { RequestToSend } from './openapi/request.js';
-import { absentSideEffects, cleanup, cleanupMadeForRun, cleanupSideEffects } from './resources/cleanup.js';
+import {
+  absentSideEffects,
+  cleanup,
+  cleanupMadeForRun,
+  cleanupSideEffects,
+  recheckFailed,
+} from './resources/cleanup.js';
 import { runFiles } from './run/session.js';
 import { specDrift } from './openapi/drift.js';
 import { loadDocument } from './openapi/load.js';
@@ -328,8 +334,9 @@ async function runInto(config: Config): Promise<number> {
     results.cleanup = await cleanup(send, files.ledger);
     if (profile.madeForRun && !config.readOnly)
       await cleanupMadeForRun(send, files.ledger, config.runTag, profile.madeForRun, results.cleanup);
-    const sideEffectsLeft = await cleanupSideEffects(send, sideEffects);
+    const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, config.runTag);
     if (sideEffectsLeft.length) results.cleanup.sideEffects = sideEffectsLeft;
+    if (sideEffectsLeft.some((e) => e.deleted)) await recheckFailed(send, results.cleanup);
     await client.close();
     if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
     // A gate must never pass on a run that judged nothing, or on a target that never answered.

@@ -108,9 +108,9 @@ export function ensurePrefect(log: (line: string) => void = () => {}, pin: Prefe
 }
 
 /**
- * Releases before 3.1 have no `--no-services` flag: their background services (scheduler, late runs,
- * event persister, triggers, ...) are turned off one by one through their settings, which all 2.x and 3.x
- * releases read under these names. Reading the installed CLI's source tells which kind a release is
+ * Some releases (3.0.11 and 2.20.26 among those tried) have no `--no-services` flag: their background
+ * services (scheduler, late runs, event persister, triggers, ...) are turned off one by one through their
+ * settings, which 2.x and 3.x releases read under these names. Reading the installed CLI's source tells which kind a release is
  * without starting a process.
  */
 const SERVICES = [

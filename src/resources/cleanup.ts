@@ -10,7 +10,8 @@ import { Ledger } from './ledger.js';
 export interface CleanupSummary {
   deleted: number;
   alreadyGone: number;
-  failed: Array<{ collection: string; id: string; reason: string }>;
+  /** What could not be deleted; `path` (and its operation's `template`) where it can be read again. */
+  failed: Array<{ collection: string; id: string; reason: string; path?: string; template?: string }>;
   notDeletable: Array<{ collection: string; id: string }>;
   /** Objects the server made of its own accord during the run: deleted, or left with the reason. */
   sideEffects?: Array<{ path: string; why: string; deleted: boolean; reason?: string }>;
@@ -33,7 +34,14 @@ export async function cleanupMadeForRun(
     const answer = await send({ method: 'DELETE', template: made.template, path: made.path });
     if (is2xx(answer)) report.deleted++;
     else if (answer.status === 404) report.alreadyGone++;
-    else report.failed.push({ collection: made.template, id: made.path, reason: `${answer.status || answer.error}` });
+    else
+      report.failed.push({
+        collection: made.template,
+        id: made.path,
+        reason: `${answer.status || answer.error}`,
+        path: made.path,
+        template: made.template,
+      });
   }
 }
 
@@ -54,12 +62,13 @@ export async function absentSideEffects(send: Send, sideEffects: SideEffect[]): 
 export async function cleanupSideEffects(
   send: Send,
   absentBefore: SideEffect[],
+  runTag: string,
 ): Promise<NonNullable<CleanupSummary['sideEffects']>> {
   const report: NonNullable<CleanupSummary['sideEffects']> = [];
   for (const effect of absentBefore) {
     const now = await send({ method: 'GET', template: effect.template, path: effect.path });
     if (!is2xx(now)) continue;
-    if (!(await effect.isBare(send))) {
+    if (!(await effect.isBare(send, runTag))) {
       report.push({ ...pick(effect), deleted: false, reason: 'it holds objects the run did not make' });
       continue;
     }
@@ -74,6 +83,22 @@ export async function cleanupSideEffects(
 }
 
 const pick = ({ path, why }: SideEffect) => ({ path, why });
+
+/**
+ * A delete that failed may have been done since by a parent's: a side effect deleted with what it held.
+ * Each failure with a path is read again; one that is gone now counts as already gone, not as left behind.
+ */
+export async function recheckFailed(send: Send, report: CleanupSummary): Promise<void> {
+  const still: CleanupSummary['failed'] = [];
+  for (const f of report.failed) {
+    const answer = f.path
+      ? await send({ method: 'GET', template: f.template ?? f.collection, path: f.path })
+      : undefined;
+    if (answer?.status === 404) report.alreadyGone++;
+    else still.push(f);
+  }
+  report.failed = still;
+}
 
 export async function cleanup(send: Send, ledgerFile: string): Promise<CleanupSummary> {
   const entries = Ledger.read(ledgerFile).reverse();
@@ -96,6 +121,8 @@ export async function cleanup(send: Send, ledgerFile: string): Promise<CleanupSu
         collection: entry.collection,
         id: entry.id,
         reason: answer.status ? `${answer.status}: ${answer.body.slice(0, 200)}` : (answer.error ?? 'no answer'),
+        path: entry.deletePath,
+        template: entry.deleteTemplate?.replace(/^DELETE /, ''),
       });
   }
   return report;

@@ -183,8 +183,10 @@ export const prefectProfile: Profile = {
       path: '/work_pools/default-agent-pool',
       template: '/work_pools/{name}',
       why: 'Prefect makes it for a work queue or deployment that names no work pool',
-      // Made with one queue, "default"; any other queue or a deployment in it is someone's.
-      async isBare(send) {
+      // Made with one queue, "default"; any other queue or a deployment in it is someone's, but for the run's
+      // own queues: Prefect 2.20 makes the run's first queue the pool's default, and refuses (409) to delete
+      // it while the pool stands, so the pool goes with it.
+      async isBare(send, runTag) {
         const queues = await send({
           method: 'POST',
           template: '/work_pools/{work_pool_name}/queues/filter',
@@ -199,7 +201,7 @@ export const prefectProfile: Profile = {
         });
         if (!is2xx(queues) || !Array.isArray(queues.json) || !is2xx(deployments)) return false;
         const names = queues.json.map((q) => (q as { name?: unknown }).name);
-        return deployments.json === 0 && names.every((n) => n === 'default');
+        return deployments.json === 0 && names.every((n) => n === 'default' || String(n).startsWith(`${runTag}-`));
       },
     },
   ],

@@ -118,8 +118,8 @@ export interface SideEffect {
   /** The DELETE's operation template, for reports and counts. */
   template: string;
   why: string;
-  /** Whether it holds nothing but what the server made with it (checked before deleting). */
-  isBare(send: ProfileSend): Promise<boolean>;
+  /** Whether it holds nothing but what the server made with it and the run's own objects (checked before deleting). */
+  isBare(send: ProfileSend, runTag: string): Promise<boolean>;
 }
 
 /** A UUID that names no object of any run. */

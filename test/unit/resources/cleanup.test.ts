@@ -1,7 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import type { SideEffect } from '../../../src/model/profiles/profile.js';
 import type { Answer, RequestToSend } from '../../../src/openapi/request.js';
-import { absentSideEffects, cleanupSideEffects } from '../../../src/resources/cleanup.js';
+import {
+  absentSideEffects,
+  cleanupSideEffects,
+  recheckFailed,
+  type CleanupSummary,
+} from '../../../src/resources/cleanup.js';
+import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 
 /** A server holding the objects at `paths`; DELETE removes one. */
 function server(paths: string[]) {
@@ -32,7 +38,7 @@ describe('side effects of a run', () => {
     const s = server([]);
     const absent = await absentSideEffects(s.send, [effect(true)]);
     s.present.add('/work_pools/default-agent-pool');
-    expect(await cleanupSideEffects(s.send, absent)).toEqual([
+    expect(await cleanupSideEffects(s.send, absent, 'run-tag')).toEqual([
       { path: '/work_pools/default-agent-pool', why: 'made for a queue without a pool', deleted: true },
     ]);
     expect(s.present.size).toBe(0);
@@ -42,13 +48,54 @@ describe('side effects of a run', () => {
     const s = server([]);
     const absent = await absentSideEffects(s.send, [effect(false)]);
     s.present.add('/work_pools/default-agent-pool');
-    const [left] = await cleanupSideEffects(s.send, absent);
+    const [left] = await cleanupSideEffects(s.send, absent, 'run-tag');
     expect(left).toMatchObject({ deleted: false, reason: 'it holds objects the run did not make' });
     expect(s.sent.filter((r) => r.startsWith('DELETE'))).toEqual([]);
   });
 
   test('one that never appeared is not reported', async () => {
     const s = server([]);
-    expect(await cleanupSideEffects(s.send, await absentSideEffects(s.send, [effect(true)]))).toEqual([]);
+    expect(await cleanupSideEffects(s.send, await absentSideEffects(s.send, [effect(true)]), 'run-tag')).toEqual([]);
+  });
+});
+
+describe('a failed delete read again after the side effects', () => {
+  test('counts as already gone when a parent took it, and stays failed otherwise', async () => {
+    const s = server(['/work_queues/b']);
+    const report: CleanupSummary = {
+      deleted: 3,
+      alreadyGone: 0,
+      notDeletable: [],
+      failed: [
+        { collection: '/work_queues', id: 'a', reason: '409', path: '/work_queues/a', template: '/work_queues/{id}' },
+        { collection: '/work_queues', id: 'b', reason: '409', path: '/work_queues/b', template: '/work_queues/{id}' },
+        { collection: '/x', id: 'c', reason: 'no path' },
+      ],
+    };
+    await recheckFailed(s.send, report);
+    expect(report.alreadyGone).toBe(1);
+    expect(report.failed.map((f) => f.id)).toEqual(['b', 'c']);
+  });
+});
+
+describe("Prefect's default-agent-pool", () => {
+  const pool = prefectProfile.sideEffects![0];
+  const withQueues =
+    (names: string[], deployments = 0) =>
+    async (r: RequestToSend): Promise<Answer> =>
+      r.path.endsWith('/queues/filter')
+        ? { status: 200, body: '', json: names.map((name) => ({ name })) }
+        : { status: 200, body: '', json: deployments };
+
+  test("is bare with the server's default queue or the run's own queues (2.20 makes the run's first queue its default)", async () => {
+    expect(await pool.isBare(withQueues(['default']), 'conformance-x1')).toBe(true);
+    expect(await pool.isBare(withQueues(['conformance-x1-3']), 'conformance-x1')).toBe(true);
+  });
+
+  test("is not bare with anyone else's queue or a deployment", async () => {
+    expect(await pool.isBare(withQueues(['default', 'team-queue']), 'conformance-x1')).toBe(false);
+    expect(await pool.isBare(withQueues(['conformance-x2-1']), 'conformance-x1')).toBe(false);
+    expect(await pool.isBare(withQueues(['conformance-x12-1']), 'conformance-x1')).toBe(false);
+    expect(await pool.isBare(withQueues(['default'], 1), 'conformance-x1')).toBe(false);
   });
 });
