@@ -294,7 +294,7 @@ function minimalOfType(ctx: GenContext, s: S, type: string, depth: number): unkn
         for (const [name, sub] of Object.entries(s.properties ?? {})) {
           if (name in out) continue;
           const hooked = ctx.hooks?.minimal?.(name, sub, true);
-          if (hooked) out[name] = hooked.value;
+          if (hooked && hooked.value !== undefined) out[name] = hooked.value;
         }
       }
       return out;

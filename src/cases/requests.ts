@@ -53,15 +53,18 @@ export function fieldHooks(
   safe: SafeValues,
   refs: Record<string, unknown>,
   namesMadeOnDemand: readonly string[] = [],
+  neverSent: readonly string[] = [],
 ): FieldHooks {
   return {
     minimal(name, schema) {
+      if (neverSent.includes(name)) return { value: undefined };
       if (name in refs) return { value: refs[name] };
       if (name === 'tags' && acceptsArray(schema)) return { value: safe.tags() };
       if (safe.isNameField(name) && acceptsString(schema)) return { value: safe.name(schema) };
       return undefined;
     },
     arbitrary(name, schema) {
+      if (neverSent.includes(name)) return fc.constant(undefined);
       if (name in refs) return fc.constant(refs[name]);
       if (name === 'tags' && acceptsArray(schema)) return safe.tagsArbitrary();
       if (safe.isNameField(name) && acceptsString(schema)) return safe.nameArbitrary(schema);
@@ -151,7 +154,11 @@ export async function bodyRefs(
 }
 
 export function genContext(ctx: CaseContext, refs: Record<string, unknown>): GenContext {
-  return { doc: ctx.model.doc, hooks: fieldHooks(ctx.safe, refs, ctx.profile.namesMadeOnDemand), maxDepth: 4 };
+  return {
+    doc: ctx.model.doc,
+    hooks: fieldHooks(ctx.safe, refs, ctx.profile.namesMadeOnDemand, ctx.profile.fieldsNeverSent),
+    maxDepth: 4,
+  };
 }
 
 /** The one valid request that should reach 2xx: minimal body, the run's own objects, the profile's additions. */

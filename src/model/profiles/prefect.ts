@@ -150,6 +150,9 @@ export const prefectProfile: Profile = {
   maxLimit: 200,
   historyMaxBins: 500,
   namesMadeOnDemand: ['work_queue_name'],
+  // get_runs with an agent_id records an agent, which no operation deletes; on 3.0.11 and 2.20.26 its
+  // foreign key then makes the run's work queue undeletable (409), and its pool with it.
+  fieldsNeverSent: ['agent_id'],
   async madeForRun(send, run) {
     const found: Array<{ path: string; template: string }> = [];
     /** Every object a filter selects, page by page. */

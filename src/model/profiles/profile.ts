@@ -95,6 +95,11 @@ export interface Profile {
    * generated values carry the run's mark, so that what the server makes for them is found and deleted.
    */
   namesMadeOnDemand?: string[];
+  /**
+   * Optional body fields never sent: their value makes the server keep a record that the API cannot delete
+   * (so a run would leave it behind, on a shared target too).
+   */
+  fieldsNeverSent?: string[];
   /** The objects the server made on behalf of the run (named with its tag, or attached to its objects), to delete after it. */
   madeForRun?(send: ProfileSend, run: RunMarks): Promise<Array<{ path: string; template: string }>>;
 }
