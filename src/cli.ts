@@ -41,7 +41,7 @@ import { serverVersions } from './http/serverVersion.js';
 import { Redactor } from './http/redact.js';
 import { profileFor } from './model/profiles/index.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
-import { compareRuns, comparisonRegressed, type ComparedSide } from './report/compare.js';
+import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
 import { compareHtml, compareMarkdown } from './report/compareReport.js';
 import { htmlReport } from './report/html.js';
 import { markdownSummary } from './report/markdown.js';
@@ -452,7 +452,7 @@ async function loadSide(
   const files = runFiles(runDir);
   const behaviours = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).filter((b) => b.k) : undefined;
   return {
-    side: { label: results.target.label || results.target.baseUrl, results, behaviours },
+    side: { label: targetName(results.target), results, behaviours },
     document: existsSync(files.spec) ? files.spec : undefined,
   };
 }

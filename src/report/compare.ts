@@ -199,11 +199,17 @@ function behaviourDiff(a: Behaviour[], b: Behaviour[]): NonNullable<Comparison['
   };
 }
 
+/** A run's target as a comparison names it: its label, else its URL with the release the server reported. */
+export function targetName(target: Results['target']): string {
+  if (target.label) return target.label;
+  return target.serverVersion ? `${target.baseUrl} (server ${target.serverVersion})` : target.baseUrl;
+}
+
 export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift): Comparison {
   const notes: string[] = [];
   const describe = (s: ComparedSide) => ({
     label: s.label,
-    target: s.results ? s.results.target.label || s.results.target.baseUrl : undefined,
+    target: s.results ? targetName(s.results.target) : undefined,
     seed: s.results?.seed,
     checks: s.results?.checks.length,
   });

@@ -1,6 +1,6 @@
 /** compare's verdict diff: failures told apart by kind and key, other verdicts by their masked message. */
 import { describe, expect, test } from 'vitest';
-import { compareRuns, comparisonVerdict } from '../../src/report/compare.js';
+import { compareRuns, comparisonVerdict, targetName } from '../../src/report/compare.js';
 import { compareHtml, compareMarkdown } from '../../src/report/compareReport.js';
 import type { CheckResult, Results } from '../../src/report/results.js';
 import { resultsOf } from './support.js';
@@ -88,5 +88,21 @@ describe('the comparison reports open with their verdict', () => {
     expect(html).toContain('no change');
     expect(html).not.toContain('data-testid="verdicts"');
     expect(compareMarkdown(c)).not.toContain('| change | check |');
+  });
+});
+
+describe('a side of a comparison', () => {
+  test('is named by its label, else by its URL and the release its server reported', () => {
+    const base = resultsOf([]).target;
+    expect(targetName({ ...base, label: 'prefect 3.4.25 on sqlite', serverVersion: '3.4.25' })).toBe(
+      'prefect 3.4.25 on sqlite',
+    );
+    expect(targetName({ ...base, serverVersion: '3.0.11' })).toBe('http://x/api (server 3.0.11)');
+    expect(targetName(base)).toBe('http://x/api');
+    const c = compareRuns(
+      { label: 'A', results: resultsOf([], { target: { ...base, serverVersion: '3.0.11' } }) },
+      { label: 'B', results: resultsOf([], { target: { ...base, serverVersion: '3.4.25' } }) },
+    );
+    expect([c.a.target, c.b.target]).toEqual(['http://x/api (server 3.0.11)', 'http://x/api (server 3.4.25)']);
   });
 });

@@ -212,7 +212,7 @@ export const prefectProfile: Profile = {
     if (op.key === 'GET /csrf-token')
       return 'CSRF protection is off on the server (PREFECT_SERVER_API_CSRF_PROTECTION_ENABLED defaults to false), and then it answers 422 by design';
     if (op.key === 'GET /events/filter/next')
-      return 'needs a page token from POST /events/filter, which gives none while the event persister service is off (--no-services)';
+      return 'needs a page token from POST /events/filter, which gives none unless the server runs its event persister service (the managed server runs without services)';
     return undefined;
   },
   safety(op: Operation): Safety | undefined {
