@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { bodyOf, filterBodyArbitrary, filterCases, noFilterCase, tripleOf, type Criterion } from '../cases/filters.js';
 import type { Exchange } from '../http/client.js';
-import { evaluate, Unsupported, type FilterSemantics, type Obj } from '../model/oracle.js';
+import { evaluate, Unsupported, withReading, type FilterSemantics, type Obj } from '../model/oracle.js';
 import { emptyPatternsApplied, isOpenOperand } from '../model/profiles/operators.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';
@@ -85,14 +85,7 @@ export const filtersChecks = [
           for (const reading of q.semantics.otherReadings ?? []) {
             const concerned = criteria.filter((c) => reading.applies(c));
             if (!is2xx(exchange) || !concerned.length) continue;
-            const base = q.semantics.fieldValue;
-            const fieldValue: typeof reading.fieldValue = (k, obj, path, operator, corpus) =>
-              reading.applies({ key: k, path, operator })
-                ? reading.fieldValue(k, obj, path, operator, corpus)
-                : base
-                  ? base(k, obj, path, operator, corpus)
-                  : path.reduce<unknown>((o, p) => (o as Obj | undefined)?.[p], obj);
-            if (same(evaluate(model, { ...q.semantics, fieldValue }, q.built.corpus, body))) {
+            if (same(evaluate(model, withReading(q.semantics, reading), q.built.corpus, body))) {
               otherReadings.add(reading.description);
               return true;
             }

@@ -43,7 +43,22 @@ export function related(aKey: string, a: Obj, bKey: string, b: Obj): boolean | u
   return undefined;
 }
 
-function valueAt(obj: Obj, path: string[]): unknown {
+/** The semantics under another reading: its criteria read its way, every other criterion as before. */
+export function withReading(semantics: FilterSemantics, reading: OtherReading): FilterSemantics {
+  const base = semantics.fieldValue;
+  return {
+    ...semantics,
+    fieldValue: (key, obj, path, operator, corpus) =>
+      reading.applies({ key, path, operator })
+        ? reading.fieldValue(key, obj, path, operator, corpus)
+        : base
+          ? base(key, obj, path, operator, corpus)
+          : valueAt(obj, path),
+  };
+}
+
+/** The value at a path of an object (undefined where the path ends early). */
+export function valueAt(obj: Obj, path: string[]): unknown {
   let v: unknown = obj;
   for (const p of path) v = v && typeof v === 'object' ? (v as Obj)[p] : undefined;
   return v;

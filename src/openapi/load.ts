@@ -13,7 +13,7 @@ export interface LoadedDocument {
   source: string;
   /** The document as served, untouched (3.0 or 3.1). */
   raw: OpenApiDocument;
-  /** The same document with every schema in JSON Schema 2020-12 form (3.0's nullable turned into type arrays). */
+  /** The same document with every schema in JSON Schema 2020-12 form (normalize.ts: nullable, tuple items, ...). */
   doc: OpenApiDocument;
   openapi: string;
   /** What it took to read the document's schemas as 2020-12, each kind once. */

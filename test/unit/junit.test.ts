@@ -1,25 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { junitOutcomeOf, junitReport } from '../../src/report/junit.js';
-import type { CheckResult, Results } from '../../src/report/results.js';
-import { summarize } from '../../src/report/results.js';
-import { checkResult } from './support.js';
-
-function resultsOf(checks: CheckResult[], errors?: string[]): Results {
-  return {
-    tool: { name: 't', version: '0' },
-    target: { baseUrl: 'http://x', openapi: '3.1.0', apiVersion: '1', profile: 'seed' },
-    seed: 1,
-    runTag: 'ct',
-    runs: 1,
-    readOnly: false,
-    startedAt: '2026-11-22T00:00:00.000Z',
-    durationMs: 1,
-    operations: [],
-    checks,
-    summary: summarize(checks, 0),
-    errors,
-  };
-}
+import type { CheckResult } from '../../src/report/results.js';
+import { checkResult, resultsOf } from './support.js';
 
 const named = (c: CheckResult, id: string, extra: Partial<CheckResult> = {}): CheckResult => ({
   ...c,
@@ -78,7 +60,7 @@ describe('junitReport', () => {
   });
 
   test("the run's own errors are told apart from verdicts", () => {
-    const withErrors = junitReport(resultsOf(checks, ['cleanup could not delete 1 object(s)']));
+    const withErrors = junitReport(resultsOf(checks, { errors: ['cleanup could not delete 1 object(s)'] }));
     expect(withErrors).toMatch(
       /<testsuite name="run" tests="0"[^>]*><system-err>cleanup could not delete 1 object\(s\)<\/system-err>/,
     );

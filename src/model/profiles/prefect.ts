@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
+import { valueAt } from '../oracle.js';
 import { prefectOperators } from './operators.js';
 import { unknownIdentifier, type Profile, type ProfileContext, type Safety } from './profile.js';
 
@@ -126,7 +127,7 @@ export const prefectProfile: Profile = {
       // flows.deployment.is_null_: whether any deployment is of the flow (FlowFilterDeployment).
       if (key === 'flows' && path.join('.') === 'deployment')
         return (corpus.deployments ?? []).filter((d) => d.flow_id === obj.id);
-      const value = path.reduce<unknown>((o, p) => (o as Record<string, unknown> | undefined)?.[p], obj);
+      const value = valueAt(obj, path);
       if (key === 'flow_runs' && path.join('.') === 'start_time' && operator !== 'is_null_')
         return value ?? obj.expected_start_time;
       return value;
@@ -137,8 +138,7 @@ export const prefectProfile: Profile = {
       {
         applies: (c) => c.key === 'flow_runs' && c.path.join('.') === 'start_time' && c.operator !== 'is_null_',
         description: 'start_time before_/after_ compare start_time alone (a run not started yet is left out)',
-        fieldValue: (_key, obj, path) =>
-          path.reduce<unknown>((o, p) => (o as Record<string, unknown> | undefined)?.[p], obj),
+        fieldValue: (_key, obj, path) => valueAt(obj, path),
       },
     ],
   },
@@ -186,9 +186,9 @@ export const prefectProfile: Profile = {
       path: '/work_pools/default-agent-pool',
       template: '/work_pools/{name}',
       why: 'Prefect makes it for a work queue or deployment that names no work pool',
-      // Made with one queue, "default"; any other queue or a deployment in it is someone's, but for the run's
-      // own queues: Prefect 2.20 makes the run's first queue the pool's default, and refuses (409) to delete
-      // it while the pool stands, so the pool goes with it.
+      // Made with one queue, "default"; any other queue or a deployment in it is someone's. A queue of the
+      // run's own that its delete left behind may go with the pool (the run's queues are deleted first, so
+      // normally none is left).
       async isBare(send, runTag) {
         const queues = await send({
           method: 'POST',

@@ -5,7 +5,7 @@
  */
 import { documentedAsIgnored } from '../../../src/cases/filters.js';
 import { CORE, coreFilterModel } from '../../../src/checks/queryContext.js';
-import { evaluate, type Corpus, type Obj } from '../../../src/model/oracle.js';
+import { evaluate, withReading, type Corpus, type Obj } from '../../../src/model/oracle.js';
 import { emptyPatternsApplied, micros } from '../../../src/model/profiles/operators.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
@@ -44,14 +44,7 @@ export async function queryServer(
   const semantics = await semanticsOf();
   const emptyPatternsSemantics = { ...semantics, operators: { ...semantics.operators, ...emptyPatternsApplied } };
   // The reading of releases before 3.1: start_time before_/after_ on start_time alone.
-  const other = semantics.otherReadings![0];
-  const startTimeAloneSemantics = {
-    ...semantics,
-    fieldValue: (k: string, obj: Obj, path: string[], operator: string, corpus: Corpus) =>
-      other.applies({ key: k, path, operator })
-        ? other.fieldValue(k, obj, path, operator, corpus)
-        : semantics.fieldValue!(k, obj, path, operator, corpus),
-  };
+  const startTimeAloneSemantics = withReading(semantics, semantics.otherReadings![0]);
   const store: Corpus = Object.fromEntries(CORE.map((k) => [k, []]));
   let n = 0;
   const base = Date.parse('2026-11-22T10:00:00.000Z');
