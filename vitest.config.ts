@@ -1,7 +1,10 @@
 import { defineConfig } from 'vitest/config';
+import { FamilySequencer } from './src/run/familySequencer.js';
 
 export default defineConfig({
   test: {
+    // The conformance files in the families' order (src/run/familySequencer.ts); the self tests as vitest orders them.
+    sequence: { sequencer: FamilySequencer },
     projects: [
       {
         test: {

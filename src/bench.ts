@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: the default conformance run against a managed Prefect on SQLite (installed first, so
  * installation is not measured), with wall time, requests, the suite's own CPU and peak memory, and the
- * server's CPU beside it. Writes reports/bench.json and prints a table. It states numbers; it fails nothing.
+ * server's CPU beside it: how busy the suite kept the server, how many requests were in flight on average,
+ * how soon the first verdict came, and the requests and answer times of each family. `--budget S` benches a
+ * time-boxed run. Writes reports/bench.json and prints a table. It states numbers; it fails nothing.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -103,6 +105,8 @@ function serverTimeByOperation(
 async function main(): Promise<void> {
   // --profile: a V8 CPU profile of every suite process and thread, and the server's time per operation.
   const profile = process.argv.includes('--profile');
+  const budgetAt = process.argv.indexOf('--budget');
+  const budget = budgetAt > 0 ? process.argv[budgetAt + 1] : undefined;
   const profileDir = path.join(repoRoot, 'reports', 'profile');
   if (profile) {
     rmSync(profileDir, { recursive: true, force: true });
@@ -115,6 +119,7 @@ async function main(): Promise<void> {
   const serverCpuBefore = tree(serverPid).reduce((s, p) => s + cpuSeconds(p, true), 0);
   const selfBefore = cpuSeconds('self', true);
   const started = performance.now();
+  const startedAt = Date.now();
   rmSync(outDir, { recursive: true, force: true });
   // --cpu-prof is refused in NODE_OPTIONS; the CLI passes it on to vitest (and vitest's worker thread inherits it).
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -127,6 +132,7 @@ async function main(): Promise<void> {
       CONFORMANCE_QUIET: '1',
       CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`,
       CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`),
+      ...(budget ? { CONFORMANCE_BUDGET: budget } : {}),
     }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -146,6 +152,11 @@ async function main(): Promise<void> {
   await server.stop();
   const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as Results;
   const cores = os.cpus().length;
+  // Requests in flight on average: the time the exchanges took, over the time from the first to the last.
+  const exchanges = readExchangeLog(path.join(outDir, '.run', 'exchanges.jsonl'));
+  const sendingMs =
+    Math.max(...exchanges.map((x) => x.at ?? 0)) - Math.min(...exchanges.map((x) => (x.at ?? 0) - x.ms));
+  const firstVerdict = results.timing?.firstVerdictAt ? Date.parse(results.timing.firstVerdictAt) : undefined;
   const bench = {
     date: new Date().toISOString(),
     machine: { cores, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
@@ -158,9 +169,16 @@ async function main(): Promise<void> {
     suiteCpuSeconds: Number(suiteCpuSeconds.toFixed(2)),
     suiteCpuShareOfMachine: Number((suiteCpuSeconds / (wallSeconds * cores)).toFixed(3)),
     serverCpuSeconds: Number(serverCpuSeconds.toFixed(2)),
+    // The server is one process: its CPU over the wall time is how much of the run it was working.
+    serverBusyShare: Number((serverCpuSeconds / wallSeconds).toFixed(3)),
+    averageInFlight: Number((exchanges.reduce((n, x) => n + x.ms, 0) / Math.max(1, sendingMs)).toFixed(2)),
+    secondsToFirstVerdict: firstVerdict ? Number(((firstVerdict - startedAt) / 1000).toFixed(2)) : undefined,
     peakRssMB: Math.round(peakRssKb / 1024),
     concurrency: loadConfig().concurrency,
     runs: results.runs,
+    budgetSeconds: budget ? Number(budget) : undefined,
+    notRun: results.summary.notRun ?? 0,
+    requestsByFamily: results.timing?.latency,
   };
   const profiled = profile
     ? {

@@ -1,7 +1,4 @@
 /** Family `auth`: credentials, when configured. */
-import { getSession } from '../src/run/session.js';
-import { registerFamily } from '../src/run/register.js';
+import { registerSuite } from '../src/run/register.js';
 
-const session = await getSession();
-await session.exerciseAll();
-registerFamily(session, 'auth');
+await registerSuite('auth');

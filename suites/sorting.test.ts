@@ -1,7 +1,4 @@
 /** Family `sorting`: every value of every sort enum of the core collections. */
-import { getSession } from '../src/run/session.js';
-import { registerFamily } from '../src/run/register.js';
+import { registerSuite } from '../src/run/register.js';
 
-const session = await getSession();
-await session.exerciseAll();
-registerFamily(session, 'sorting');
+await registerSuite('sorting');

@@ -42,7 +42,18 @@ interface CheckFields<L extends Level> {
    */
   variants?(op: Operation, ctx: CheckContext): string[];
   run(op: Operation, ctx: CheckContext, variant?: string): Promise<Verdict> | Verdict;
+  /**
+   * What the check must not see beside it, since checks are judged concurrently (run/scheduler.ts). By
+   * default nothing: it judges answers to its own requests, or objects only it or the query corpus holds.
+   * `quiet`: it compares the target's state across its requests (a count, a repeated read) and sends only
+   * reads, so it runs beside other quiet checks and never beside a check that may write. `alone`: it writes
+   * and then compares state beyond its own objects (a collection's count after a DELETE), so nothing runs
+   * beside it.
+   */
+  isolation?: Isolation;
 }
+
+export type Isolation = 'quiet' | 'alone';
 
 export interface Check extends CheckFields<Level> {
   family: Family;

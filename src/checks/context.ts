@@ -29,6 +29,8 @@ export interface OperationRun {
   op: Operation;
   /** Why the operation was not exercised at all. */
   skipped?: string;
+  /** Not exercised because the run's budget or deadline was spent first: its checks are not run. */
+  notRun?: boolean;
   /** Why the valid request could not reach 2xx, when that is known not to be a defect. */
   unreachable?: string;
   sent: Sent[];

@@ -123,6 +123,7 @@ function answerTo405Probe(ctx: CheckContext, op: Operation): Promise<Exchange> {
 export const methodsChecks = [
   defineCheck({
     id: 'methods.get-repeatable',
+    isolation: 'quiet',
     level: 'MUST',
     clause: '4.1 rule 1',
     title: 'MUST answer a repeated GET with the same status and body (GET is idempotent)',
@@ -140,6 +141,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.get-safe',
+    isolation: 'quiet',
     level: 'MUST',
     clause: '4.1 rule 1',
     title: 'MUST change nothing on GET: the object and the count of its collection are the same after many GETs',
@@ -167,6 +169,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.get-ignores-body',
+    isolation: 'quiet',
     level: 'MUST',
     clause: '4.1 rule 2',
     title: 'MUST answer a GET with a request body as it answers one without (GET takes nothing from the body)',
@@ -183,6 +186,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.put-idempotent',
+    isolation: 'alone',
     level: 'MUST',
     clause: '4.1 rule 1',
     title: 'MUST leave the same state and answer the same class of status when a PUT is applied twice',
@@ -208,6 +212,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.delete-then-404',
+    isolation: 'alone',
     level: 'MUST',
     clause: '4.1',
     title: 'MUST answer 404 to a GET of an object after its DELETE',
@@ -226,6 +231,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.delete-twice-404',
+    isolation: 'alone',
     level: 'MUST',
     clause: '4.1 rule 1',
     title: 'MUST answer 404 to a second DELETE of the same object',
@@ -243,6 +249,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.delete-only-target',
+    isolation: 'alone',
     level: 'MUST',
     clause: '4.1',
     title: 'MUST delete only the object named: the collection shrinks by one and other objects remain',

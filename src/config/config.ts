@@ -37,6 +37,10 @@ export interface Config {
   runs: number;
   requestTimeoutMs: number;
   concurrency: number;
+  /** --budget: a time-boxed run of this many seconds, the checks that catch the most first. */
+  budgetSeconds?: number;
+  /** The most a run may send for, in seconds: a slow target ends the run here, never hangs it. */
+  deadlineSeconds: number;
   /** A fixed prefix on every name the run creates, and the tag it puts on every object. */
   runTag: string;
   /** `i/n`: run the i-th of n parts of the suite files. */
@@ -131,6 +135,8 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     requestTimeoutMs: integer(env, 'CONFORMANCE_TIMEOUT_MS', 10000, 100, 600000),
     // 4 measured fastest on Prefect with SQLite (16 s); 8 turned into a storm of "database is locked" 503s (28 s).
     concurrency: integer(env, 'CONFORMANCE_CONCURRENCY', 4, 1, 256),
+    budgetSeconds: env.CONFORMANCE_BUDGET ? integer(env, 'CONFORMANCE_BUDGET', 0, 1, 86400) : undefined,
+    deadlineSeconds: integer(env, 'CONFORMANCE_DEADLINE', 1800, 1, 86400),
     runTag,
     shard,
     targetLabel: env.CONFORMANCE_TARGET_LABEL || undefined,

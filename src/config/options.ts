@@ -222,8 +222,27 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     key: 'concurrency',
     value: 'n',
     type: 'integer',
-    description: 'operations exercised at once',
+    description: 'requests in flight at once (checks are judged side by side)',
     default: '4',
+  },
+  {
+    flag: '--budget',
+    env: 'CONFORMANCE_BUDGET',
+    key: 'budget',
+    value: 'seconds',
+    type: 'integer',
+    description:
+      'a time-boxed run: the checks that catch the most first, nothing sent after SECONDS from the first request; what was not reached is reported as not run',
+  },
+  {
+    flag: '--deadline',
+    env: 'CONFORMANCE_DEADLINE',
+    key: 'deadline',
+    value: 'seconds',
+    type: 'integer',
+    description:
+      'the most a run may send for, from the first request; checks not reached by then are not run, and the run fails',
+    default: '1800',
   },
   {
     flag: '--run-tag',

@@ -16,6 +16,10 @@ export interface Behaviour {
   t: string;
   s: number;
   ms: number;
+  /** When the answer came, in ms since the run's client was made (absent in logs of earlier versions). */
+  at?: number;
+  /** Who sent it: a family of checks, `exercise`, or `other`. */
+  by?: string;
   /** The response's JSON shape (see Shape). */
   sh?: Shape;
   /** For a JSON array: a short hash of each masked item, in the order served. */

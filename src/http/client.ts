@@ -3,6 +3,7 @@
  * total deadline, a cap on response bodies, bounded retries of safe requests on 503, and a recorded,
  * redacted Exchange for every request.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
@@ -55,6 +56,26 @@ export interface ClientOptions {
 
 /** Thrown for a request read-only mode refused to send; whoever wanted it reports a skip. */
 export class BlockedByReadOnly extends Error {}
+
+/** Thrown for a request asked for after the run stopped sending (its budget or deadline spent); whoever wanted it reports "not run". */
+export class SendingStopped extends Error {}
+
+/** How the reason of a SendingStopped starts, wherever it is passed on as a skip's reason. */
+export const NOT_RUN = 'not run:';
+
+/** Who sends a request: a family of checks, or the exercise of operations. */
+const sender = new AsyncLocalStorage<string>();
+
+/** Run `fn` with every request it sends, however deep, counted under `label` (latency per family). */
+export function sendingFor<T>(label: string, fn: () => T): T {
+  return sender.run(label, fn);
+}
+
+/** The requests of one sender: how many, and the time each took to be answered (its last attempt). */
+export interface SenderTimes {
+  requests: number;
+  ms: number[];
+}
 
 const RECORD_LIMIT = 64 * 1024;
 
@@ -109,6 +130,12 @@ export class HttpClient {
 
   /** Length of the base URL's path ("/api"), cut from exchange paths in the exchange log. */
   private readonly basePathLength: number;
+  /** When the client was made: exchange log times count from it. */
+  private readonly createdAt = performance.now();
+  /** Requests and their times by sender (sendingFor's label; `other` outside any). */
+  readonly bySender = new Map<string, SenderTimes>();
+  /** Set once the run stops sending: why (a budget or deadline spent). */
+  private stoppedBecause?: string;
 
   constructor(readonly options: ClientOptions) {
     this.limit = options.concurrency;
@@ -192,9 +219,15 @@ export class HttpClient {
       this.down = { since: new Date().toISOString(), reason: exchange.error ?? '' };
   }
 
+  /** From now on every request is refused with SendingStopped (requests in flight finish). */
+  stopSending(reason: string): void {
+    this.stoppedBecause ??= reason;
+  }
+
   async send(spec: RequestToSend): Promise<Exchange> {
     if (this.options.isRead && !this.options.isRead(spec))
       throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
+    if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
     let exchange: Exchange;
     if (this.down && Date.now() - this.lastProbe < 1000) exchange = this.notSent(spec);
     else {
@@ -208,6 +241,11 @@ export class HttpClient {
     counts.requests += exchange.attempts;
     if (exchange.attempts > 1) counts.retried++;
     this.perOperation.set(key, counts);
+    const label = sender.getStore() ?? 'other';
+    const times = this.bySender.get(label) ?? { requests: 0, ms: [] };
+    times.requests += exchange.attempts;
+    times.ms.push(exchange.ms);
+    this.bySender.set(label, times);
     if (this.options.exchangeLog) {
       const url = new URL(exchange.url);
       const request = {
@@ -218,7 +256,12 @@ export class HttpClient {
       };
       appendFileSync(
         this.options.exchangeLog,
-        `${JSON.stringify(behaviourOf(request, exchange, this.options.runTag))}\n`,
+        `${JSON.stringify({
+          ...behaviourOf(request, exchange, this.options.runTag),
+          // When it was answered (ms since the client was made) and who sent it: the benchmark's timeline.
+          at: Math.round(performance.now() - this.createdAt),
+          by: label,
+        })}\n`,
       );
     }
     return exchange;

@@ -300,6 +300,26 @@ const SCRIPT = `
   });
 })();`;
 
+/** Where the run's time went: the target's answer times by family, and the run's time box. */
+function timingSection(r: Results): string {
+  const t = r.timing;
+  if (!t) return '';
+  const rows = Object.entries(t.latency)
+    .sort(([, a], [, b]) => b.seconds - a.seconds)
+    .map(
+      ([sender, l]) =>
+        `<tr><td>${esc(sender)}</td><td>${l.requests}</td><td>${l.seconds}</td><td>${l.meanMs}</td><td>${l.p50Ms}</td><td>${l.p95Ms}</td><td>${l.maxMs}</td></tr>`,
+    )
+    .join('');
+  const box = t.timeBox.spent
+    ? `<p data-testid="time-box"><strong>${t.timeBox.kind === 'budget' ? 'Time-boxed' : 'Deadline reached'}:</strong> ${esc(t.timeBox.spent.reason)} at ${esc(t.timeBox.spent.at)}; ${r.summary.notRun ?? 0} check(s) not run (reported as skipped, never as passed).</p>`
+    : `<p data-testid="time-box">${t.timeBox.kind === 'budget' ? 'budget' : 'deadline'} ${t.timeBox.seconds} s, not reached.</p>`;
+  return `<h2 id="timing">Where the time went</h2>
+${box}
+<table data-testid="latency"><thead><tr><th>sent by</th><th>requests</th><th>answer time, s</th><th>mean ms</th><th>p50 ms</th><th>p95 ms</th><th>max ms</th></tr></thead><tbody>${rows}</tbody></table>
+<p>"exercise" is the requests every family reads (each operation's valid, generated and invalid requests); the rest are each family's own. The answer time is the target's, as the suite timed it.</p>`;
+}
+
 export function htmlReport(r: Results): string {
   const title = `Conformance: ${r.target.label || (r.target.serverVersion ? `${r.target.title ?? ''} (server ${r.target.serverVersion})` : r.target.title) || r.target.baseUrl}`;
   // Failures first, so that the list opens on what needs attention.
@@ -330,6 +350,7 @@ ${cleanup}
 ${failureGroups(r)}
 <h2 id="skips">Skipped checks by reason</h2>
 ${skipGroups(r)}
+${timingSection(r)}
 <h2 id="coverage">Coverage: operations × check families</h2>
 <p>${r.operations.length} operations in the document, ${r.operations.filter((o) => o.exercised).length} exercised, ${r.operations.length - notReached.length} reached 2xx.${notReached.length ? ` Not reached: ${notReached.map((o) => `${esc(o.method)} ${esc(o.path)}${o.note ? ` (${esc(o.note)})` : ''}`).join('; ')}.` : ''}</p>
 ${filtersCovered}

@@ -52,6 +52,8 @@ export interface CheckResult {
   evidence: RecordedExchange[];
   /** How long judging took, the check's own requests included (exercising the operation is not). */
   ms?: number;
+  /** Not run: the run's budget or deadline was spent before the check was reached (status skipped). */
+  notRun?: boolean;
   /** The baseline entries that apply: those that excused a failure, else those whose failure did not show. */
   baseline?: {
     reason: string;
@@ -100,6 +102,48 @@ export interface RunInfo {
   notSelected?: { operations: string[]; checks: string[] };
   /** Where the target came from (a flag, a variable, the configuration file, a Prefect profile, or managed). */
   targetSource?: string;
+  /** Where the run's time went. */
+  timing?: Timing;
+}
+
+/** The target's answer times of one sender's requests, in ms. */
+export interface Latency {
+  requests: number;
+  seconds: number;
+  meanMs: number;
+  p50Ms: number;
+  p95Ms: number;
+  maxMs: number;
+}
+
+export interface Timing {
+  /** When the suites started: the time box counts from here. */
+  suitesStartedAt: string;
+  /** When the first verdict was ready. */
+  firstVerdictAt?: string;
+  /** The run's budget (--budget) or deadline (--deadline), and when it was spent if it was. */
+  timeBox: { kind: 'budget' | 'deadline'; seconds: number; spent?: { at: string; reason: string } };
+  /** Answer times by sender: each family of checks, and `exercise` (the requests every family reads). */
+  latency: Record<string, Latency>;
+}
+
+/** Answer times by sender, from each request's time (its last attempt). */
+export function latencyBySender(bySender: Map<string, { requests: number; ms: number[] }>): Record<string, Latency> {
+  const out: Record<string, Latency> = {};
+  for (const [sender, { requests, ms }] of [...bySender].sort(([a], [b]) => a.localeCompare(b))) {
+    const sorted = [...ms].sort((a, b) => a - b);
+    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+    const total = sorted.reduce((s, v) => s + v, 0);
+    out[sender] = {
+      requests,
+      seconds: Number((total / 1000).toFixed(2)),
+      meanMs: Math.round(total / Math.max(1, sorted.length)),
+      p50Ms: at(0.5),
+      p95Ms: at(0.95),
+      maxMs: sorted.at(-1) ?? 0,
+    };
+  }
+  return out;
 }
 
 export interface Results extends RunInfo {
@@ -114,6 +158,8 @@ export interface Results extends RunInfo {
     xfail: number;
     xpass: number;
     error: number;
+    /** Of the skipped: not run, the budget or deadline spent before they were reached. */
+    notRun?: number;
     requests: number;
     byFamily: Record<string, Record<string, number>>;
     byLevel: Record<string, Record<string, number>>;
@@ -146,6 +192,7 @@ export function summarize(checks: CheckResult[], requests: number): Results['sum
   };
   for (const c of checks) {
     summary[c.status]++;
+    if (c.notRun) summary.notRun = (summary.notRun ?? 0) + 1;
     (summary.byFamily[c.family] ??= {})[c.status] = (summary.byFamily[c.family][c.status] ?? 0) + 1;
     (summary.byLevel[c.level] ??= {})[c.status] = (summary.byLevel[c.level][c.status] ?? 0) + 1;
   }
@@ -169,28 +216,39 @@ export interface GateVerdict {
  * design.md: the run passes when every MUST check passed with the baseline applied; it fails on a MUST
  * failure, a baselined failure that passed (xpass), a check that could not be judged, or a run error.
  */
-export function gateVerdict(results: Pick<Results, 'checks' | 'errors'>): GateVerdict {
+export function gateVerdict(results: Pick<Results, 'checks' | 'errors' | 'timing'>): GateVerdict {
   const n = (pred: (c: CheckResult) => boolean) => results.checks.filter(pred).length;
   const must = n((c) => c.status === 'failed' && c.level === 'MUST');
   const xpass = n((c) => c.status === 'xpass');
   const error = n((c) => c.status === 'error');
+  const notRun = n((c) => c.notRun === true);
+  // A run cut by its deadline did not do what it was asked: it cannot pass. A budget asks for the cut.
+  const cut = notRun > 0 && results.timing?.timeBox.kind !== 'budget';
   const reasons = [
     ...(must ? [`${must} MUST check(s) failed outside the baseline`] : []),
     ...(xpass ? [`${xpass} baselined failure(s) no longer fail (xpass): update the baseline`] : []),
     ...(error ? [`${error} check(s) could not be judged: the target stopped answering`] : []),
+    ...(cut
+      ? [`${notRun} check(s) not run: ${results.timing?.timeBox.spent?.reason ?? 'the deadline was reached'}`]
+      : []),
     ...(results.errors ?? []),
   ];
   if (reasons.length) return { pass: false, reasons };
   const other = n((c) => c.status === 'failed');
+  const boxed =
+    notRun > 0
+      ? `; time-boxed (--budget ${results.timing?.timeBox.seconds} s): ${notRun} check(s) not run, none counted as passed`
+      : '';
   return {
     pass: true,
     reasons: [
-      `every MUST check passed with the baseline applied${other ? `; ${other} SHOULD/MAY failure(s) are reported, not gated` : ''}`,
+      `every MUST check passed with the baseline applied${other ? `; ${other} SHOULD/MAY failure(s) are reported, not gated` : ''}${boxed}`,
     ],
   };
 }
 
-export const exitCodeOf = (results: Pick<Results, 'checks' | 'errors'>): 0 | 1 => (gateVerdict(results).pass ? 0 : 1);
+export const exitCodeOf = (results: Pick<Results, 'checks' | 'errors' | 'timing'>): 0 | 1 =>
+  gateVerdict(results).pass ? 0 : 1;
 
 /**
  * Why a run cannot pass whatever its verdicts say: it judged no check (every one skipped or not judged), or

@@ -42,8 +42,17 @@ export function terminalSummary(results: Results): string {
       );
   }
   for (const e of results.errors ?? []) lines.push(`ERROR ${e}`);
+  const spent = results.timing?.timeBox.spent;
+  if (spent) {
+    // Where the time went, so that a user of a slow target sees which family waited on it.
+    const slowest = Object.entries(results.timing!.latency)
+      .sort(([, a], [, b]) => b.seconds - a.seconds)
+      .slice(0, 3)
+      .map(([by, l]) => `${by} ${l.requests} requests, ${l.seconds} s, p95 ${l.p95Ms} ms`);
+    lines.push(`${spent.reason}: ${s.notRun ?? 0} check(s) not run; the target's time went to ${slowest.join('; ')}`);
+  }
   lines.push(
-    `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s.xfail} xfail, ${s.xpass} xpass${s.error ? `, ${s.error} error` : ''}`,
+    `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${s.notRun ? ` (${s.notRun} not run)` : ''}, ${s.xfail} xfail, ${s.xpass} xpass${s.error ? `, ${s.error} error` : ''}`,
   );
   return lines.join('\n');
 }

@@ -9,7 +9,7 @@ import { clauseText } from '../checks/clauses.js';
 import { checksOf } from '../checks/registry.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
 import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
-import { BlockedByReadOnly, HttpClient, type Exchange } from '../http/client.js';
+import { BlockedByReadOnly, HttpClient, NOT_RUN, SendingStopped, sendingFor, type Exchange } from '../http/client.js';
 import type { Operation } from '../openapi/operations.js';
 import { applyBaseline, entriesFor } from '../report/baseline.js';
 import { junitOutcomeOf } from '../report/junit.js';
@@ -17,7 +17,8 @@ import type { CheckResult, RecordedExchange, ResultStatus } from '../report/resu
 import '../report/taskMeta.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { labelForAllure } from './allureLabels.js';
-import type { Session } from './session.js';
+import { byDetection } from './detection.js';
+import { getSession, type Session } from './session.js';
 
 function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
   return {
@@ -37,14 +38,49 @@ function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
 /** Reasons a check cannot be judged: a prerequisite it could not make, or a request read-only mode refused. */
 const cannotJudge = (e: unknown) => e instanceof Skip || e instanceof BlockedByReadOnly || isMissingPrerequisite(e);
 
-async function judge(session: Session, check: Check, op: Operation, variant: string | undefined): Promise<Verdict> {
+/** A verdict, or, for a check the run's budget or deadline did not reach, why it was not run. */
+type Judged = { verdict: Verdict; ms: number } | { notRun: string };
+
+async function judge(session: Session, check: Check, op: Operation, variant: string | undefined): Promise<Judged> {
+  const started = performance.now();
   try {
-    return await check.run(op, session.checkContext, variant);
+    const verdict = await check.run(op, session.checkContext, variant);
+    // A check over an operation whose exercise the time box cut passes the reason on as its skip.
+    if (verdict.status === 'skipped' && verdict.message.startsWith(NOT_RUN)) return { notRun: verdict.message };
+    return { verdict, ms: Math.round(performance.now() - started) };
   } catch (e) {
+    if (e instanceof SendingStopped) return { notRun: e.message };
     // After the target went down, any error is the outage's: the result becomes `error`, not a crash.
-    if (cannotJudge(e) || session.client.down) return skip((e as Error).message);
+    if (cannotJudge(e) || session.client.down)
+      return { verdict: skip((e as Error).message), ms: Math.round(performance.now() - started) };
     throw e;
   }
+}
+
+/**
+ * Every case of the family, started now through the run's scheduler (a bounded number at a time, each with
+ * its check's isolation), so that the server has work while the tests wait for their verdicts in order.
+ */
+function scheduleJudgements(session: Session, family: Family, cases: Case[]): Map<Case, Promise<Judged>> {
+  const ordered = session.timeBox.budgeted ? byDetection(cases) : cases;
+  const judged = new Map<Case, Promise<Judged>>();
+  for (const c of ordered) {
+    const job = () => sendingFor(family, () => judge(session, c.check, c.op, c.variant));
+    judged.set(
+      c,
+      session.scheduler.run(c.check.isolation ?? 'shared', job).catch((e: unknown) => {
+        if (e instanceof SendingStopped) return { notRun: e.message };
+        throw e;
+      }),
+    );
+  }
+  return judged;
+}
+
+interface Case {
+  check: Check;
+  op: Operation;
+  variant: string | undefined;
 }
 
 function collectionLabel(session: Session, op: Operation): string {
@@ -130,7 +166,7 @@ export function registerFamily(session: Session, family: Family): void {
     suite.meta.runInfo = session.runInfo();
     if (family === 'filters') suite.meta.filterCoverage = session.filterCoverage();
   });
-  const cases = checks.flatMap((check) =>
+  const cases: Case[] = checks.flatMap((check) =>
     session.operations
       .filter((op) => selectsCase(selection, check.id, op.key) && check.appliesTo(op, ctx))
       .flatMap((op) =>
@@ -142,11 +178,16 @@ export function registerFamily(session: Session, family: Family): void {
     test.skip(`${family}: no check applies to the operations of this run`, () => {});
     return;
   }
-  for (const { check, op, variant } of cases) {
+  const judged = scheduleJudgements(session, family, cases);
+  for (const c of cases) {
+    const { check, op, variant } = c;
     test(`${reportedId(check, variant)} ${op.key}`, async ({ task, skip: skipTest }) => {
-      const started = performance.now();
-      const verdict = await judge(session, check, op, variant);
-      const r = { ...result(session, check, op, variant, verdict), ms: Math.round(performance.now() - started) };
+      const j = await judged.get(c)!;
+      session.noteVerdict();
+      const r =
+        'notRun' in j
+          ? { ...result(session, check, op, variant, skip(j.notRun)), notRun: true }
+          : { ...result(session, check, op, variant, j.verdict), ms: j.ms };
       task.meta.conformance = r;
       await labelForAllure(r);
       // The test's outcome is the verdict's JUnit outcome (report/junit.ts), so that Allure counts as junit.xml
@@ -164,4 +205,17 @@ export function registerFamily(session: Session, family: Family): void {
         );
     });
   }
+}
+
+/**
+ * A suite file's one line: the family's checks as vitest tests. The operations are exercised first, by
+ * every family but spec (which reads the document alone), as a run without a budget always did. A budgeted
+ * run waits for the exercise only in the families that read it (contract, errors), which it judges last,
+ * so that the families that catch the most per second are not queued behind every operation's requests.
+ */
+export async function registerSuite(family: Family): Promise<void> {
+  const session = await getSession();
+  const needsExercise = session.timeBox.budgeted ? family === 'contract' || family === 'errors' : family !== 'spec';
+  if (needsExercise) await session.exerciseAll();
+  registerFamily(session, family);
 }

@@ -13,10 +13,11 @@ import { readWorkerConfig, type WorkerConfig } from '../config/worker.js';
 import { selectionLine } from '../config/config.js';
 import { selectsCheck, selectsOperation } from '../config/selection.js';
 import { CHECKS } from '../checks/registry.js';
+import { CORE } from '../checks/queryContext.js';
 import { problemWithValidExchange } from '../checks/contract.js';
 import type { CheckContext, CheckSettings, OperationRun } from '../checks/context.js';
 import { authHeaders } from '../http/auth.js';
-import { HttpClient } from '../http/client.js';
+import { HttpClient, SendingStopped, sendingFor } from '../http/client.js';
 import { Redactor } from '../http/redact.js';
 import { buildModel, type ApiModel } from '../model/model.js';
 import { profileFor } from '../model/profiles/index.js';
@@ -25,12 +26,14 @@ import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { SchemaValidators } from '../openapi/validators.js';
 import { forTarget, loadBaseline, replaysFor, type Baseline } from '../report/baseline.js';
-import type { OperationSummary, RunInfo } from '../report/results.js';
+import { latencyBySender, type OperationSummary, type RunInfo } from '../report/results.js';
 import { TOOL } from '../report/tool.js';
 import { buildCorpus } from '../resources/corpus.js';
 import { Ledger } from '../resources/ledger.js';
 import { FixturePool } from '../resources/pool.js';
 import { exerciseOperation, type ExerciseContext } from './exercise.js';
+import { Scheduler } from './scheduler.js';
+import { TimeBox } from './timeBox.js';
 
 export interface Session {
   config: WorkerConfig;
@@ -44,8 +47,14 @@ export interface Session {
   baseline: Baseline;
   /** What the checks see. */
   checkContext: CheckContext;
-  /** Exercise every operation, a bounded number at a time. */
+  /** Judgements and exercises, a bounded number at a time, each with its isolation. */
+  scheduler: Scheduler;
+  /** The run's budget or deadline: when it is spent, nothing more is sent and what was not reached is not run. */
+  timeBox: TimeBox;
+  /** Exercise every operation, a bounded number at a time (started once, by the first caller). */
   exerciseAll(): Promise<void>;
+  /** A test has its verdict (the first one's time goes to results.json). */
+  noteVerdict(): void;
   /** Every (collection.field.operator) of the filter schemas: checked how often, or why not. */
   filterCoverage(): Array<{ triple: string; checked: number; skipped?: string }>;
   /** Every operation of the document, exercised or not, for results.json. */
@@ -74,6 +83,7 @@ const settingsOf = (config: WorkerConfig): CheckSettings => ({
 async function createSession(): Promise<Session> {
   const config = readWorkerConfig();
   if (!config) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
+  const suitesStartedAt = new Date().toISOString();
   const files = runFiles(config.runDir);
   const redactor = new Redactor(secretsOf(config));
   const client = new HttpClient({
@@ -117,6 +127,13 @@ async function createSession(): Promise<Session> {
     replays: (op) => replaysFor(baseline, op.key),
   };
   const done = new Map<Operation, OperationRun>();
+  // Judgements mostly send one request after another: twice the client's limit keeps it full, and the
+  // client bounds what is in flight.
+  const scheduler = new Scheduler(config.concurrency * 2);
+  const timeBox = new TimeBox(config, (reason) => {
+    client.stopSending(reason);
+    scheduler.refuse(() => new SendingStopped(`not run: ${reason}`));
+  });
 
   const byRoute = new Map(model.operations.map((op) => [op.key, op]));
   /**
@@ -162,6 +179,7 @@ async function createSession(): Promise<Session> {
   };
 
   let exercised: Promise<void> | undefined;
+  let firstVerdictAt: string | undefined;
   return {
     config,
     spec,
@@ -171,16 +189,28 @@ async function createSession(): Promise<Session> {
     operations,
     baseline,
     checkContext,
+    scheduler,
+    timeBox,
     exerciseAll() {
-      exercised ??= (async () => {
-        const queue = [...operations];
-        const workers = Array.from({ length: Math.max(1, Math.min(config.concurrency, queue.length)) }, async () => {
-          for (let op = queue.shift(); op; op = queue.shift())
-            done.set(op, await exerciseOperation(exerciseContext, op));
-        });
-        await Promise.all(workers);
-      })();
+      // A budgeted run exercises the spec's core collections (§2) first: what it reaches covers them.
+      const core = (op: Operation) => (CORE.includes(model.collectionOf(op)?.name ?? '') ? 0 : 1);
+      const order = timeBox.budgeted ? [...operations].sort((a, b) => core(a) - core(b)) : operations;
+      exercised ??= Promise.all(
+        order.map((op) =>
+          scheduler
+            .run('shared', () => sendingFor('exercise', () => exerciseOperation(exerciseContext, op)))
+            .catch((e: unknown) => {
+              // Not reached before the budget or deadline: its checks are not run, never judged on nothing.
+              if (e instanceof SendingStopped) return { op, sent: [], skipped: e.message, notRun: true };
+              throw e;
+            })
+            .then((run) => void done.set(op, run)),
+        ),
+      ).then(() => undefined);
       return exercised;
+    },
+    noteVerdict() {
+      firstVerdictAt ??= new Date().toISOString();
     },
     filterCoverage: () =>
       [...coverage].map(([triple, c]) => ({ triple, checked: c.checked, skipped: c.checked ? undefined : c.skipped })),
@@ -228,6 +258,12 @@ async function createSession(): Promise<Session> {
         runTag: config.runTag,
         runs: config.runs,
         readOnly: config.readOnly,
+        timing: {
+          suitesStartedAt: suitesStartedAt,
+          firstVerdictAt,
+          timeBox: timeBox.info,
+          latency: latencyBySender(client.bySender),
+        },
         ...(selectionLine(config)
           ? {
               selection: selectionLine(config),

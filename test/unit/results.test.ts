@@ -6,8 +6,10 @@ import {
   type CheckResult,
   exitCodeOf,
   gateVerdict,
+  latencyBySender,
   reasonsNothingCounts,
   type Results,
+  type Timing,
 } from '../../src/report/results.js';
 import { checkResult, resultsOf } from './support.js';
 
@@ -35,6 +37,44 @@ describe('a run that cannot pass', () => {
       expect(reasonsNothingCounts({ checks: [result('skipped'), result(status)] }, [0, 404])).toEqual([]);
     // A run that sent nothing (the document's conventions only) is judged on those.
     expect(reasonsNothingCounts({ checks: [result('passed')] }, [])).toEqual([]);
+  });
+});
+
+describe('a time-boxed run', () => {
+  const notRun = (): CheckResult => ({ ...result('skipped'), notRun: true });
+  const timing = (kind: 'budget' | 'deadline'): Timing => ({
+    suitesStartedAt: '2026-11-23T00:00:00.000Z',
+    timeBox: { kind, seconds: 30, spent: { at: '2026-11-23T00:00:30.000Z', reason: `the ${kind} was spent` } },
+    latency: {},
+  });
+
+  test('a budget: the checks not reached are not run, never passed, and do not fail the gate', () => {
+    const verdict = gateVerdict({ checks: [result('passed'), notRun(), notRun()], timing: timing('budget') });
+    expect(verdict.pass).toBe(true);
+    expect(verdict.reasons[0]).toContain('time-boxed (--budget 30 s): 2 check(s) not run, none counted as passed');
+  });
+
+  test('a budgeted run that judged nothing fails', () => {
+    const checks = [notRun(), notRun()];
+    const errors = reasonsNothingCounts({ checks }, [200]);
+    expect(exitCodeOf({ checks, errors, timing: timing('budget') })).toBe(1);
+  });
+
+  test('a deadline reached: the run did not do what it was asked, and fails', () => {
+    const verdict = gateVerdict({ checks: [result('passed'), notRun()], timing: timing('deadline') });
+    expect(verdict).toEqual({ pass: false, reasons: ['1 check(s) not run: the deadline was spent'] });
+  });
+
+  test('latency by sender: requests, total seconds, mean and percentiles of the answer times', () => {
+    const latency = latencyBySender(
+      new Map([
+        ['filters', { requests: 5, ms: [10, 30, 20, 40, 100] }],
+        ['exercise', { requests: 1, ms: [7] }],
+      ]),
+    );
+    expect(Object.keys(latency)).toEqual(['exercise', 'filters']);
+    expect(latency.filters).toEqual({ requests: 5, seconds: 0.2, meanMs: 40, p50Ms: 30, p95Ms: 100, maxMs: 100 });
+    expect(latency.exercise).toEqual({ requests: 1, seconds: 0.01, meanMs: 7, p50Ms: 7, p95Ms: 7, maxMs: 7 });
   });
 });
 

@@ -1,0 +1,72 @@
+/**
+ * Jobs of a run (judgements, and the exercise of operations they read) started in the order they are
+ * submitted, a bounded number at a time, so that the server always has work while no check sees another's
+ * writes where that would change its verdict. A job's isolation (checks/check.ts) decides what may run
+ * beside it: `shared` jobs beside shared ones, `quiet` beside quiet ones, `alone` beside nothing. The head
+ * of the queue waits until it fits, and nothing overtakes it: the start order is the submission order,
+ * whatever the order of answers.
+ */
+import type { Isolation } from '../checks/check.js';
+
+export type JobIsolation = Isolation | 'shared';
+
+interface Waiting {
+  isolation: JobIsolation;
+  start: () => void;
+}
+
+export class Scheduler {
+  private readonly queue: Waiting[] = [];
+  private running = 0;
+  /** The isolation of the jobs running now (all alike); undefined when none is. */
+  private mode: JobIsolation | undefined;
+  /** When set, jobs not yet started are not started: they settle with what `refuse` gives. */
+  private refusal?: () => Error;
+
+  constructor(private readonly width: number) {}
+
+  run<T>(isolation: JobIsolation, job: () => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({
+        isolation,
+        start: () => {
+          if (this.refusal) {
+            this.finished();
+            reject(this.refusal());
+            return;
+          }
+          job()
+            .then(resolve, reject)
+            .finally(() => this.finished());
+        },
+      });
+      this.pump();
+    });
+  }
+
+  /** From now on, every job that has not started settles at once with this error (a spent budget). */
+  refuse(error: () => Error): void {
+    this.refusal = error;
+    this.pump();
+  }
+
+  private finished(): void {
+    this.running--;
+    if (this.running === 0) this.mode = undefined;
+    this.pump();
+  }
+
+  private fits(isolation: JobIsolation): boolean {
+    if (this.running === 0) return true;
+    return isolation !== 'alone' && isolation === this.mode && this.running < this.width;
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && (this.refusal || this.fits(this.queue[0].isolation))) {
+      const next = this.queue.shift()!;
+      this.running++;
+      this.mode = next.isolation;
+      next.start();
+    }
+  }
+}

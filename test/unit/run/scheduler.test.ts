@@ -1,0 +1,71 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { type JobIsolation, Scheduler } from '../../../src/run/scheduler.js';
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+/** Jobs of random isolations and lengths, run through a scheduler; what ran beside what, and in which order they started. */
+async function runJobs(width: number, jobs: Array<{ isolation: JobIsolation; ticks: number }>) {
+  const scheduler = new Scheduler(width);
+  const running = new Set<number>();
+  const started: number[] = [];
+  const overlaps: Array<[JobIsolation, JobIsolation[]]> = [];
+  let widest = 0;
+  await Promise.all(
+    jobs.map((job, i) =>
+      scheduler.run(job.isolation, async () => {
+        started.push(i);
+        overlaps.push([job.isolation, [...running].map((j) => jobs[j].isolation)]);
+        running.add(i);
+        widest = Math.max(widest, running.size);
+        for (let t = 0; t < job.ticks; t++) await tick();
+        running.delete(i);
+        return i;
+      }),
+    ),
+  );
+  return { started, overlaps, widest };
+}
+
+const jobArb = fc.record({
+  isolation: fc.constantFrom<JobIsolation>('shared', 'shared', 'quiet', 'alone'),
+  ticks: fc.integer({ min: 0, max: 4 }),
+});
+
+describe('Scheduler', () => {
+  test('starts jobs in the order submitted, never more than its width, and each beside only what its isolation allows', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.array(jobArb, { maxLength: 30 }), async (width, jobs) => {
+        const { started, overlaps, widest } = await runJobs(width, jobs);
+        expect(started).toEqual(jobs.map((_, i) => i));
+        expect(widest).toBeLessThanOrEqual(width);
+        for (const [isolation, beside] of overlaps) {
+          if (isolation === 'alone') expect(beside).toEqual([]);
+          else expect(beside.every((b) => b === isolation)).toBe(true);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  test('runs shared jobs side by side up to its width', async () => {
+    const { widest } = await runJobs(
+      3,
+      Array.from({ length: 6 }, () => ({ isolation: 'shared', ticks: 3 })),
+    );
+    expect(widest).toBe(3);
+  });
+
+  test('after refuse(), jobs not yet started settle with the error; those running finish', async () => {
+    const scheduler = new Scheduler(1);
+    let release!: () => void;
+    const first = scheduler.run('shared', () => new Promise<string>((r) => (release = () => r('done'))));
+    const second = scheduler.run('shared', async () => 'ran');
+    await tick();
+    scheduler.refuse(() => new Error('budget spent'));
+    release();
+    await expect(first).resolves.toBe('done');
+    await expect(second).rejects.toThrow('budget spent');
+    await expect(scheduler.run('quiet', async () => 'late')).rejects.toThrow('budget spent');
+  });
+});
