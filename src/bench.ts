@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from './config/config.js';
 import { inheritedEnvironment } from './config/worker.js';
-import { readExchangeLog } from './http/behaviour.js';
+import { readExchangeLog, type Behaviour } from './http/behaviour.js';
 import type { Results } from './report/results.js';
 import { ensurePrefect, readPin, startPrefect } from './managed/prefect.js';
 
@@ -102,6 +102,22 @@ function serverTimeByOperation(
     .map(([operation, e]) => ({ operation, requests: e.requests, seconds: Number((e.ms / 1000).toFixed(2)) }));
 }
 
+/** The exchanges of each check (and of the exercise), from the exchange log's `by`: the cost a --budget order weighs. */
+function exchangesByCheck(exchanges: Behaviour[]): Record<string, { exchanges: number; seconds: number }> {
+  const byCheck = new Map<string, { exchanges: number; ms: number }>();
+  for (const x of exchanges) {
+    const entry = byCheck.get(x.by ?? 'other') ?? { exchanges: 0, ms: 0 };
+    entry.exchanges++;
+    entry.ms += x.ms;
+    byCheck.set(x.by ?? 'other', entry);
+  }
+  return Object.fromEntries(
+    [...byCheck.entries()]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .map(([by, e]) => [by, { exchanges: e.exchanges, seconds: Number((e.ms / 1000).toFixed(2)) }]),
+  );
+}
+
 async function main(): Promise<void> {
   // --profile: a V8 CPU profile of every suite process and thread, and the server's time per operation.
   const profile = process.argv.includes('--profile');
@@ -179,6 +195,7 @@ async function main(): Promise<void> {
     budgetSeconds: budget ? Number(budget) : undefined,
     notRun: results.summary.notRun ?? 0,
     requestsByFamily: results.timing?.latency,
+    exchangesByCheck: exchangesByCheck(exchanges),
   };
   const profiled = profile
     ? {

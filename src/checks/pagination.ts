@@ -3,6 +3,7 @@
  * of the sorted result; limit 0 gives nothing; the maximum is accepted and one more refused; negative
  * values are refused; an offset past the end gives nothing.
  */
+import { SendingStopped } from '../http/client.js';
 import fc from 'fast-check';
 import type { Obj } from '../model/oracle.js';
 import type { Operation } from '../openapi/operations.js';
@@ -65,6 +66,8 @@ export const paginationChecks = [
         ),
         { seed, numRuns: runs, endOnFailure: true },
       );
+      // The time box stopped sending mid-property: not run, never a counterexample.
+      if (result.errorInstance instanceof SendingStopped) throw result.errorInstance;
       return result.failed
         ? ({ ...shown!, seed, path: result.counterexamplePath ?? undefined } as Verdict)
         : pass(`${result.numRuns} windows of ${n} objects, sorted ${sort}`);

@@ -128,9 +128,23 @@ export interface Timing {
 }
 
 /** Answer times by sender, from each request's time (its last attempt). */
-export function latencyBySender(bySender: Map<string, { requests: number; ms: number[] }>): Record<string, Latency> {
+/** The family a sender's label belongs to: a check's id starts with its family (`filters.oracle`). */
+export const senderFamily = (label: string) => label.split('.')[0];
+
+/** Answer times by family (a check's requests count under its family's), or by sender with `group` the identity. */
+export function latencyBySender(
+  bySender: Map<string, { requests: number; ms: number[] }>,
+  group: (label: string) => string = senderFamily,
+): Record<string, Latency> {
+  const grouped = new Map<string, { requests: number; ms: number[] }>();
+  for (const [label, { requests, ms }] of bySender) {
+    const g = grouped.get(group(label)) ?? { requests: 0, ms: [] };
+    g.requests += requests;
+    g.ms.push(...ms);
+    grouped.set(group(label), g);
+  }
   const out: Record<string, Latency> = {};
-  for (const [sender, { requests, ms }] of [...bySender].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [sender, { requests, ms }] of [...grouped].sort(([a], [b]) => a.localeCompare(b))) {
     const sorted = [...ms].sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
     const total = sorted.reduce((s, v) => s + v, 0);

@@ -66,3 +66,89 @@ export function byDetection<T extends { check: { id: string } }>(cases: T[]): T[
     .sort((a, b) => b.caught - a.caught || a.i - b.i)
     .map(({ c }) => c);
 }
+
+/**
+ * Exchanges one case of a check sends, on average: a default run's exchange log by check (`npm run bench`,
+ * bench.json → exchangesByCheck, over the check's cases in results.json; managed 3.8.8 on SQLite,
+ * 2026-11-23). A check not listed sends about one exchange, or none.
+ */
+export const EXCHANGES_PER_CASE: Readonly<Record<string, number>> = {
+  'filters.oracle': 212,
+  'aggregates.count-agrees': 20,
+  'pagination.windows': 11,
+  'methods.delete-then-404': 8,
+  'methods.get-safe': 8,
+  'orchestration.set-state-shape': 7,
+  'orchestration.failed-found-by-filter': 6,
+  'orchestration.pending-twice-aborts': 5,
+  'methods.patch-partial': 4.6,
+  'orchestration.create-flow-run-state': 4,
+  'methods.put-idempotent': 3.7,
+  'aggregates.paginate-agrees': 3,
+  'methods.get-repeatable': 3,
+  'orchestration.create-flow-run-empty': 3,
+  'orchestration.force-bypasses': 3,
+  'orchestration.running-early-waits': 3,
+  'methods.get-ignores-body': 2,
+  'methods.upsert': 2,
+  'orchestration.create-flow-run-content-type': 2,
+  'pagination.maximum-limit': 2,
+  'pagination.negative-refused': 2,
+};
+
+/** The exchanges of exercising one operation (the same run: 1,987 for 187 operations), shared by its readers. */
+export const EXERCISE_EXCHANGES = 10.6;
+
+/** The families whose checks read the exercise of their operation (CheckContext.exchangesOf). */
+export const readsExercise = (family: string) => family === 'contract' || family === 'errors';
+
+/**
+ * A case this long holds one of the scheduler's places for most of a short budget (its exchanges go one after
+ * another): it must start at once or it will not finish, while cheaper cases fill the other places.
+ */
+export const LONG_CASE_EXCHANGES = 100;
+
+/**
+ * The order of a budgeted run planned across families: the spec family first (it sends nothing); then the
+ * cases of checks that catch a mutant of the kill matrix: the long ones first, then those on the core
+ * collections (spec §2) before the others, each group by what a case is worth per exchange (the check's
+ * mutants shared by its cases: a check run on 187 operations is worth less on each than one run on 2); then
+ * the rest, the cheapest first. A case that reads the exercise pays its share of exercising its operation
+ * (shared by every case that reads it). Stable otherwise.
+ */
+export function budgetOrder<T extends { check: { id: string; family: string }; op: unknown }>(
+  cases: T[],
+  isCore: (c: T) => boolean,
+): T[] {
+  const readers = new Map<unknown, number>();
+  const casesOfCheck = new Map<string, number>();
+  for (const c of cases) {
+    if (readsExercise(c.check.family)) readers.set(c.op, (readers.get(c.op) ?? 0) + 1);
+    casesOfCheck.set(c.check.id, (casesOfCheck.get(c.check.id) ?? 0) + 1);
+  }
+  const costOf = (c: T) =>
+    Math.max(0.5, EXCHANGES_PER_CASE[c.check.id] ?? 1) +
+    (readsExercise(c.check.family) ? EXERCISE_EXCHANGES / readers.get(c.op)! : 0);
+  return cases
+    .map((c, i) => {
+      const caught = MUTANTS_CAUGHT[c.check.id] ?? 0;
+      const cost = costOf(c);
+      const long = caught > 0 && cost >= LONG_CASE_EXCHANGES;
+      const worth = caught / casesOfCheck.get(c.check.id)!;
+      const key = [
+        c.check.family === 'spec' ? 0 : 1,
+        caught > 0 ? 0 : 1,
+        long ? 0 : 1,
+        isCore(c) ? 0 : 1,
+        -worth / cost,
+        cost,
+        i,
+      ];
+      return { c, key };
+    })
+    .sort((a, b) => {
+      for (let k = 0; k < a.key.length; k++) if (a.key[k] !== b.key[k]) return a.key[k] - b.key[k];
+      return 0;
+    })
+    .map(({ c }) => c);
+}

@@ -13,7 +13,7 @@ import {
   type CaseContext,
 } from '../cases/requests.js';
 import { negativeCases } from '../cases/negative.js';
-import { BlockedByReadOnly, type Exchange, type HttpClient } from '../http/client.js';
+import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import type { RequestToSend } from '../openapi/request.js';
 import type { Replay } from '../report/baseline.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
@@ -118,6 +118,8 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
         }),
         { seed, numRuns: ctx.runs, endOnFailure: false, maxSkipsPerRun: 10 },
       );
+      // The time box stopped sending mid-property: not run, never a counterexample.
+      if (result.errorInstance instanceof SendingStopped) throw result.errorInstance;
       run.generation = {
         seed,
         runs: ctx.runs,

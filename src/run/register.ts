@@ -4,7 +4,7 @@
  * applied, travels to the reporters in the test's meta.
  */
 import { afterAll, assert, test } from 'vitest';
-import { reportedId, type Check, type Family } from '../checks/check.js';
+import { FAMILIES, reportedId, type Check, type Family } from '../checks/check.js';
 import { clauseText } from '../checks/clauses.js';
 import { checksOf } from '../checks/registry.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
@@ -17,7 +17,8 @@ import type { CheckResult, RecordedExchange, ResultStatus } from '../report/resu
 import '../report/taskMeta.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { labelForAllure } from './allureLabels.js';
-import { byDetection } from './detection.js';
+import { budgetOrder, byDetection, readsExercise } from './detection.js';
+import { CORE } from '../checks/queryContext.js';
 import { getSession, type Session } from './session.js';
 
 function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
@@ -57,24 +58,94 @@ async function judge(session: Session, check: Check, op: Operation, variant: str
   }
 }
 
+/** A check's error belongs to its test, which may await it long after (a later family's): never unhandled. */
+function awaitedLater<T>(judged: Promise<T>): Promise<T> {
+  judged.catch(() => undefined);
+  return judged;
+}
+
+/** A case's job through the scheduler: its verdict, or why it was not run (the time box refused it). */
+function scheduled(session: Session, c: Case, priority?: number): Promise<Judged> {
+  // Counted by check (the exchange log's `by`): the report groups them by family, the benchmark reads both.
+  const job = () => sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant));
+  return awaitedLater(
+    session.scheduler.run(c.check.isolation ?? 'shared', job, priority).catch((e: unknown) => {
+      if (e instanceof SendingStopped) return { notRun: e.message };
+      throw e;
+    }),
+  );
+}
+
 /**
  * Every case of the family, started now through the run's scheduler (a bounded number at a time, each with
  * its check's isolation), so that the server has work while the tests wait for their verdicts in order.
  */
-function scheduleJudgements(session: Session, family: Family, cases: Case[]): Map<Case, Promise<Judged>> {
+function scheduleJudgements(session: Session, cases: Case[]): Map<Case, Promise<Judged>> {
   const ordered = session.timeBox.budgeted ? byDetection(cases) : cases;
+  return new Map(ordered.map((c) => [c, scheduled(session, c)]));
+}
+
+/**
+ * A case that reads its operation's exercise, in a planned run: through the scheduler while the budget
+ * lasts; once it is spent, judged from what the exercise collected (the budget stops sending, not judging:
+ * a check that would send is refused by the client and reported as not run).
+ */
+function fromExercise(session: Session, c: Case, priority: number | undefined): Promise<Judged> {
+  const now = () => sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant));
+  if (session.timeBox.spent) return awaitedLater(now());
+  return awaitedLater(
+    session.scheduler
+      .run(c.check.isolation ?? 'shared', now, priority)
+      .catch((e: unknown) => (e instanceof SendingStopped ? now() : Promise.reject(e))),
+  );
+}
+
+/**
+ * A budgeted run's plan, made by the first suite file: the cases of every family at once, in the order that
+ * reaches the most detection per exchange first (detection.ts). The families that read the exercise
+ * (contract, errors) know their cases only once their operations are exercised: the plan places each of
+ * their (check, operation) pairs, exercises the operation at the first pair's place, and judges the cases
+ * when their file comes.
+ */
+interface BudgetPlan {
+  /** The judgements of the families that do not read the exercise. */
+  judged: Map<Family, Map<Case, Promise<Judged>>>;
+  /** The place of each (check, operation) of the families that read the exercise: `check-id OPERATION`. */
+  place: Map<string, number>;
+  /** The exercises each of those families waits for. */
+  exercised: Map<Family, Promise<unknown>>;
+}
+
+const plans = new WeakMap<Session, BudgetPlan>();
+
+function budgetPlan(session: Session): BudgetPlan {
+  const made = plans.get(session);
+  if (made) return made;
+  const cases = FAMILIES.flatMap((family) => casesOf(session, family, !readsExercise(family)));
+  const isCore = (c: Case) => CORE.includes(session.model.collectionOf(c.op)?.name ?? '');
   const judged = new Map<Case, Promise<Judged>>();
-  for (const c of ordered) {
-    const job = () => sendingFor(family, () => judge(session, c.check, c.op, c.variant));
-    judged.set(
-      c,
-      session.scheduler.run(c.check.isolation ?? 'shared', job).catch((e: unknown) => {
-        if (e instanceof SendingStopped) return { notRun: e.message };
-        throw e;
-      }),
-    );
+  const place = new Map<string, number>();
+  const exercises = new Map<Family, Array<Promise<void>>>();
+  for (const [priority, c] of budgetOrder(cases, isCore).entries()) {
+    if (!readsExercise(c.check.family)) {
+      judged.set(c, scheduled(session, c, priority));
+      continue;
+    }
+    place.set(`${c.check.id} ${c.op.key}`, priority);
+    exercises.set(c.check.family, [...(exercises.get(c.check.family) ?? []), session.exercise(c.op, priority)]);
   }
-  return judged;
+  const plan: BudgetPlan = {
+    judged: new Map(
+      FAMILIES.map((family) => [
+        family,
+        new Map(cases.filter((c) => judged.has(c) && c.check.family === family).map((c) => [c, judged.get(c)!])),
+      ]),
+    ),
+    place,
+    exercised: new Map([...exercises].map(([family, all]) => [family, Promise.all(all)])),
+  };
+  plans.set(session, plan);
+  return plan;
 }
 
 interface Case {
@@ -155,10 +226,28 @@ function result(
   };
 }
 
-export function registerFamily(session: Session, family: Family): void {
+/**
+ * The family's cases: (check, operation, variant) for every selected check that applies, in the registry's
+ * order. Unless `known`: every selected (check, operation), before the exercise that tells which apply.
+ */
+function casesOf(session: Session, family: Family, known = true): Case[] {
   const selection = session.config.selection;
-  const checks = checksOf(family).filter((check) => selectsCheck(selection, check));
   const ctx = session.checkContext;
+  return checksOf(family)
+    .filter((check) => selectsCheck(selection, check))
+    .flatMap((check) =>
+      session.operations
+        .filter((op) => selectsCase(selection, check.id, op.key) && (!known || check.appliesTo(op, ctx)))
+        .flatMap((op) =>
+          (known && check.variants ? check.variants(op, ctx) : [undefined]).map((variant) => ({ check, op, variant })),
+        ),
+    );
+}
+
+/** A budgeted run plans every family at once, unless sharded: a shard runs only some families' files. */
+const plansAcrossFamilies = (session: Session) => session.timeBox.budgeted && !session.config.shard;
+
+export function registerFamily(session: Session, family: Family): void {
   // Every suite file carries the run's view of operations and target, so that shards merge whole.
   // biome-ignore lint/correctness/noEmptyPattern: vitest hands a hook its context first, as a pattern it can read
   afterAll(({}, suite) => {
@@ -166,19 +255,19 @@ export function registerFamily(session: Session, family: Family): void {
     suite.meta.runInfo = session.runInfo();
     if (family === 'filters') suite.meta.filterCoverage = session.filterCoverage();
   });
-  const cases: Case[] = checks.flatMap((check) =>
-    session.operations
-      .filter((op) => selectsCase(selection, check.id, op.key) && check.appliesTo(op, ctx))
-      .flatMap((op) =>
-        (check.variants ? check.variants(op, ctx) : [undefined]).map((variant) => ({ check, op, variant })),
-      ),
-  );
+  const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
+  const planned = plan && !readsExercise(family) ? plan.judged.get(family)! : undefined;
+  const cases = planned ? [...planned.keys()] : casesOf(session, family);
   if (cases.length === 0) {
     // vitest calls a file without tests an error; this family simply has nothing to say about these operations.
     test.skip(`${family}: no check applies to the operations of this run`, () => {});
     return;
   }
-  const judged = scheduleJudgements(session, family, cases);
+  const judged =
+    planned ??
+    (plan
+      ? new Map(cases.map((c) => [c, fromExercise(session, c, plan.place.get(`${c.check.id} ${c.op.key}`))]))
+      : scheduleJudgements(session, cases));
   for (const c of cases) {
     const { check, op, variant } = c;
     test(`${reportedId(check, variant)} ${op.key}`, async ({ task, skip: skipTest }) => {
@@ -210,12 +299,13 @@ export function registerFamily(session: Session, family: Family): void {
 /**
  * A suite file's one line: the family's checks as vitest tests. The operations are exercised first, by
  * every family but spec (which reads the document alone), as a run without a budget always did. A budgeted
- * run waits for the exercise only in the families that read it (contract, errors), which it judges last,
- * so that the families that catch the most per second are not queued behind every operation's requests.
+ * run plans every family at once and exercises each operation just before the first case that reads it;
+ * sharded, it waits for the exercise only in the families that read it (contract, errors), which it judges
+ * last, so that the families that catch the most per second are not queued behind every operation's requests.
  */
 export async function registerSuite(family: Family): Promise<void> {
   const session = await getSession();
-  const needsExercise = session.timeBox.budgeted ? family === 'contract' || family === 'errors' : family !== 'spec';
-  if (needsExercise) await session.exerciseAll();
+  if (plansAcrossFamilies(session)) await budgetPlan(session).exercised.get(family);
+  else if (session.timeBox.budgeted ? readsExercise(family) : family !== 'spec') await session.exerciseAll();
   registerFamily(session, family);
 }

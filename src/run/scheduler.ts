@@ -4,7 +4,8 @@
  * writes where that would change its verdict. A job's isolation (checks/check.ts) decides what may run
  * beside it: `shared` jobs beside shared ones, `quiet` beside quiet ones, `alone` beside nothing. The head
  * of the queue waits until it fits, and nothing overtakes it: the start order is the submission order,
- * whatever the order of answers.
+ * whatever the order of answers. A job may carry a priority (lower first; a budgeted run's plan): it then
+ * queues before every job of a higher number, and in submission order among its equals.
  */
 import type { Isolation } from '../checks/check.js';
 
@@ -12,6 +13,7 @@ export type JobIsolation = Isolation | 'shared';
 
 interface Waiting {
   isolation: JobIsolation;
+  priority: number;
   start: () => void;
 }
 
@@ -25,10 +27,14 @@ export class Scheduler {
 
   constructor(private readonly width: number) {}
 
-  run<T>(isolation: JobIsolation, job: () => Promise<T>): Promise<T> {
+  run<T>(isolation: JobIsolation, job: () => Promise<T>, priority = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({
+      // After the last job of its priority or a lower one: a search from the end, as most jobs come in order.
+      let at = this.queue.length;
+      while (at > 0 && this.queue[at - 1].priority > priority) at--;
+      this.queue.splice(at, 0, {
         isolation,
+        priority,
         start: () => {
           if (this.refusal) {
             this.finished();

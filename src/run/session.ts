@@ -51,6 +51,8 @@ export interface Session {
   scheduler: Scheduler;
   /** The run's budget or deadline: when it is spent, nothing more is sent and what was not reached is not run. */
   timeBox: TimeBox;
+  /** Exercise one operation (once: later callers get the first one's promise), with the first caller's priority. */
+  exercise(op: Operation, priority?: number): Promise<void>;
   /** Exercise every operation, a bounded number at a time (started once, by the first caller). */
   exerciseAll(): Promise<void>;
   /** A test has its verdict (the first one's time goes to results.json). */
@@ -179,6 +181,22 @@ async function createSession(): Promise<Session> {
   };
 
   let exercised: Promise<void> | undefined;
+  const exercising = new Map<Operation, Promise<void>>();
+  const exercise: Session['exercise'] = (op, priority) => {
+    let run = exercising.get(op);
+    if (!run) {
+      run = scheduler
+        .run('shared', () => sendingFor('exercise', () => exerciseOperation(exerciseContext, op)), priority)
+        .catch((e: unknown) => {
+          // Not reached before the budget or deadline: its checks are not run, never judged on nothing.
+          if (e instanceof SendingStopped) return { op, sent: [], skipped: e.message, notRun: true };
+          throw e;
+        })
+        .then((r) => void done.set(op, r));
+      exercising.set(op, run);
+    }
+    return run;
+  };
   let firstVerdictAt: string | undefined;
   return {
     config,
@@ -191,22 +209,12 @@ async function createSession(): Promise<Session> {
     checkContext,
     scheduler,
     timeBox,
+    exercise,
     exerciseAll() {
       // A budgeted run exercises the spec's core collections (§2) first: what it reaches covers them.
       const core = (op: Operation) => (CORE.includes(model.collectionOf(op)?.name ?? '') ? 0 : 1);
       const order = timeBox.budgeted ? [...operations].sort((a, b) => core(a) - core(b)) : operations;
-      exercised ??= Promise.all(
-        order.map((op) =>
-          scheduler
-            .run('shared', () => sendingFor('exercise', () => exerciseOperation(exerciseContext, op)))
-            .catch((e: unknown) => {
-              // Not reached before the budget or deadline: its checks are not run, never judged on nothing.
-              if (e instanceof SendingStopped) return { op, sent: [], skipped: e.message, notRun: true };
-              throw e;
-            })
-            .then((run) => void done.set(op, run)),
-        ),
-      ).then(() => undefined);
+      exercised ??= Promise.all(order.map((op) => exercise(op))).then(() => undefined);
       return exercised;
     },
     noteVerdict() {

@@ -31,6 +31,11 @@ export class TimeBox {
     }, this.info.seconds * 1000).unref();
   }
 
+  /** The time is spent: nothing more is sent. */
+  get spent(): boolean {
+    return this.info.spent !== undefined;
+  }
+
   get budgeted(): boolean {
     return this.info.kind === 'budget';
   }

@@ -76,6 +76,22 @@ describe('a time-boxed run', () => {
     expect(latency.filters).toEqual({ requests: 5, seconds: 0.2, meanMs: 40, p50Ms: 30, p95Ms: 100, maxMs: 100 });
     expect(latency.exercise).toEqual({ requests: 1, seconds: 0.01, meanMs: 7, p50Ms: 7, p95Ms: 7, maxMs: 7 });
   });
+
+  test('latency by family: the requests of each check count under the family its id starts with', () => {
+    const bySender = new Map([
+      ['filters.oracle', { requests: 3, ms: [10, 20, 30] }],
+      ['filters.seed-example', { requests: 2, ms: [40, 50] }],
+      ['exercise', { requests: 1, ms: [7] }],
+    ]);
+    const latency = latencyBySender(bySender);
+    expect(Object.keys(latency)).toEqual(['exercise', 'filters']);
+    expect(latency.filters).toMatchObject({ requests: 5, seconds: 0.15, p50Ms: 30, maxMs: 50 });
+    expect(Object.keys(latencyBySender(bySender, (label) => label))).toEqual([
+      'exercise',
+      'filters.oracle',
+      'filters.seed-example',
+    ]);
+  });
 });
 
 describe('the gate verdict', () => {

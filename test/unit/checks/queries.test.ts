@@ -3,8 +3,19 @@
  * the oracle does: each check passes there, and fails with its kind and key when one behaviour breaks.
  */
 import { describe, expect, test } from 'vitest';
-import { fakeContext, judge, outcome } from './fake.js';
+import { SendingStopped } from '../../../src/http/client.js';
+import type { RequestToSend } from '../../../src/openapi/request.js';
+import { fakeContext, judge, outcome, type Reply } from './fake.js';
 import { queryServer } from './queryServer.js';
+
+/** The server, until the time box stops sending after `n` filter requests (the client then throws for every request). */
+function stoppedAfter(server: (r: RequestToSend) => Reply | undefined, n: number) {
+  let sent = 0;
+  return (r: RequestToSend) => {
+    if (r.path.endsWith('/filter') && ++sent > n) throw new SendingStopped('not run: the budget of 1 s was spent');
+    return server(r);
+  };
+}
 
 async function verdict(id: string, op: string, breaks?: string, variant?: string) {
   const { server, corpus } = await queryServer(breaks);
@@ -39,6 +50,19 @@ describe('query checks', () => {
   ])('%s on %s: passes, and judges the server that breaks it (%s)', async (id, op, breaks, failure) => {
     expect(outcome(await verdict(id, op))).toBe('passed');
     expect(outcome(await verdict(id, op, breaks))).toMatch(failure);
+  });
+
+  test('filters.oracle stopped by the time box: not run (the stop is thrown) when all agreed so far; a mismatch seen before the stop fails', async () => {
+    const agreeing = await queryServer();
+    const stopped = fakeContext({ server: stoppedAfter(agreeing.server, 20), corpus: agreeing.corpus });
+    await expect(judge('filters.oracle', 'POST /flows/filter', await stopped)).rejects.toBeInstanceOf(SendingStopped);
+    const broken = await queryServer('ignore-filter');
+    const seen = await judge(
+      'filters.oracle',
+      'POST /flows/filter',
+      await fakeContext({ server: stoppedAfter(broken.server, 20), corpus: broken.corpus }),
+    );
+    expect(outcome(seen)).toMatch(/^oracle.mismatch /);
   });
 
   test('sorting.by-value: one verdict per sort value; a reversed sort fails with the value as its key', async () => {

@@ -1,7 +1,13 @@
 import { describe, expect, test } from 'vitest';
 import { FAMILIES } from '../../../src/checks/check.js';
 import { CHECKS } from '../../../src/checks/registry.js';
-import { BUDGET_FAMILY_ORDER, byDetection, MUTANTS_CAUGHT } from '../../../src/run/detection.js';
+import {
+  BUDGET_FAMILY_ORDER,
+  budgetOrder,
+  byDetection,
+  EXCHANGES_PER_CASE,
+  MUTANTS_CAUGHT,
+} from '../../../src/run/detection.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants } from '../../mutants/registry.js';
 
 describe('detection table', () => {
@@ -34,6 +40,43 @@ describe('detection table', () => {
       'methods.405',
       'spec.plural-collections',
       'spec.snake-case-routes',
+    ]);
+  });
+
+  test('the cost table names only checks that exist', () => {
+    const ids = new Set<string>(CHECKS.map((c) => c.id));
+    for (const id of Object.keys(EXCHANGES_PER_CASE)) expect(ids.has(id), id).toBe(true);
+  });
+
+  test('budgetOrder: spec first, then catching checks (long ones, then core before the rest, by catches per exchange), then the rest, cheapest first', () => {
+    const kase = (id: string, op: string) => ({
+      check: { id, family: id.split('.')[0] },
+      op,
+      core: !op.includes('work_pools'),
+    });
+    const cases = [
+      kase('methods.get-repeatable', 'GET /flows/{id}'),
+      kase('aggregates.count-agrees', 'POST /flows/count'),
+      kase('contract.no-5xx', 'POST /work_pools/'),
+      kase('filters.oracle', 'POST /flows/filter'),
+      kase('contract.no-5xx', 'GET /flows/{id}'),
+      kase('spec.snake-case-routes', 'GET /flows/{id}'),
+      kase('methods.405', 'GET /flows/{id}'),
+      kase('methods.get-safe', 'GET /flows/{id}'),
+      kase('contract.reaches-2xx', 'GET /flows/{id}'),
+    ];
+    const order = budgetOrder(cases, (c) => c.core).map((c) => `${c.check.id} ${c.op}`);
+    expect(order).toEqual([
+      'spec.snake-case-routes GET /flows/{id}',
+      'filters.oracle POST /flows/filter', // 212 exchanges one after another: it starts at once
+      'methods.405 GET /flows/{id}', // 2 caught for 1 exchange
+      // 4 caught over its 2 cases, for 1 exchange and half the exercise (the other half is reaches-2xx's): 2 / 6.3
+      'contract.no-5xx GET /flows/{id}',
+      'methods.get-safe GET /flows/{id}', // 1 / 8
+      'aggregates.count-agrees POST /flows/count', // 1 / 20
+      'contract.no-5xx POST /work_pools/', // not a core collection
+      'methods.get-repeatable GET /flows/{id}', // catches none, 3 exchanges
+      'contract.reaches-2xx GET /flows/{id}', // catches none, 1 + 5.3 exchanges
     ]);
   });
 });

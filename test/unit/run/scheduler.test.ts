@@ -68,4 +68,25 @@ describe('Scheduler', () => {
     await expect(second).rejects.toThrow('budget spent');
     await expect(scheduler.run('quiet', async () => 'late')).rejects.toThrow('budget spent');
   });
+
+  test('a job of a lower priority starts before every waiting job of a higher one, equals in submission order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 20 }),
+        async (priorities) => {
+          const scheduler = new Scheduler(1);
+          const started: number[] = [];
+          let release!: () => void;
+          // One job holds the only slot while the others queue, so that the order they start in is the queue's.
+          const holder = scheduler.run('shared', () => new Promise<void>((r) => (release = r)), -1);
+          const jobs = priorities.map((p, i) => scheduler.run('shared', async () => void started.push(i), p));
+          release();
+          await Promise.all([holder, ...jobs]);
+          const expected = priorities.map((p, i) => ({ p, i })).sort((a, b) => a.p - b.p || a.i - b.i);
+          expect(started).toEqual(expected.map(({ i }) => i));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
 });
