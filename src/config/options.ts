@@ -232,7 +232,7 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     value: 'seconds',
     type: 'integer',
     description:
-      'a time-boxed run: the checks that catch the most first, nothing sent after SECONDS from the first request; what was not reached is reported as not run',
+      'a time-boxed run: every family planned at once, the cases that catch the most per exchange first; nothing is sent once SECONDS have passed since the suites started; what was not reached is reported as not run',
   },
   {
     flag: '--deadline',
