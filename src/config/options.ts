@@ -241,7 +241,7 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     value: 'seconds',
     type: 'integer',
     description:
-      'the most a run may send for, from the first request; checks not reached by then are not run, and the run fails',
+      'the most a run may send for, counted from when the suites started; checks not reached by then are not run, and the run fails',
     default: '1800',
   },
   {

@@ -18,7 +18,7 @@ export interface Behaviour {
   ms: number;
   /** When the answer came, in ms since the run's client was made (absent in logs of earlier versions). */
   at?: number;
-  /** Who sent it: a family of checks, `exercise`, or `other`. */
+  /** Who sent it: a check's id, `exercise`, or `other`. */
   by?: string;
   /** The response's JSON shape (see Shape). */
   sh?: Shape;

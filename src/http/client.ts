@@ -63,10 +63,10 @@ export class SendingStopped extends Error {}
 /** How the reason of a SendingStopped starts, wherever it is passed on as a skip's reason. */
 export const NOT_RUN = 'not run:';
 
-/** Who sends a request: a family of checks, or the exercise of operations. */
+/** Who sends a request: a check (by its id), or the exercise of operations. */
 const sender = new AsyncLocalStorage<string>();
 
-/** Run `fn` with every request it sends, however deep, counted under `label` (latency per family). */
+/** Run `fn` with every request it sends, however deep, counted under `label` (the report groups checks by family). */
 export function sendingFor<T>(label: string, fn: () => T): T {
   return sender.run(label, fn);
 }

@@ -123,11 +123,10 @@ export interface Timing {
   firstVerdictAt?: string;
   /** The run's budget (--budget) or deadline (--deadline), and when it was spent if it was. */
   timeBox: { kind: 'budget' | 'deadline'; seconds: number; spent?: { at: string; reason: string } };
-  /** Answer times by sender: each family of checks, and `exercise` (the requests every family reads). */
+  /** Answer times by family of checks (each check's requests under its family), and `exercise` (the requests every family reads). */
   latency: Record<string, Latency>;
 }
 
-/** Answer times by sender, from each request's time (its last attempt). */
 /** The family a sender's label belongs to: a check's id starts with its family (`filters.oracle`). */
 export const senderFamily = (label: string) => label.split('.')[0];
 

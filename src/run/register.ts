@@ -64,12 +64,14 @@ function awaitedLater<T>(judged: Promise<T>): Promise<T> {
   return judged;
 }
 
+/** Judge a case, its requests counted by check (the exchange log's `by`; the report groups them by family). */
+const judging = (session: Session, c: Case) => () =>
+  sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant));
+
 /** A case's job through the scheduler: its verdict, or why it was not run (the time box refused it). */
 function scheduled(session: Session, c: Case, priority?: number): Promise<Judged> {
-  // Counted by check (the exchange log's `by`): the report groups them by family, the benchmark reads both.
-  const job = () => sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant));
   return awaitedLater(
-    session.scheduler.run(c.check.isolation ?? 'shared', job, priority).catch((e: unknown) => {
+    session.scheduler.run(c.check.isolation ?? 'shared', judging(session, c), priority).catch((e: unknown) => {
       if (e instanceof SendingStopped) return { notRun: e.message };
       throw e;
     }),
@@ -91,7 +93,7 @@ function scheduleJudgements(session: Session, cases: Case[]): Map<Case, Promise<
  * a check that would send is refused by the client and reported as not run).
  */
 function fromExercise(session: Session, c: Case, priority: number | undefined): Promise<Judged> {
-  const now = () => sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant));
+  const now = judging(session, c);
   if (session.timeBox.spent) return awaitedLater(now());
   return awaitedLater(
     session.scheduler

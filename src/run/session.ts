@@ -17,7 +17,7 @@ import { CORE } from '../checks/queryContext.js';
 import { problemWithValidExchange } from '../checks/contract.js';
 import type { CheckContext, CheckSettings, OperationRun } from '../checks/context.js';
 import { authHeaders } from '../http/auth.js';
-import { HttpClient, SendingStopped, sendingFor } from '../http/client.js';
+import { HttpClient, NOT_RUN, SendingStopped, sendingFor } from '../http/client.js';
 import { Redactor } from '../http/redact.js';
 import { buildModel, type ApiModel } from '../model/model.js';
 import { profileFor } from '../model/profiles/index.js';
@@ -134,7 +134,7 @@ async function createSession(): Promise<Session> {
   const scheduler = new Scheduler(config.concurrency * 2);
   const timeBox = new TimeBox(config, (reason) => {
     client.stopSending(reason);
-    scheduler.refuse(() => new SendingStopped(`not run: ${reason}`));
+    scheduler.refuse(() => new SendingStopped(`${NOT_RUN} ${reason}`));
   });
 
   const byRoute = new Map(model.operations.map((op) => [op.key, op]));

@@ -5,13 +5,10 @@
  * spent the run stops sending; what it did not reach is reported as not run, never as passed.
  */
 import type { WorkerConfig } from '../config/worker.js';
+import type { Timing } from '../report/results.js';
 
-export interface TimeBoxInfo {
-  kind: 'budget' | 'deadline';
-  seconds: number;
-  /** Set when the time was spent before the run was done: when, and the reason every unreached check gives. */
-  spent?: { at: string; reason: string };
-}
+/** As results.json carries it: the kind, the seconds, and when it was spent (with the reason every unreached check gives). */
+export type TimeBoxInfo = Timing['timeBox'];
 
 export class TimeBox {
   readonly info: TimeBoxInfo;
