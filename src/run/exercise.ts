@@ -12,6 +12,7 @@ import {
   withPath,
   type CaseContext,
 } from '../cases/requests.js';
+import { JudgedOnce } from '../cases/distinct.js';
 import { negativeCases } from '../cases/negative.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import type { RequestToSend } from '../openapi/request.js';
@@ -110,12 +111,15 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       const seed = (ctx.seed + stableHash(op.key)) % 2 ** 31;
       // Shrinking is bounded by a count of requests, not by time, so that a replay sends the same ones.
       let budget = ctx.runs + SHRINK_BUDGET;
+      const judged = new JudgedOnce<boolean>();
       const result = await fc.check(
-        fc.asyncProperty(arb, async (body) => {
-          if (budget-- <= 0) return true;
-          const exchange = await send('generated', { ...built.spec, json: body }, built.pathParams);
-          return ctx.problemWithValidExchange(op, exchange) === undefined;
-        }),
+        fc.asyncProperty(arb, (body) =>
+          judged.outcome(JSON.stringify(body), async () => {
+            if (budget-- <= 0) return true;
+            const exchange = await send('generated', { ...built.spec, json: body }, built.pathParams);
+            return ctx.problemWithValidExchange(op, exchange) === undefined;
+          }),
+        ),
         { seed, numRuns: ctx.runs, endOnFailure: false, maxSkipsPerRun: 10 },
       );
       // The time box stopped sending mid-property: not run, never a counterexample.

@@ -65,6 +65,30 @@ describe('query checks', () => {
     expect(outcome(seen)).toMatch(/^oracle.mismatch /);
   });
 
+  test.each([
+    ['filters.oracle', 'POST /flows/filter', 'ignore-filter', '/flows/filter'],
+    ['pagination.windows', 'POST /flows/filter', 'offset-off-by-one', '/flows/filter'],
+    ['aggregates.count-agrees', 'POST /flows/count', 'count-off', '/flows/count'],
+  ])(
+    '%s sends no request body twice (a draw met again is judged by its first answer), and still fails %s',
+    async (id, op, breaks, path) => {
+      for (const broken of [undefined, breaks]) {
+        const { server, corpus } = await queryServer(broken);
+        const bodies: string[] = [];
+        const logged = (r: RequestToSend) => {
+          if (r.path === path) bodies.push(JSON.stringify(r.json));
+          return server(r);
+        };
+        // Enough runs that the seed draws a body again (the default 5 of the fake may not).
+        const v = await judge(id, op, await fakeContext({ server: logged, corpus, settings: { runs: 40 } }));
+        expect(outcome(v)).toEqual(broken ? expect.stringMatching(/^(oracle|aggregate)\.mismatch /) : 'passed');
+        // pagination sends the whole result once, then the windows: each window once. A failing count ends the run.
+        if (!broken) expect(bodies.length).toBeGreaterThan(5);
+        expect(new Set(bodies).size).toBe(bodies.length);
+      }
+    },
+  );
+
   test('sorting.by-value: one verdict per sort value; a reversed sort fails with the value as its key', async () => {
     const { ctx } = await fakeContext();
     const check = (await import('../../../src/checks/registry.js')).CHECKS.find((c) => c.id === 'sorting.by-value')!;
