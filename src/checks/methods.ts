@@ -44,9 +44,13 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
   return once(ctx, `delete ${op.key}`, async () => {
     const c = namedCollection(ctx.model, op);
     if (!c) throw new Skip('the path names no object of a collection');
-    const [target, bystander] = [await ctx.object(c.path, 'fresh'), await ctx.object(c.path, 'fresh')];
-    const field = namedParam(ctx.model, op)!.ref.field;
+    const { param, ref } = namedParam(ctx.model, op)!;
+    const field = ref.field;
+    // The recipe of a DELETE names a fresh object made for it: that object is the target, rather than one more.
     const built = await ctx.validRequest(op);
+    const named = built.pathParams[param];
+    const target = field === c.idField && named !== undefined ? { [field]: named } : await ctx.object(c.path, 'fresh');
+    const bystander = await ctx.object(c.path, 'fresh');
     const request = { ...built.spec, path: pathNaming(built.spec, target[field]) };
     const countBefore = await countOf(ctx, op);
     const first = await ctx.send(request, op);

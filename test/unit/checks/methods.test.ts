@@ -85,6 +85,24 @@ describe('methods checks', () => {
     expect(fake.sent.filter((r) => r.method === 'DELETE')).toHaveLength(2);
   });
 
+  test('the DELETE scenario deletes the fresh object its recipe names, and makes only the bystander besides', async () => {
+    const fake = await fakeContext({ server: flowServer() });
+    const made: string[] = [];
+    const object = fake.ctx.object;
+    fake.ctx.object = async (path, mode) => {
+      made.push(`${path} ${mode}`);
+      return object(path, mode);
+    };
+    await judge('methods.delete-then-404', 'DELETE /flows/{id}', fake);
+    expect(made).toEqual(['/flows fresh']);
+    const deleted = fake.sent.filter((r) => r.method === 'DELETE').map((r) => r.path);
+    expect(deleted).toEqual(['/flows/id-1', '/flows/id-1']);
+    expect(fake.sent.filter((r) => r.method === 'GET').map((r) => r.path)).toEqual([
+      '/flows/id-1',
+      '/flows/flows-object-1',
+    ]);
+  });
+
   test('a DELETE whose collection has no GET of one object and no count is not judged by what needs them', async () => {
     const fake = await fakeContext({ server: flowServer() });
     const unseen = 'DELETE /work_pools/{work_pool_name}/workers/{name}';
