@@ -84,37 +84,37 @@ function hottestFunctions(dir: string, top: number): Array<{ fn: string; selfPer
     .map(([fn, hits]) => ({ fn, selfPercent: Number(((100 * hits) / Math.max(1, total)).toFixed(1)) }));
 }
 
-/** The server's time per operation, as the client timed each exchange (a localhost round trip). */
+/** The exchanges and their time grouped by `keyOf`, the most time first (the client's timing: a localhost round trip). */
+function timeBy(
+  exchanges: Behaviour[],
+  keyOf: (x: Behaviour) => string,
+): Array<[string, { n: number; seconds: number }]> {
+  const grouped = new Map<string, { n: number; ms: number }>();
+  for (const x of exchanges) {
+    const entry = grouped.get(keyOf(x)) ?? { n: 0, ms: 0 };
+    entry.n++;
+    entry.ms += x.ms;
+    grouped.set(keyOf(x), entry);
+  }
+  return [...grouped.entries()]
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .map(([key, e]) => [key, { n: e.n, seconds: Number((e.ms / 1000).toFixed(2)) }]);
+}
+
+/** The server's time per operation. */
 function serverTimeByOperation(
-  exchangeLog: string,
+  exchanges: Behaviour[],
   top: number,
 ): Array<{ operation: string; requests: number; seconds: number }> {
-  const byOp = new Map<string, { requests: number; ms: number }>();
-  for (const x of readExchangeLog(exchangeLog)) {
-    const entry = byOp.get(`${x.m} ${x.t}`) ?? { requests: 0, ms: 0 };
-    entry.requests++;
-    entry.ms += x.ms;
-    byOp.set(`${x.m} ${x.t}`, entry);
-  }
-  return [...byOp.entries()]
-    .sort((a, b) => b[1].ms - a[1].ms)
+  return timeBy(exchanges, (x) => `${x.m} ${x.t}`)
     .slice(0, top)
-    .map(([operation, e]) => ({ operation, requests: e.requests, seconds: Number((e.ms / 1000).toFixed(2)) }));
+    .map(([operation, { n, seconds }]) => ({ operation, requests: n, seconds }));
 }
 
 /** The exchanges of each check (and of the exercise), from the exchange log's `by`: the cost a --budget order weighs. */
 function exchangesByCheck(exchanges: Behaviour[]): Record<string, { exchanges: number; seconds: number }> {
-  const byCheck = new Map<string, { exchanges: number; ms: number }>();
-  for (const x of exchanges) {
-    const entry = byCheck.get(x.by ?? 'other') ?? { exchanges: 0, ms: 0 };
-    entry.exchanges++;
-    entry.ms += x.ms;
-    byCheck.set(x.by ?? 'other', entry);
-  }
   return Object.fromEntries(
-    [...byCheck.entries()]
-      .sort((a, b) => b[1].ms - a[1].ms)
-      .map(([by, e]) => [by, { exchanges: e.exchanges, seconds: Number((e.ms / 1000).toFixed(2)) }]),
+    timeBy(exchanges, (x) => x.by ?? 'other').map(([by, { n, seconds }]) => [by, { exchanges: n, seconds }]),
   );
 }
 
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
   const profiled = profile
     ? {
         hottestSuiteFunctions: hottestFunctions(profileDir, 25),
-        serverTimeByOperation: serverTimeByOperation(path.join(outDir, '.run', 'exchanges.jsonl'), 25),
+        serverTimeByOperation: serverTimeByOperation(exchanges, 25),
       }
     : undefined;
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
