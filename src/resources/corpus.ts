@@ -65,6 +65,12 @@ async function readBack(maker: CorpusMaker, key: string, ids: unknown[]): Promis
   return ids.map((id) => read.get(id)).filter((o): o is Obj => o !== undefined);
 }
 
+/**
+ * The i-th parent in a round over the first `among` made ones. A busy target may refuse some creates (a 503
+ * after the retries): the round then goes over those it made, so that no child names a parent that was not made.
+ */
+const parent = (made: Obj[], i: number, among: number): Obj => made[i % Math.min(among, made.length)];
+
 export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
   const T = maker.runTag;
   const tags = [`${T}-a`, `${T}-b`, `${T}-c`];
@@ -102,7 +108,7 @@ export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
     keep(
       'flow_runs',
       await create(maker, '/flow_runs', {
-        flow_id: deployment ? deployment.flow_id : flows[i % 4].id,
+        flow_id: deployment ? deployment.flow_id : parent(flows, i, 4).id,
         deployment_id: deployment?.id,
         name: `${T}-run-${i % 2 ? 'X' : 'x'}${i}`,
         tags: flowTags[i % flowTags.length],
@@ -115,7 +121,7 @@ export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
     keep(
       'task_runs',
       await create(maker, '/task_runs', {
-        flow_run_id: runs[i % 3].id,
+        flow_run_id: parent(runs, i, 3).id,
         task_key: `${T}-task-${i % 2}`,
         dynamic_key: `${i}`,
         name: `${T}-task-${i}`,
@@ -130,7 +136,7 @@ export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
       await create(maker, '/artifacts', {
         key: i < 2 ? `${T}-key-${i}` : undefined,
         type: i % 2 ? 'table' : 'markdown',
-        flow_run_id: runs[i % 2].id,
+        flow_run_id: parent(runs, i, 2).id,
         data: i,
       }),
     );

@@ -1,0 +1,62 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Obj } from '../../../src/model/oracle.js';
+import type { RequestToSend } from '../../../src/openapi/request.js';
+import { buildCorpus } from '../../../src/resources/corpus.js';
+import { exchange, referenceModel } from '../checks/fake.js';
+
+/**
+ * A server whose n-th create answers 503 where `refused[n]` says so (a busy target, after the client's
+ * retries), and which serves the read-back filter from what it made.
+ */
+function busyServer(refused: boolean[]) {
+  const made = new Map<string, Obj>();
+  let creates = 0;
+  return {
+    made,
+    send: async (r: RequestToSend) => {
+      const [, key, action] = /^\/(\w+)\/(\w*)$/.exec(r.path) ?? [];
+      const body = (r.json ?? {}) as Obj;
+      if (action === '') {
+        if (refused[creates++]) return exchange(r, { status: 503, json: { exception_message: 'Service Unavailable' } });
+        const obj = { ...body, id: `${key}-${made.size}` };
+        made.set(String(obj.id), obj);
+        return exchange(r, { status: 201, json: obj });
+      }
+      const ids = ((body[key] as Obj).id as Obj).any_ as string[];
+      return exchange(r, { status: 200, json: ids.map((id) => made.get(id)).filter(Boolean) });
+    },
+  };
+}
+
+describe('buildCorpus on a target that refuses some creates', () => {
+  it('makes what it can, names no parent it did not make, and says why a collection is short', async () => {
+    const model = await referenceModel();
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.boolean(), { maxLength: 40 }), async (refused) => {
+        const server = busyServer(refused);
+        const built = await buildCorpus({ model, runTag: 'conformance-test-run', send: server.send });
+        for (const run of built.corpus.flow_runs ?? []) expect(server.made.has(String(run.flow_id))).toBe(true);
+        for (const key of ['task_runs', 'artifacts'])
+          for (const obj of built.corpus[key] ?? []) expect(server.made.has(String(obj.flow_run_id))).toBe(true);
+        if (refused.slice(0, 6).some(Boolean)) expect(built.missing.flows).toMatch(/answered 503/);
+        const all = Object.values(built.corpus).flat();
+        expect(all.length).toBe(server.made.size);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('makes the whole corpus when every create is served', async () => {
+    const model = await referenceModel();
+    const built = await buildCorpus({ model, runTag: 'conformance-test-run', send: busyServer([]).send });
+    expect(Object.fromEntries(Object.entries(built.corpus).map(([k, v]) => [k, v.length]))).toEqual({
+      flows: 6,
+      deployments: 3,
+      flow_runs: 9,
+      task_runs: 6,
+      artifacts: 4,
+    });
+    expect(built.missing).toEqual({});
+  });
+});
