@@ -232,6 +232,9 @@ async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) =
   }
 }
 
+/** The most time cleanup takes after the suites, whatever the deadline. */
+const CLEANUP_SECONDS_AT_MOST = 600;
+
 async function runInto(config: Config): Promise<number> {
   const startedAt = new Date().toISOString();
   const runDir = path.join(config.outDir, '.run');
@@ -331,6 +334,13 @@ async function runInto(config: Config): Promise<number> {
       Object.assign(results.target, { serverVersion: reported[0].version, serverVersions: reported });
     results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
     if (spec.normalisations.length) results.normalisations = spec.normalisations;
+    // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
+    // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
+    const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
+    client.answerNothingAfter(
+      Date.now() + cleanupSeconds * 1000,
+      `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
+    );
     results.cleanup = await cleanup(send, files.ledger);
     if (profile.madeForRun && !config.readOnly)
       await cleanupMadeForRun(send, files.ledger, config.runTag, profile.madeForRun, results.cleanup);

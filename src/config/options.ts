@@ -241,7 +241,7 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     value: 'seconds',
     type: 'integer',
     description:
-      'the most a run may send for, counted from when the suites started; checks not reached by then are not run, and the run fails',
+      'the most a run may send for, counted from when the suites started; checks not reached by then are not run, and the run fails. Cleanup afterwards has as long again, at most 600 s; what it could not delete in that time is listed and fails the run',
     default: '1800',
   },
   {

@@ -136,6 +136,8 @@ export class HttpClient {
   readonly bySender = new Map<string, SenderTimes>();
   /** Set once the run stops sending: why (a budget or deadline spent). */
   private stoppedBecause?: string;
+  /** From this time on, requests are answered with no answer, not sent: why. */
+  private quietAfter?: { at: number; reason: string };
 
   constructor(readonly options: ClientOptions) {
     this.limit = options.concurrency;
@@ -224,12 +226,26 @@ export class HttpClient {
     this.stoppedBecause ??= reason;
   }
 
+  /**
+   * From `at` on, every request is answered at once with no answer (`not sent: <reason>`) instead of being
+   * sent; unlike stopSending, nothing is thrown: for cleanup, whose time is bounded but which reports what it
+   * could not delete rather than stopping.
+   */
+  answerNothingAfter(at: number, reason: string): void {
+    this.quietAfter = { at, reason };
+  }
+
   async send(spec: RequestToSend): Promise<Exchange> {
     if (this.options.isRead && !this.options.isRead(spec))
       throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
     if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
     let exchange: Exchange;
-    if (this.down && Date.now() - this.lastProbe < 1000) exchange = this.notSent(spec);
+    if (this.quietAfter && Date.now() >= this.quietAfter.at) exchange = this.notSent(spec, this.quietAfter.reason);
+    else if (this.down && Date.now() - this.lastProbe < 1000)
+      exchange = this.notSent(
+        spec,
+        `the target has refused connections since ${this.down.since} (${this.down.reason})`,
+      );
     else {
       if (this.down) this.lastProbe = Date.now();
       exchange = await this.sendWithRetry(spec);
@@ -387,7 +403,7 @@ export class HttpClient {
     }
   }
 
-  private notSent(spec: RequestToSend): Exchange {
+  private notSent(spec: RequestToSend, why: string): Exchange {
     return {
       seq: ++this.seq,
       method: spec.method,
@@ -396,7 +412,7 @@ export class HttpClient {
       requestHeaders: {},
       requestBody: spec.json !== undefined ? this.options.redactor.text(JSON.stringify(spec.json)) : spec.raw,
       ...noAnswer(),
-      error: `${NOT_SENT} the target has refused connections since ${this.down!.since} (${this.down!.reason})`,
+      error: `${NOT_SENT} ${why}`,
       ms: 0,
       attempts: 0,
     };

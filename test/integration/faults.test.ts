@@ -150,6 +150,45 @@ describe('target faults', () => {
     expect(run.results).toBeDefined();
   });
 
+  test('a target too slow to delete from: cleanup stops at its time, lists what it left, and the run fails', async () => {
+    // Only creates are selected, so every DELETE is cleanup's; each waits 6 s, and cleanup has the deadline's 10 s:
+    // two of the run's four or more objects are deleted, the rest are not sent for.
+    const slowDeletes: Mutant = {
+      id: 'slow-deletes',
+      breaks: 'every DELETE is answered after 6 s',
+      onRequest: async (req) => {
+        if (req.method === 'DELETE') await new Promise((r) => setTimeout(r, 6000));
+        return req;
+      },
+    };
+    proxy.setMutant(slowDeletes);
+    const run = await runCli([], {
+      CONFORMANCE_BASE_URL: proxy.baseUrl,
+      CONFORMANCE_OPERATIONS: '^POST /flows/$',
+      CONFORMANCE_DEADLINE: '10',
+      CONFORMANCE_RUNS: '2',
+      CONFORMANCE_BASELINE: prefectBaseline,
+      CONFORMANCE_TARGET_LABEL: sqliteLabel,
+    });
+    const deletesSent = proxy.seen.filter((s) => s.startsWith('DELETE ')).length;
+    proxy.setMutant(undefined);
+    const cleanup = run.results!.cleanup!;
+    try {
+      expect(run.code).toBe(1);
+      expect(cleanup.deleted).toBeGreaterThan(0);
+      expect(cleanup.failed.length).toBeGreaterThan(0);
+      for (const f of cleanup.failed) expect(f.reason).toMatch(/^not sent: cleanup's time of 10 s ran out/);
+      // What was left is not sent for at all: cleanup did not wait on it.
+      expect(deletesSent).toBeLessThan(cleanup.deleted + cleanup.alreadyGone + cleanup.failed.length);
+      expect(run.results!.errors?.join(' ')).toMatch(/cleanup could not delete \d+ object/);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      // This test's own cleanup: what the run left, deleted on the server itself.
+      for (const f of cleanup.failed)
+        if (f.path) await fetch(`${inject('prefectBaseUrl')}${f.path}`, { method: 'DELETE' });
+    }
+  });
+
   test('a server that dies in the middle of the run: the rest is reported, the report written, cleanup listed', async () => {
     let seen = 0;
     const dies: Mutant = {

@@ -83,6 +83,21 @@ describe('HttpClient under 503', () => {
   }, 30_000);
 });
 
+describe('HttpClient.answerNothingAfter', () => {
+  test('before its time requests are sent; from then on each is answered at once, not sent, with the reason', async () => {
+    const { client, seen } = await serving(() => false);
+    client.answerNothingAfter(Date.now() + 200, "cleanup's time ran out");
+    expect((await get(client)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 250));
+    const started = performance.now();
+    const quiet = await get(client);
+    expect(performance.now() - started).toBeLessThan(25);
+    expect(quiet).toMatchObject({ status: 0, attempts: 0, error: "not sent: cleanup's time ran out" });
+    expect(seen).toHaveLength(1);
+    await client.close();
+  });
+});
+
 describe('HttpClient.curl', () => {
   const exchange = {
     method: 'POST',
