@@ -34,6 +34,11 @@ export interface Exchange extends Answer {
   attempts: number;
   /** Statuses of the earlier attempts of the same request (0: no answer), oldest first. */
   earlier?: number[];
+  /**
+   * With earlier attempts: the time from the first attempt's start to this one's (the refused attempts, the
+   * backoff, the wait for a slot), which `ms` (this attempt's) leaves out.
+   */
+  retryMs?: number;
 }
 
 export interface ClientOptions {
@@ -75,6 +80,9 @@ export function sendingFor<T>(label: string, fn: () => T): T {
 export interface SenderTimes {
   requests: number;
   ms: number[];
+  /** Requests that needed more than one attempt, and the time their earlier attempts took (Exchange.retryMs). */
+  retried: number;
+  retryMs: number;
 }
 
 const RECORD_LIMIT = 64 * 1024;
@@ -258,9 +266,13 @@ export class HttpClient {
     if (exchange.attempts > 1) counts.retried++;
     this.perOperation.set(key, counts);
     const label = sender.getStore() ?? 'other';
-    const times = this.bySender.get(label) ?? { requests: 0, ms: [] };
+    const times = this.bySender.get(label) ?? { requests: 0, ms: [], retried: 0, retryMs: 0 };
     times.requests += exchange.attempts;
     times.ms.push(exchange.ms);
+    if (exchange.retryMs !== undefined) {
+      times.retried++;
+      times.retryMs += exchange.retryMs;
+    }
     this.bySender.set(label, times);
     if (this.options.exchangeLog) {
       const url = new URL(exchange.url);
@@ -292,6 +304,7 @@ export class HttpClient {
     let attempt = 0;
     let freshConnection = false;
     const earlier: number[] = [];
+    let firstStarted = 0;
     for (;;) {
       attempt++;
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
@@ -300,6 +313,9 @@ export class HttpClient {
       const alone = earlier.filter((status) => status === 503).length >= 2;
       const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection), alone);
       this.adjustLimit(exchange.status);
+      const started = performance.now() - exchange.ms;
+      if (attempt === 1) firstStarted = started;
+      else exchange.retryMs = Math.round(started - firstStarted);
       if (earlier.length) exchange.earlier = [...earlier];
       earlier.push(exchange.status);
       // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;

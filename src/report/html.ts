@@ -11,6 +11,7 @@ import {
   type RecordedExchange,
   type ResultStatus,
   type Results,
+  timeTaken,
 } from './results.js';
 
 const STATUSES: ResultStatus[] = ['failed', 'error', 'xpass', 'xfail', 'passed', 'skipped'];
@@ -305,10 +306,10 @@ function timingSection(r: Results): string {
   const t = r.timing;
   if (!t) return '';
   const rows = Object.entries(t.latency)
-    .sort(([, a], [, b]) => b.seconds - a.seconds)
+    .sort(([, a], [, b]) => timeTaken(b) - timeTaken(a))
     .map(
       ([sender, l]) =>
-        `<tr><td>${esc(sender)}</td><td>${l.requests}</td><td>${l.seconds}</td><td>${l.meanMs}</td><td>${l.p50Ms}</td><td>${l.p95Ms}</td><td>${l.maxMs}</td></tr>`,
+        `<tr><td>${esc(sender)}</td><td>${l.requests}</td><td>${l.seconds}</td><td>${l.meanMs}</td><td>${l.p50Ms}</td><td>${l.p95Ms}</td><td>${l.maxMs}</td><td>${l.retried ?? 0}</td><td>${l.retrySeconds ?? 0}</td></tr>`,
     )
     .join('');
   const box = t.timeBox.spent
@@ -316,8 +317,8 @@ function timingSection(r: Results): string {
     : `<p data-testid="time-box">${t.timeBox.kind === 'budget' ? 'budget' : 'deadline'} ${t.timeBox.seconds} s, not reached.</p>`;
   return `<h2 id="timing">Where the time went</h2>
 ${box}
-<table data-testid="latency"><thead><tr><th>sent by</th><th>requests</th><th>answer time, s</th><th>mean ms</th><th>p50 ms</th><th>p95 ms</th><th>max ms</th></tr></thead><tbody>${rows}</tbody></table>
-<p>"exercise" is the requests every family reads (each operation's valid, generated and invalid requests); the rest are each family's own. The answer time is the target's, as the suite timed it.</p>`;
+<table data-testid="latency"><thead><tr><th>sent by</th><th>requests</th><th>answer time, s</th><th>mean ms</th><th>p50 ms</th><th>p95 ms</th><th>max ms</th><th>retried</th><th>before the retried answers, s</th></tr></thead><tbody>${rows}</tbody></table>
+<p>"exercise" is the requests every family reads (each operation's valid, generated and invalid requests); the rest are each family's own. The answer time is the target's, as the suite timed it, for each request's last attempt. A request refused with 503 (or dropped) is retried with backoff: "before the retried answers" is the time from their first attempts to their last, the refused attempts, the backoff and the wait for a slot.</p>`;
 }
 
 export function htmlReport(r: Results): string {

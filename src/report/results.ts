@@ -109,11 +109,16 @@ export interface RunInfo {
 /** The target's answer times of one sender's requests, in ms. */
 export interface Latency {
   requests: number;
+  /** The answers' time: each request's last attempt. */
   seconds: number;
   meanMs: number;
   p50Ms: number;
   p95Ms: number;
   maxMs: number;
+  /** Requests that needed more than one attempt (a 503, a dropped connection); absent in earlier results. */
+  retried?: number;
+  /** What their earlier attempts took: the refused attempts, the backoff, the wait for a slot. */
+  retrySeconds?: number;
 }
 
 export interface Timing {
@@ -127,23 +132,28 @@ export interface Timing {
   latency: Record<string, Latency>;
 }
 
+/** All the time a sender's requests took: their answers and the attempts before them. */
+export const timeTaken = (l: Latency) => l.seconds + (l.retrySeconds ?? 0);
+
 /** The family a sender's label belongs to: a check's id starts with its family (`filters.oracle`). */
 export const senderFamily = (label: string) => label.split('.')[0];
 
 /** Answer times by family (a check's requests count under its family's), or by sender with `group` the identity. */
 export function latencyBySender(
-  bySender: Map<string, { requests: number; ms: number[] }>,
+  bySender: Map<string, { requests: number; ms: number[]; retried?: number; retryMs?: number }>,
   group: (label: string) => string = senderFamily,
 ): Record<string, Latency> {
-  const grouped = new Map<string, { requests: number; ms: number[] }>();
-  for (const [label, { requests, ms }] of bySender) {
-    const g = grouped.get(group(label)) ?? { requests: 0, ms: [] };
+  const grouped = new Map<string, { requests: number; ms: number[]; retried: number; retryMs: number }>();
+  for (const [label, { requests, ms, retried = 0, retryMs = 0 }] of bySender) {
+    const g = grouped.get(group(label)) ?? { requests: 0, ms: [], retried: 0, retryMs: 0 };
     g.requests += requests;
     g.ms.push(...ms);
+    g.retried += retried;
+    g.retryMs += retryMs;
     grouped.set(group(label), g);
   }
   const out: Record<string, Latency> = {};
-  for (const [sender, { requests, ms }] of [...grouped].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [sender, { requests, ms, retried, retryMs }] of [...grouped].sort(([a], [b]) => a.localeCompare(b))) {
     const sorted = [...ms].sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
     const total = sorted.reduce((s, v) => s + v, 0);
@@ -154,6 +164,8 @@ export function latencyBySender(
       p50Ms: at(0.5),
       p95Ms: at(0.95),
       maxMs: sorted.at(-1) ?? 0,
+      retried,
+      retrySeconds: Number((retryMs / 1000).toFixed(2)),
     };
   }
   return out;

@@ -1,5 +1,5 @@
 /** The terminal summary: counts by family and by level, then each failure with the curl line that repeats it. */
-import { curlNote, type Results } from './results.js';
+import { curlNote, type Results, timeTaken } from './results.js';
 
 export function terminalSummary(results: Results): string {
   const lines: string[] = [];
@@ -46,9 +46,12 @@ export function terminalSummary(results: Results): string {
   if (spent) {
     // Where the time went, so that a user of a slow target sees which family waited on it.
     const slowest = Object.entries(results.timing!.latency)
-      .sort(([, a], [, b]) => b.seconds - a.seconds)
+      .sort(([, a], [, b]) => timeTaken(b) - timeTaken(a))
       .slice(0, 3)
-      .map(([by, l]) => `${by} ${l.requests} requests, ${l.seconds} s, p95 ${l.p95Ms} ms`);
+      .map(
+        ([by, l]) =>
+          `${by} ${l.requests} requests, ${l.seconds} s${l.retried ? ` and ${l.retrySeconds} s before ${l.retried} retried answers` : ''}, p95 ${l.p95Ms} ms`,
+      );
     lines.push(`${spent.reason}: ${s.notRun ?? 0} check(s) not run; the target's time went to ${slowest.join('; ')}`);
   }
   lines.push(

@@ -8,6 +8,7 @@ import {
   gateVerdict,
   latencyBySender,
   reasonsNothingCounts,
+  timeTaken,
   type Results,
   type Timing,
 } from '../../src/report/results.js';
@@ -73,8 +74,32 @@ describe('a time-boxed run', () => {
       ]),
     );
     expect(Object.keys(latency)).toEqual(['exercise', 'filters']);
-    expect(latency.filters).toEqual({ requests: 5, seconds: 0.2, meanMs: 40, p50Ms: 30, p95Ms: 100, maxMs: 100 });
-    expect(latency.exercise).toEqual({ requests: 1, seconds: 0.01, meanMs: 7, p50Ms: 7, p95Ms: 7, maxMs: 7 });
+    expect(latency.filters).toEqual({
+      requests: 5,
+      seconds: 0.2,
+      meanMs: 40,
+      p50Ms: 30,
+      p95Ms: 100,
+      maxMs: 100,
+      retried: 0,
+      retrySeconds: 0,
+    });
+    expect(latency.exercise).toMatchObject({ requests: 1, seconds: 0.01, meanMs: 7, p50Ms: 7, p95Ms: 7, maxMs: 7 });
+  });
+
+  test('latency by family: the retried requests and the time before their answers add up under the family', () => {
+    const latency = latencyBySender(
+      new Map([
+        ['methods.delete-then-404', { requests: 9, ms: [10, 20], retried: 1, retryMs: 6250 }],
+        ['methods.get-safe', { requests: 3, ms: [5], retried: 1, retryMs: 1750 }],
+        ['exercise', { requests: 1, ms: [7], retried: 0, retryMs: 0 }],
+      ]),
+    );
+    expect(latency.methods).toMatchObject({ requests: 12, seconds: 0.04, retried: 2, retrySeconds: 8 });
+    expect(timeTaken(latency.methods)).toBe(8.04);
+    expect(latency.exercise).toMatchObject({ retried: 0, retrySeconds: 0 });
+    // A results.json of an earlier version has neither field: its time is its answers'.
+    expect(timeTaken({ requests: 1, seconds: 2, meanMs: 0, p50Ms: 0, p95Ms: 0, maxMs: 0 })).toBe(2);
   });
 
   test('latency by family: the requests of each check count under the family its id starts with', () => {

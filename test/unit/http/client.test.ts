@@ -83,6 +83,22 @@ describe('HttpClient under 503', () => {
   }, 30_000);
 });
 
+describe('HttpClient: the time before a retried answer', () => {
+  test('a request refused twice records the time from its first attempt to its last, under its sender', async () => {
+    let n = 0;
+    const { client } = await serving(() => ++n <= 2, 20);
+    const retried = await get(client);
+    expect(retried).toMatchObject({ status: 200, attempts: 3, earlier: [503, 503] });
+    // Two refused attempts of ~20 ms, and the backoff of 200 and 400 ms (with up to half again of jitter).
+    expect(retried.retryMs).toBeGreaterThanOrEqual(640);
+    expect(retried.retryMs).toBeLessThan(2000);
+    const first = await get(client);
+    expect(first.retryMs).toBeUndefined();
+    expect(client.bySender.get('other')).toMatchObject({ requests: 4, retried: 1, retryMs: retried.retryMs });
+    await client.close();
+  });
+});
+
 describe('HttpClient.answerNothingAfter', () => {
   test('before its time requests are sent; from then on each is answered at once, not sent, with the reason', async () => {
     const { client, seen } = await serving(() => false);
