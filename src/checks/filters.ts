@@ -151,6 +151,9 @@ export const filtersChecks = [
     appliesTo: (op, ctx) => isCoreFilter(op, ctx) && coreModelOf(ctx.model, op) === 'flows',
     run: async (op, ctx) => {
       const { q } = await corpusOf(ctx, op, 0);
+      // A target that refused the corpus's creates (503s on a busy server) leaves nothing to judge by.
+      for (const key of ['flows', 'flow_runs'])
+        if (!q.built.corpus[key]?.length) return skip(`no corpus of ${key}: ${q.built.missing[key] ?? 'none made'}`);
       const body = {
         flows: { tags: { all_: [q.built.tags[0]] } },
         flow_runs: { state: { type: { any_: ['FAILED'] } } },

@@ -52,6 +52,26 @@ describe('query checks', () => {
     expect(outcome(await verdict(id, op, breaks))).toMatch(failure);
   });
 
+  test('filters.seed-example without a corpus of flow runs (the target refused their creates): skipped, saying why', async () => {
+    const { server, corpus } = await queryServer();
+    // As buildCorpus leaves it: no key for a collection of which nothing was made.
+    const { flow_runs: _, ...made } = corpus.corpus;
+    const refused = {
+      ...corpus,
+      corpus: made,
+      missing: { flow_runs: 'POST /flow_runs/ answered 503: {"exception_message":"Service Unavailable"}' },
+    };
+    const verdict = await judge(
+      'filters.seed-example',
+      'POST /flows/filter',
+      await fakeContext({ server, corpus: refused }),
+    );
+    expect(verdict).toMatchObject({
+      status: 'skipped',
+      message: expect.stringMatching(/^no corpus of flow_runs: POST \/flow_runs\/ answered 503/),
+    });
+  });
+
   test('filters.oracle stopped by the time box: not run (the stop is thrown) when all agreed so far; a mismatch seen before the stop fails', async () => {
     const agreeing = await queryServer();
     const stopped = fakeContext({ server: stoppedAfter(agreeing.server, 20), corpus: agreeing.corpus });
