@@ -3,61 +3,26 @@
  * installation is not measured), with wall time, requests, the suite's own CPU and peak memory, and the
  * server's CPU beside it: how busy the suite kept the server, how many requests were in flight on average,
  * how soon the first verdict came, and the requests and answer times of each family. `--budget S` benches a
- * time-boxed run. Writes reports/bench.json and prints a table. It states numbers; it fails nothing.
+ * time-boxed run. A slow target: `--services` starts the Prefect as its docs do (`prefect server start`,
+ * background services on), `--url URL` benches a target already running, `--prefect-version X` picks the managed
+ * release. Writes reports/bench.json and prints a table. It states numbers; it fails nothing.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.js';
 import { inheritedEnvironment } from './config/worker.js';
 import { readExchangeLog, type Behaviour } from './http/behaviour.js';
 import type { Results } from './report/results.js';
 import { ensurePrefect, readPin, startPrefect } from './managed/prefect.js';
+import { cpuSeconds, listenerPid, rssKb, tree } from './managed/processes.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const TICKS = 100; // USER_HZ on Linux
-
-/** utime+stime (and, with children, the CPU of children that were waited for), in seconds. */
-function cpuSeconds(pid: number | 'self', withChildren: boolean): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
-  // fields[11..14] are utime, stime, cutime, cstime (stat fields 14..17)
-  return (fields[11] + fields[12] + (withChildren ? fields[13] + fields[14] : 0)) / TICKS;
-}
-
-function rssKb(pid: number): number {
-  try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-      .split('\n')
-      .find((l) => l.startsWith('VmRSS:'));
-    return line ? Number(line.split(/\s+/)[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** The process and every descendant, by walking /proc. */
-function tree(root: number): number[] {
-  const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out = [root];
-  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parentOf) if (ppid === out[i]) out.push(pid);
-  return out;
-}
-
+/** Where the benched run writes its reports. */
+const RUN_DIR = path.join(repoRoot, 'reports', 'bench-run');
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -118,36 +83,111 @@ function exchangesByCheck(exchanges: Behaviour[]): Record<string, { exchanges: n
   );
 }
 
+interface BenchTarget {
+  baseUrl: string;
+  /** What was benched, as bench.json names it. */
+  label: string;
+  /** The server's process when it runs on this machine: its CPU is the run's floor. */
+  serverPid?: number;
+  /** What the run is told beside the user's own variables. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+const USAGE =
+  'usage: npm run bench -- [--profile] [--budget SECONDS] [--services] [--prefect-version VERSION] [--url URL]';
+
+/** The target to bench: a managed Prefect (services off, or on with --services), or one already running at --url. */
+async function benchTarget(options: {
+  url?: string;
+  services: boolean;
+  'prefect-version'?: string;
+}): Promise<BenchTarget> {
+  if (options.url) {
+    const url = new URL(options.url);
+    return {
+      baseUrl: options.url,
+      label: `${url.origin} (by URL)`,
+      serverPid: listenerPid(url),
+      env: {},
+      stop: async () => {},
+    };
+  }
+  const pin = readPin(options['prefect-version']);
+  ensurePrefect((l) => process.stderr.write(`${l}\n`), pin);
+  const server = await startPrefect({ database: 'sqlite', version: pin.prefect, services: options.services });
+  const label = `prefect ${pin.prefect} on sqlite`;
+  const baseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${pin.prefect}.json`);
+  return {
+    baseUrl: server.baseUrl,
+    label: options.services ? `${label} (prefect server start, services on)` : `${label} (managed)`,
+    serverPid: server.pid,
+    env: {
+      // A server of our own, dropped after the run: the run sends what the default run sends.
+      CONFORMANCE_DISPOSABLE_TARGET: '1',
+      CONFORMANCE_TARGET_LABEL: label,
+      ...(existsSync(baseline) ? { CONFORMANCE_BASELINE: baseline } : {}),
+    },
+    // Its log beside the run's reports: the cause of each 5xx the run met.
+    stop: () => server.stop({ keepLogAt: path.join(RUN_DIR, 'server.log') }),
+  };
+}
+
+function benchOptions() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        profile: { type: 'boolean', default: false },
+        budget: { type: 'string' },
+        services: { type: 'boolean', default: false },
+        'prefect-version': { type: 'string' },
+        url: { type: 'string' },
+      },
+    });
+    if (values.budget !== undefined && !/^[1-9]\d*$/.test(values.budget))
+      throw new Error(`--budget takes whole seconds, got "${values.budget}"`);
+    if (values.url && (values.services || values['prefect-version']))
+      throw new Error(
+        '--url benches a running target: --services and --prefect-version start one; give one or the other',
+      );
+    if (values.url && !URL.canParse(values.url))
+      throw new Error(`--url must be the target's API root, such as http://127.0.0.1:4200/api, got "${values.url}"`);
+    if (values['prefect-version']) readPin(values['prefect-version']);
+    return values;
+  } catch (e) {
+    process.stderr.write(`bench: ${(e as Error).message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+}
+
+/** The CPU seconds of a process and its descendants so far; undefined without a process. */
+const treeCpu = (pid: number | undefined) =>
+  pid === undefined ? undefined : tree(pid).reduce((s, p) => s + cpuSeconds(p, true), 0);
+
 async function main(): Promise<void> {
   // --profile: a V8 CPU profile of every suite process and thread, and the server's time per operation.
-  const profile = process.argv.includes('--profile');
-  const budgetAt = process.argv.indexOf('--budget');
-  const budget = budgetAt > 0 ? process.argv[budgetAt + 1] : undefined;
+  const options = benchOptions();
+  const { profile, budget } = options;
   const profileDir = path.join(repoRoot, 'reports', 'profile');
   if (profile) {
     rmSync(profileDir, { recursive: true, force: true });
     mkdirSync(profileDir, { recursive: true });
   }
-  ensurePrefect((l) => process.stderr.write(`${l}\n`));
-  const server = await startPrefect({ database: 'sqlite' });
-  const serverPid = Number(readFileSync(`/proc/self/task/${process.pid}/children`, 'utf8').trim().split(/\s+/)[0]);
-  const outDir = path.join(repoRoot, 'reports', 'bench-run');
-  const serverCpuBefore = tree(serverPid).reduce((s, p) => s + cpuSeconds(p, true), 0);
+  const target = await benchTarget(options);
+  const serverCpuBefore = treeCpu(target.serverPid);
   const selfBefore = cpuSeconds('self', true);
   const started = performance.now();
   const startedAt = Date.now();
-  rmSync(outDir, { recursive: true, force: true });
+  rmSync(RUN_DIR, { recursive: true, force: true });
   // --cpu-prof is refused in NODE_OPTIONS; the CLI passes it on to vitest (and vitest's worker thread inherits it).
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const child = spawn(process.execPath, [...profileArgs, '--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
     cwd: repoRoot,
     env: inheritedEnvironment({
-      CONFORMANCE_BASE_URL: server.baseUrl,
-      CONFORMANCE_DISPOSABLE_TARGET: '1',
-      CONFORMANCE_OUT: outDir,
+      CONFORMANCE_BASE_URL: target.baseUrl,
+      CONFORMANCE_OUT: RUN_DIR,
       CONFORMANCE_QUIET: '1',
-      CONFORMANCE_TARGET_LABEL: `prefect ${readPin().prefect} on sqlite`,
-      CONFORMANCE_BASELINE: path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`),
+      ...target.env,
       ...(budget ? { CONFORMANCE_BUDGET: budget } : {}),
     }),
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -164,19 +204,22 @@ async function main(): Promise<void> {
   const wallSeconds = (performance.now() - started) / 1000;
   // The suite's children were waited for, so their CPU is in our cutime/cstime; the server's is not.
   const suiteCpuSeconds = cpuSeconds('self', true) - selfBefore;
-  const serverCpuSeconds = tree(serverPid).reduce((s, p) => s + cpuSeconds(p, true), 0) - serverCpuBefore;
-  await server.stop();
-  const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as Results;
+  const serverCpuAfter = treeCpu(target.serverPid);
+  const serverCpuSeconds =
+    serverCpuBefore === undefined || serverCpuAfter === undefined ? undefined : serverCpuAfter - serverCpuBefore;
+  await target.stop();
+  const results = JSON.parse(readFileSync(path.join(RUN_DIR, 'results.json'), 'utf8')) as Results;
   const cores = os.cpus().length;
   // Requests in flight on average: the time the exchanges took, over the time from the first to the last.
-  const exchanges = readExchangeLog(path.join(outDir, '.run', 'exchanges.jsonl'));
+  const exchanges = readExchangeLog(path.join(RUN_DIR, '.run', 'exchanges.jsonl'));
   const sendingMs =
     Math.max(...exchanges.map((x) => x.at ?? 0)) - Math.min(...exchanges.map((x) => (x.at ?? 0) - x.ms));
+  const timeBox = results.timing?.timeBox;
   const firstVerdict = results.timing?.firstVerdictAt ? Date.parse(results.timing.firstVerdictAt) : undefined;
   const bench = {
     date: new Date().toISOString(),
     machine: { cores, memoryGiB: Math.round(os.totalmem() / 2 ** 30), node: process.version },
-    target: `prefect ${readPin().prefect} on sqlite (managed)`,
+    target: target.label,
     exitCode: code,
     wallSeconds: Number(wallSeconds.toFixed(2)),
     requests: results.summary.requests,
@@ -184,9 +227,10 @@ async function main(): Promise<void> {
     checks: results.checks.length,
     suiteCpuSeconds: Number(suiteCpuSeconds.toFixed(2)),
     suiteCpuShareOfMachine: Number((suiteCpuSeconds / (wallSeconds * cores)).toFixed(3)),
-    serverCpuSeconds: Number(serverCpuSeconds.toFixed(2)),
+    // Absent for a target on another machine, whose CPU cannot be read here.
+    serverCpuSeconds: serverCpuSeconds === undefined ? undefined : Number(serverCpuSeconds.toFixed(2)),
     // The server is one process: its CPU over the wall time is how much of the run it was working.
-    serverBusyShare: Number((serverCpuSeconds / wallSeconds).toFixed(3)),
+    serverBusyShare: serverCpuSeconds === undefined ? undefined : Number((serverCpuSeconds / wallSeconds).toFixed(3)),
     averageInFlight: Number((exchanges.reduce((n, x) => n + x.ms, 0) / Math.max(1, sendingMs)).toFixed(2)),
     secondsToFirstVerdict: firstVerdict ? Number(((firstVerdict - startedAt) / 1000).toFixed(2)) : undefined,
     peakRssMB: Math.round(peakRssKb / 1024),
@@ -194,6 +238,17 @@ async function main(): Promise<void> {
     runs: results.runs,
     budgetSeconds: budget ? Number(budget) : undefined,
     notRun: results.summary.notRun ?? 0,
+    // A slow target: when the deadline (or budget) ended the sending, and what the target answered meanwhile.
+    timeBox: `${timeBox?.kind} ${timeBox?.seconds} s`,
+    timeBoxSpentAtSeconds: timeBox?.spent
+      ? Number(((Date.parse(timeBox.spent.at) - startedAt) / 1000).toFixed(2))
+      : undefined,
+    retriedAfter503: results.operations.reduce((n, o) => n + (o.retried ?? 0), 0),
+    answered5xx: exchanges.filter((x) => x.s >= 500).length,
+    noAnswer: exchanges.filter((x) => x.s === 0).length,
+    cleanupDeleted: results.cleanup?.deleted,
+    // Objects cleanup's time did not reach (or could not delete): a slow target's leftovers.
+    cleanupLeft: results.cleanup?.failed.length,
     requestsByFamily: results.timing?.latency,
     exchangesByCheck: exchangesByCheck(exchanges),
   };

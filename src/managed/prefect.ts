@@ -161,6 +161,8 @@ export function freePort(): Promise<number> {
 
 export interface ManagedServer {
   baseUrl: string;
+  /** The server's process (its services run in it or in its children). */
+  pid: number;
   /** The Prefect release it runs. */
   version: string;
   database: Database;
@@ -178,6 +180,11 @@ export interface StartOptions {
   version?: string;
   startupDeadlineMs?: number;
   log?: (line: string) => void;
+  /**
+   * Leave the background services on (scheduler, event persister, triggers, ...), as `prefect server start`
+   * runs them for a user; off by default, so that a run's own writes are all the server does.
+   */
+  services?: boolean;
 }
 
 const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
@@ -241,8 +248,10 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   for (const key of Object.keys(env))
     if (key.startsWith('PREFECT_API_') || key === 'PREFECT_SERVER_API_AUTH_STRING') delete env[key];
   const args = ['server', 'start', '--host', '127.0.0.1', '--port', String(port)];
-  if (hasNoServicesFlag(bin)) args.push('--no-services');
-  else for (const service of SERVICES) env[`PREFECT_API_SERVICES_${service}_ENABLED`] = 'false';
+  if (!options.services) {
+    if (hasNoServicesFlag(bin)) args.push('--no-services');
+    else for (const service of SERVICES) env[`PREFECT_API_SERVICES_${service}_ENABLED`] = 'false';
+  }
   let dbName: string | undefined;
   if (database === 'postgres') {
     dbName = `conformance_${path
@@ -284,6 +293,7 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   };
   const server: ManagedServer & { killNow(): void } = {
     baseUrl,
+    pid: child.pid!,
     version: pin.prefect,
     database,
     home,

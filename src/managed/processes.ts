@@ -1,0 +1,79 @@
+/**
+ * What the benchmark reads of processes on this machine, from /proc (Linux): CPU time, resident memory,
+ * a process's descendants, and which process serves a local URL.
+ */
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+
+const TICKS = 100; // USER_HZ on Linux
+
+/** utime+stime (and, with children, the CPU of children that were waited for), in seconds. */
+export function cpuSeconds(pid: number | 'self', withChildren: boolean): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+  // fields[11..14] are utime, stime, cutime, cstime (stat fields 14..17)
+  return (fields[11] + fields[12] + (withChildren ? fields[13] + fields[14] : 0)) / TICKS;
+}
+
+export function rssKb(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
+    return line ? Number(line.split(/\s+/)[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The process and every descendant, by walking /proc. */
+export function tree(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parentOf) if (ppid === out[i]) out.push(pid);
+  return out;
+}
+
+/**
+ * The process that listens on a local URL's port, from the kernel's socket table and each process's open
+ * sockets; undefined for a host elsewhere (its CPU cannot be read here) or when nothing is found.
+ */
+export function listenerPid(url: URL): number | undefined {
+  if (!['127.0.0.1', 'localhost', '[::1]', '0.0.0.0'].includes(url.hostname)) return undefined;
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let rows: string[] = [];
+    try {
+      rows = readFileSync(table, 'utf8').trim().split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const row of rows) {
+      // sl local_address rem_address st ... inode: st 0A is LISTEN; the port is the local address's hex after ':'
+      const f = row.trim().split(/\s+/);
+      if (f[3] === '0A' && Number.parseInt(f[1].split(':')[1], 16) === port) inodes.add(`socket:[${f[9]}]`);
+    }
+  }
+  if (inodes.size === 0) return undefined;
+  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+    try {
+      for (const fd of readdirSync(`/proc/${entry}/fd`))
+        if (inodes.has(readlinkSync(`/proc/${entry}/fd/${fd}`))) return Number(entry);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return undefined;
+}

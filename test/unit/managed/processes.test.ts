@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cpuSeconds, listenerPid, rssKb, tree } from '../../../src/managed/processes.js';
+
+const servers: net.Server[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close();
+});
+
+function listen(host: string): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    servers.push(server);
+    server.listen(0, host, () => resolve((server.address() as net.AddressInfo).port));
+  });
+}
+
+describe('listenerPid', () => {
+  it('finds the process that listens on a local URL’s port, by IPv4 and IPv6 name', async () => {
+    const port = await listen('127.0.0.1');
+    expect(listenerPid(new URL(`http://127.0.0.1:${port}/api`))).toBe(process.pid);
+    expect(listenerPid(new URL(`http://localhost:${port}/api`))).toBe(process.pid);
+    const port6 = await listen('::1');
+    expect(listenerPid(new URL(`http://[::1]:${port6}/api`))).toBe(process.pid);
+  });
+
+  it('finds no process for a port nobody listens on, nor for a host elsewhere', async () => {
+    const port = await listen('127.0.0.1');
+    servers.pop()?.close();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(listenerPid(new URL(`http://127.0.0.1:${port}/api`))).toBeUndefined();
+    const open = await listen('127.0.0.1');
+    expect(listenerPid(new URL(`http://example.org:${open}/api`))).toBeUndefined();
+  });
+});
+
+describe('tree, cpuSeconds and rssKb', () => {
+  it('a child is in its parent’s tree, with CPU time and resident memory of its own', async () => {
+    const child = spawn(process.execPath, [
+      '-e',
+      'const t=Date.now(); while (Date.now()-t<300); setTimeout(()=>{},5000)',
+    ]);
+    try {
+      await new Promise((r) => setTimeout(r, 600));
+      expect(tree(process.pid)).toContain(child.pid);
+      expect(tree(child.pid!)).toEqual([child.pid]);
+      expect(cpuSeconds(child.pid!, false)).toBeGreaterThan(0.1);
+      expect(rssKb(child.pid!)).toBeGreaterThan(1000);
+      expect(rssKb(2 ** 22 + 1)).toBe(0);
+    } finally {
+      child.kill();
+    }
+  });
+});
