@@ -10,7 +10,7 @@ import { evaluate, Unsupported, withReading, type FilterSemantics, type Obj } fr
 import { emptyPatternsApplied, isOpenOperand } from '../model/profiles/operators.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';
-import { coreModelOf, corpusOf, isCoreFilter } from './queryContext.js';
+import { coreModelOf, corpusOf, isCoreFilter, requireCorpus } from './queryContext.js';
 import { fail, pass, skip } from './verdict.js';
 
 /** Scope a body to the run's own objects: `id.any_` ANDed in, unless the filter ORs its fields. */
@@ -151,9 +151,8 @@ export const filtersChecks = [
     appliesTo: (op, ctx) => isCoreFilter(op, ctx) && coreModelOf(ctx.model, op) === 'flows',
     run: async (op, ctx) => {
       const { q } = await corpusOf(ctx, op, 0);
-      // A target that refused the corpus's creates (503s on a busy server) leaves nothing to judge by.
-      for (const key of ['flows', 'flow_runs'])
-        if (!q.built.corpus[key]?.length) return skip(`no corpus of ${key}: ${q.built.missing[key] ?? 'none made'}`);
+      requireCorpus(q, 'flows');
+      requireCorpus(q, 'flow_runs');
       const body = {
         flows: { tags: { all_: [q.built.tags[0]] } },
         flow_runs: { state: { type: { any_: ['FAILED'] } } },

@@ -104,7 +104,16 @@ export async function corpusOf(
 ): Promise<{ q: QueryContext; key: string }> {
   const q = await queryContext(ctx);
   const key = coreModelOf(ctx.model, op)!;
-  if (q.ids(key).length < minimum)
-    throw new Skip(minimum === 1 ? `no corpus of ${key}` : `fewer than ${minimum} objects of ${key} in the corpus`);
+  requireCorpus(q, key, minimum);
   return { q, key };
+}
+
+/**
+ * A Skip unless the corpus holds at least `minimum` objects of the collection; when the target refused their
+ * creates (a 503 on a busy server), the reason gives the create's answer.
+ */
+export function requireCorpus(q: QueryContext, key: string, minimum = 1): void {
+  if (q.ids(key).length >= minimum) return;
+  const short = minimum === 1 ? `no corpus of ${key}` : `fewer than ${minimum} objects of ${key} in the corpus`;
+  throw new Skip(q.built.missing[key] ? `${short}: ${q.built.missing[key]}` : short);
 }

@@ -8,14 +8,19 @@ const TICKS = 100; // USER_HZ on Linux
 
 /** utime+stime (and, with children, the CPU of children that were waited for), in seconds. */
 export function cpuSeconds(pid: number | 'self', withChildren: boolean): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat
-    .slice(stat.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
+  const fields = statFields(pid).map(Number);
   // fields[11..14] are utime, stime, cutime, cstime (stat fields 14..17)
   return (fields[11] + fields[12] + (withChildren ? fields[13] + fields[14] : 0)) / TICKS;
 }
+
+/** The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses): state first. */
+function statFields(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** The ids of the processes running now. */
+const processIds = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
 
 export function rssKb(pid: number): number {
   try {
@@ -31,11 +36,9 @@ export function rssKb(pid: number): number {
 /** The process and every descendant, by walking /proc. */
 export function tree(root: number): number[] {
   const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of processIds()) {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      parentOf.set(Number(entry), Number(statFields(entry)[1]));
     } catch {
       // gone meanwhile
     }
@@ -67,7 +70,7 @@ export function listenerPid(url: URL): number | undefined {
     }
   }
   if (inodes.size === 0) return undefined;
-  for (const entry of readdirSync('/proc').filter((e) => /^\d+$/.test(e))) {
+  for (const entry of processIds()) {
     try {
       for (const fd of readdirSync(`/proc/${entry}/fd`))
         if (inodes.has(readlinkSync(`/proc/${entry}/fd/${fd}`))) return Number(entry);
