@@ -57,6 +57,11 @@ export interface ClientOptions {
   runTag?: string;
   /** Read-only mode: a request this says is not a read is never sent (the last line of defence). */
   isRead?: (spec: RequestToSend) => boolean;
+  /**
+   * Which requests only read, for taking turns between writes after a 503 (the document's read POSTs,
+   * such as filters, among them); by default those of a safe method (GET, HEAD, OPTIONS).
+   */
+  readsOnly?: (spec: RequestToSend) => boolean;
 }
 
 /** Thrown for a request read-only mode refused to send; whoever wanted it reports a skip. */
@@ -119,6 +124,10 @@ const noAnswer = () => ({ status: 0, responseHeaders: {}, contentType: '', body:
  */
 const MAX_ATTEMPTS = 6;
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** A request of a safe method (RFC 9110 §9.2.1): it does not change the server's state. */
+const safeMethod = (spec: Pick<RequestToSend, 'method'>) => SAFE_METHODS.has(spec.method.toUpperCase());
+
 export class HttpClient {
   private readonly agent: Agent;
   /** For retries after a dropped socket: every request gets a connection of its own, closed after it. */
@@ -128,6 +137,13 @@ export class HttpClient {
   private limit: number;
   /** Requests waiting to go, or going, with nothing else in flight. */
   private aloneWanted = 0;
+  /**
+   * Set by the target's first 503: from then on, requests that may write (all but `readsOnly`) go one at
+   * a time, reads beside them. Prefect on SQLite answers 503 for a write that lost the
+   * database lock to another write; writes in turn do not lose it, and the server has one writer anyway.
+   */
+  private oneWriter = false;
+  private writing = 0;
   private readonly waiting: Array<() => void> = [];
   private seq = 0;
   requestCount = 0;
@@ -171,15 +187,21 @@ export class HttpClient {
    * Run `fn` in a slot: at most `limit` at once, or, `alone`, with nothing else in flight (and nothing
    * starting beside it).
    */
-  private async slot<T>(fn: () => Promise<T>, alone = false): Promise<T> {
+  private async slot<T>(fn: () => Promise<T>, alone = false, write = false): Promise<T> {
     if (alone) this.aloneWanted++;
-    while (alone ? this.active > 0 : this.active >= Math.floor(this.limit) || this.aloneWanted > 0)
+    while (
+      alone
+        ? this.active > 0
+        : this.active >= Math.floor(this.limit) || this.aloneWanted > 0 || (write && this.oneWriter && this.writing > 0)
+    )
       await new Promise<void>((r) => this.waiting.push(r));
     this.active++;
+    if (write) this.writing++;
     try {
       return await fn();
     } finally {
       this.active--;
+      if (write) this.writing--;
       if (alone) this.aloneWanted--;
       this.wake();
     }
@@ -196,8 +218,10 @@ export class HttpClient {
    * every four answers that are not 503.
    */
   private adjustLimit(status: number): void {
-    if (status === 503) this.limit = Math.max(1, this.limit / 2);
-    else if (status !== 0) {
+    if (status === 503) {
+      this.limit = Math.max(1, this.limit / 2);
+      this.oneWriter = true;
+    } else if (status !== 0) {
       this.limit = Math.min(this.options.concurrency, this.limit + 0.25);
       this.wake();
     }
@@ -311,7 +335,11 @@ export class HttpClient {
       // wait for the fewer slots there are. After two 503s the request goes alone: if the server refused it
       // for a lock other requests held (Prefect on SQLite), it now has no rival.
       const alone = earlier.filter((status) => status === 503).length >= 2;
-      const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection), alone);
+      const exchange = await this.slot(
+        () => this.sendOnce(spec, attempt, freshConnection),
+        alone,
+        !(this.options.readsOnly ?? safeMethod)(spec),
+      );
       this.adjustLimit(exchange.status);
       const started = performance.now() - exchange.ms;
       if (attempt === 1) firstStarted = started;

@@ -15,12 +15,28 @@ afterEach(async () => {
 async function serving(busy: (n: number, path: string) => boolean, pauseMs = 30) {
   let inFlight = 0;
   let n = 0;
-  const seen: Array<{ n: number; path: string; inFlight: number; status: number; start: number; end: number }> = [];
+  const seen: Array<{
+    n: number;
+    method: string;
+    path: string;
+    inFlight: number;
+    status: number;
+    start: number;
+    end: number;
+  }> = [];
   server = createServer((req, res) => {
     inFlight++;
     const path = req.url ?? '';
     const status = busy(++n, path) ? 503 : 200;
-    const served = { n, path, inFlight, status, start: performance.now(), end: Number.POSITIVE_INFINITY };
+    const served = {
+      n,
+      method: req.method ?? '',
+      path,
+      inFlight,
+      status,
+      start: performance.now(),
+      end: Number.POSITIVE_INFINITY,
+    };
     seen.push(served);
     setTimeout(() => {
       inFlight--;
@@ -81,6 +97,30 @@ describe('HttpClient under 503', () => {
     expect(seen).toHaveLength(18);
     await client.close();
   }, 30_000);
+});
+
+describe('HttpClient: writes after a 503', () => {
+  const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
+    a !== b && a.start < b.end && b.start < a.end;
+
+  test("before the target's first 503 writes go side by side; after it, one write at a time, reads beside it", async () => {
+    const { client, seen } = await serving((n) => n === 9);
+    const post = () => client.send({ method: 'POST', template: '/w', path: '/w', json: {} });
+    await Promise.all(Array.from({ length: 8 }, post));
+    const before = seen.slice(0, 8);
+    expect(before.some((a) => before.some((b) => overlap(a, b)))).toBe(true);
+    // The ninth request is refused with 503 (and retried): from now on writes take turns.
+    expect((await get(client)).attempts).toBe(2);
+    const from = seen.length;
+    await Promise.all([...Array.from({ length: 8 }, post), ...Array.from({ length: 8 }, () => get(client))]);
+    const after = seen.slice(from);
+    const writes = after.filter((s) => s.method === 'POST');
+    expect(writes).toHaveLength(8);
+    expect(writes.filter((a) => writes.some((b) => overlap(a, b)))).toEqual([]);
+    // Reads are not held back by them: some went while a write was in flight.
+    expect(after.some((r) => r.method === 'GET' && writes.some((w) => overlap(r, w)))).toBe(true);
+    await client.close();
+  });
 });
 
 describe('HttpClient: the time before a retried answer', () => {
