@@ -55,13 +55,13 @@ export interface ClientOptions {
   exchangeLog?: string;
   /** The run's tag, masked in the exchange log. */
   runTag?: string;
-  /** Read-only mode: a request this says is not a read is never sent (the last line of defence). */
-  isRead?: (spec: RequestToSend) => boolean;
   /**
-   * Which requests only read, for taking turns between writes after a 503 (the document's read POSTs,
-   * such as filters, among them); by default those of a safe method (GET, HEAD, OPTIONS).
+   * Which requests only read (a run adds the document's read POSTs, such as filters); by default those of a
+   * safe method (GET, HEAD, OPTIONS). Read-only mode sends nothing else, and after a 503 the rest take turns.
    */
-  readsOnly?: (spec: RequestToSend) => boolean;
+  isRead?: (spec: RequestToSend) => boolean;
+  /** Read-only mode: a request that is not a read is never sent (the last line of defence). */
+  readOnly?: boolean;
 }
 
 /** Thrown for a request read-only mode refused to send; whoever wanted it reports a skip. */
@@ -138,8 +138,8 @@ export class HttpClient {
   /** Requests waiting to go, or going, with nothing else in flight. */
   private aloneWanted = 0;
   /**
-   * Set by the target's first 503: from then on, requests that may write (all but `readsOnly`) go one at
-   * a time, reads beside them. Prefect on SQLite answers 503 for a write that lost the
+   * Set by the target's first 503: from then on, requests that may write (all but `isRead`'s) go one at a
+   * time, reads beside them. Prefect on SQLite answers 503 for a write that lost the
    * database lock to another write; writes in turn do not lose it, and the server has one writer anyway.
    */
   private oneWriter = false;
@@ -163,7 +163,10 @@ export class HttpClient {
   /** From this time on, requests are answered with no answer, not sent: why. */
   private quietAfter?: { at: number; reason: string };
 
+  private readonly isRead: (spec: RequestToSend) => boolean;
+
   constructor(readonly options: ClientOptions) {
+    this.isRead = options.isRead ?? safeMethod;
     this.limit = options.concurrency;
     this.basePathLength = new URL(options.baseUrl).pathname.replace(/\/$/, '').length;
     this.agent = new Agent({
@@ -268,7 +271,7 @@ export class HttpClient {
   }
 
   async send(spec: RequestToSend): Promise<Exchange> {
-    if (this.options.isRead && !this.options.isRead(spec))
+    if (this.options.readOnly && !this.isRead(spec))
       throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
     if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
     let exchange: Exchange;
@@ -335,11 +338,7 @@ export class HttpClient {
       // wait for the fewer slots there are. After two 503s the request goes alone: if the server refused it
       // for a lock other requests held (Prefect on SQLite), it now has no rival.
       const alone = earlier.filter((status) => status === 503).length >= 2;
-      const exchange = await this.slot(
-        () => this.sendOnce(spec, attempt, freshConnection),
-        alone,
-        !(this.options.readsOnly ?? safeMethod)(spec),
-      );
+      const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection), alone, !this.isRead(spec));
       this.adjustLimit(exchange.status);
       const started = performance.now() - exchange.ms;
       if (attempt === 1) firstStarted = started;

@@ -23,7 +23,7 @@ import { buildModel, type ApiModel } from '../model/model.js';
 import { profileFor } from '../model/profiles/index.js';
 import { loadDocument, type LoadedDocument } from '../openapi/load.js';
 import type { Operation } from '../openapi/operations.js';
-import { is2xx, type RequestToSend } from '../openapi/request.js';
+import { is2xx } from '../openapi/request.js';
 import { SchemaValidators } from '../openapi/validators.js';
 import { forTarget, loadBaseline, replaysFor, type Baseline } from '../report/baseline.js';
 import { latencyBySender, type OperationSummary, type RunInfo } from '../report/results.js';
@@ -87,8 +87,6 @@ async function createSession(): Promise<Session> {
   if (!config) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
   const suitesStartedAt = new Date().toISOString();
   const files = runFiles(config.runDir);
-  const readsOnly = (request: RequestToSend) =>
-    isReadOperation({ method: request.method, path: request.template } as Operation);
   const redactor = new Redactor(secretsOf(config));
   const client = new HttpClient({
     baseUrl: config.baseUrl,
@@ -99,9 +97,9 @@ async function createSession(): Promise<Session> {
     redactor,
     exchangeLog: files.exchanges,
     runTag: config.runTag,
-    // GETs and the documented read POSTs only (design.md: filter, count, history, paginate).
-    isRead: config.readOnly ? readsOnly : undefined,
-    readsOnly,
+    // GETs and the documented read POSTs (design.md: filter, count, history, paginate).
+    isRead: (request) => isReadOperation({ method: request.method, path: request.template } as Operation),
+    readOnly: config.readOnly,
   });
   // The CLI validated the document and wrote it to the run folder before starting the suites.
   const spec = await loadDocument(config.specPath, {

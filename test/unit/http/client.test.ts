@@ -2,7 +2,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { HttpClient } from '../../../src/http/client.js';
+import { BlockedByReadOnly, type ClientOptions, HttpClient } from '../../../src/http/client.js';
 import { Redactor } from '../../../src/http/redact.js';
 
 let server: Server | undefined;
@@ -12,7 +12,11 @@ afterEach(async () => {
 });
 
 /** A server that answers after a pause, 503 while `busy()` says so, and records how many requests it held at once. */
-async function serving(busy: (n: number, path: string) => boolean, pauseMs = 30) {
+async function serving(
+  busy: (n: number, path: string) => boolean,
+  pauseMs = 30,
+  options: Pick<ClientOptions, 'isRead' | 'readOnly'> = {},
+) {
   let inFlight = 0;
   let n = 0;
   const seen: Array<{
@@ -50,6 +54,7 @@ async function serving(busy: (n: number, path: string) => boolean, pauseMs = 30)
     timeoutMs: 5000,
     concurrency: 4,
     redactor: new Redactor([]),
+    ...options,
   });
   return { client, seen };
 }
@@ -119,6 +124,36 @@ describe('HttpClient: writes after a 503', () => {
     expect(writes.filter((a) => writes.some((b) => overlap(a, b)))).toEqual([]);
     // Reads are not held back by them: some went while a write was in flight.
     expect(after.some((r) => r.method === 'GET' && writes.some((w) => overlap(r, w)))).toBe(true);
+    await client.close();
+  });
+
+  test('a POST that isRead calls a read (a filter) goes beside the writes after a 503', async () => {
+    const isRead = (spec: { method: string; template: string }) =>
+      spec.method === 'GET' || spec.template.endsWith('/filter');
+    const { client, seen } = await serving((n) => n === 1, 30, { isRead });
+    expect((await get(client)).attempts).toBe(2);
+    const from = seen.length;
+    const post = (path: string) => client.send({ method: 'POST', template: path, path, json: {} });
+    await Promise.all([
+      ...Array.from({ length: 6 }, () => post('/w')),
+      ...Array.from({ length: 6 }, () => post('/filter')),
+    ]);
+    const after = seen.slice(from);
+    const writes = after.filter((s) => s.path === '/w');
+    expect(writes.filter((a) => writes.some((b) => overlap(a, b)))).toEqual([]);
+    expect(after.some((r) => r.path === '/filter' && writes.some((w) => overlap(r, w)))).toBe(true);
+    await client.close();
+  });
+});
+
+describe('HttpClient in read-only mode', () => {
+  test('a request that is not a read is refused unsent; a read is sent', async () => {
+    const { client, seen } = await serving(() => false, 1, { readOnly: true });
+    await expect(client.send({ method: 'DELETE', template: '/x', path: '/x' })).rejects.toBeInstanceOf(
+      BlockedByReadOnly,
+    );
+    expect((await get(client)).status).toBe(200);
+    expect(seen.map((s) => s.method)).toEqual(['GET']);
     await client.close();
   });
 });
