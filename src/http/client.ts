@@ -139,8 +139,8 @@ export class HttpClient {
   private aloneWanted = 0;
   /**
    * Set by the target's first 503: from then on, requests that may write (all but `isRead`'s) go one at a
-   * time, reads beside them. Prefect on SQLite answers 503 for a write that lost the
-   * database lock to another write; writes in turn do not lose it, and the server has one writer anyway.
+   * time, reads beside them. Prefect on SQLite answers 503 for a write that lost the database lock to
+   * another write; writes in turn do not lose it, and the server has one writer anyway.
    */
   private oneWriter = false;
   private writing = 0;
@@ -332,13 +332,14 @@ export class HttpClient {
     let freshConnection = false;
     const earlier: number[] = [];
     let firstStarted = 0;
+    const write = !this.isRead(spec);
     for (;;) {
       attempt++;
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
       // wait for the fewer slots there are. After two 503s the request goes alone: if the server refused it
       // for a lock other requests held (Prefect on SQLite), it now has no rival.
       const alone = earlier.filter((status) => status === 503).length >= 2;
-      const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection), alone, !this.isRead(spec));
+      const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection), alone, write);
       this.adjustLimit(exchange.status);
       const started = performance.now() - exchange.ms;
       if (attempt === 1) firstStarted = started;
