@@ -51,6 +51,7 @@ import { type CheckResult, exitCodeOf, reasonsNothingCounts, summarize, type Res
 import { terminalSummary } from './report/terminal.js';
 import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
+import { suitesEndedFile } from './report/vitestReporter.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
 import type { RequestToSend } from './openapi/request.js';
 import {
@@ -232,6 +233,15 @@ async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) =
   }
 }
 
+/** Resolves when `file` exists, or when `until` settles first. */
+async function whenExists(file: string, until: Promise<unknown>): Promise<void> {
+  let settled = false;
+  void until.finally(() => {
+    settled = true;
+  });
+  while (!settled && !existsSync(file)) await new Promise((r) => setTimeout(r, 50));
+}
+
 /** The most time cleanup takes after the suites, whatever the deadline. */
 const CLEANUP_SECONDS_AT_MOST = 600;
 
@@ -312,7 +322,23 @@ async function runInto(config: Config): Promise<number> {
     const worker = workerConfig(config, { baseUrl, specPath: files.spec, runDir, startedAt, baselinePath, managed });
     // A read-only run makes nothing, so it causes nothing the server would make on its behalf.
     const sideEffects = config.readOnly ? [] : await absentSideEffects(send, profile.sideEffects ?? []);
-    await runVitest(worker, (kill) => (killChild = kill));
+    const suitesExited = runVitest(worker, (kill) => (killChild = kill));
+    // Cleanup starts when the suites have sent their last request, not when vitest exits: its reporters
+    // write for seconds after (allure's ~4,000 files), and the server would wait idle meanwhile.
+    await whenExists(suitesEndedFile(runDir), suitesExited);
+    // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
+    // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
+    const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
+    client.answerNothingAfter(
+      Date.now() + cleanupSeconds * 1000,
+      `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
+    );
+    const firstPass = cleanup(send, files.ledger);
+    // Its failure is thrown below, after vitest's exit; unhandled until then, it would end the process.
+    firstPass.catch(() => {});
+    await suitesExited;
+    // What a test that outlived its timeout created before vitest stopped its worker is deleted too.
+    const cleaned = await cleanup(send, files.ledger, await firstPass);
 
     const resultsFile = path.join(config.outDir, 'results.json');
     const expired = baseline.entries.filter((e) => isExpired(e));
@@ -334,14 +360,7 @@ async function runInto(config: Config): Promise<number> {
       Object.assign(results.target, { serverVersion: reported[0].version, serverVersions: reported });
     results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
     if (spec.normalisations.length) results.normalisations = spec.normalisations;
-    // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
-    // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
-    const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
-    client.answerNothingAfter(
-      Date.now() + cleanupSeconds * 1000,
-      `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
-    );
-    results.cleanup = await cleanup(send, files.ledger);
+    results.cleanup = cleaned.report;
     if (profile.madeForRun && !config.readOnly)
       await cleanupMadeForRun(send, files.ledger, config.runTag, profile.madeForRun, results.cleanup);
     const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, config.runTag);

@@ -37,6 +37,12 @@ function mergeOperations(lists: Array<{ session: string; operations: OperationSu
   }));
 }
 
+/**
+ * Written after results.json when every suite file has ended: nothing more is sent, and the CLI starts
+ * cleanup while the reporters after this one still write (allure's ~4,000 files take seconds).
+ */
+export const suitesEndedFile = (runDir: string): string => path.join(runDir, 'suites-ended');
+
 export default class ResultsReporter implements Reporter {
   private started = Date.now();
 
@@ -110,5 +116,6 @@ export default class ResultsReporter implements Reporter {
     const out = config?.outDir ?? 'reports';
     mkdirSync(out, { recursive: true });
     writeFileSync(path.join(out, 'results.json'), JSON.stringify(results, null, 2));
+    if (config?.runDir) writeFileSync(suitesEndedFile(config.runDir), '');
   }
 }

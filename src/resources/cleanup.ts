@@ -100,9 +100,22 @@ export async function recheckFailed(send: Send, report: CleanupSummary): Promise
   report.failed = still;
 }
 
-export async function cleanup(send: Send, ledgerFile: string): Promise<CleanupSummary> {
-  const entries = Ledger.read(ledgerFile).reverse();
-  const report: CleanupSummary = { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] };
+/** A cleanup so far: its report, and how many of the ledger's entries it has handled. */
+export interface CleanupPass {
+  report: CleanupSummary;
+  handled: number;
+}
+
+/**
+ * Deletes the ledger's objects newest first. Given an earlier pass, only the entries written since are
+ * deleted, into the same report: cleanup starts when the suites end, while vitest still writes its reports,
+ * and a test that outlived its timeout may still create an object until vitest's worker is stopped.
+ */
+export async function cleanup(send: Send, ledgerFile: string, earlier?: CleanupPass): Promise<CleanupPass> {
+  const all = Ledger.read(ledgerFile);
+  const handled = earlier?.handled ?? 0;
+  const entries = all.slice(handled).reverse();
+  const report: CleanupSummary = earlier?.report ?? { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] };
   for (const entry of entries) {
     if (!entry.deletePath) {
       report.notDeletable.push({ collection: entry.collection, id: entry.id });
@@ -125,5 +138,5 @@ export async function cleanup(send: Send, ledgerFile: string): Promise<CleanupSu
         template: entry.deleteTemplate?.replace(/^DELETE /, ''),
       });
   }
-  return report;
+  return { report, handled: Math.max(handled, all.length) };
 }

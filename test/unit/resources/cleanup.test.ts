@@ -1,13 +1,18 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { SideEffect } from '../../../src/model/profiles/profile.js';
 import type { Answer, RequestToSend } from '../../../src/openapi/request.js';
 import {
   absentSideEffects,
+  cleanup,
   cleanupSideEffects,
   recheckFailed,
   type CleanupSummary,
 } from '../../../src/resources/cleanup.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
+import { Ledger } from '../../../src/resources/ledger.js';
 
 /** A server holding the objects at `paths`; DELETE removes one. */
 function server(paths: string[]) {
@@ -97,5 +102,34 @@ describe("Prefect's default-agent-pool", () => {
     expect(await pool.isBare(withQueues(['conformance-x2-1']), 'conformance-x1')).toBe(false);
     expect(await pool.isBare(withQueues(['conformance-x12-1']), 'conformance-x1')).toBe(false);
     expect(await pool.isBare(withQueues(['default'], 1), 'conformance-x1')).toBe(false);
+  });
+});
+
+describe('cleanup in two passes', () => {
+  const flow = (id: string) => ({
+    collection: '/flows',
+    id,
+    deletePath: `/flows/${id}`,
+    deleteTemplate: 'DELETE /flows/{id}',
+    createdBy: 'POST /flows/',
+  });
+
+  test('the second pass deletes only what was created after the first read the ledger, into the same report', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'ledger.jsonl');
+    const ledger = new Ledger(file);
+    ledger.record(flow('a'));
+    ledger.record(flow('b'));
+    const s = server(['/flows/a', '/flows/b', '/flows/c']);
+    const first = await cleanup(s.send, file);
+    expect(first).toMatchObject({ handled: 2, report: { deleted: 2, alreadyGone: 0 } });
+    // a test that outlived its timeout creates one more before the worker is stopped
+    ledger.record(flow('c'));
+    const second = await cleanup(s.send, file, first);
+    expect(s.sent).toEqual(['DELETE /flows/b', 'DELETE /flows/a', 'DELETE /flows/c']);
+    expect(second).toMatchObject({ handled: 3, report: { deleted: 3, alreadyGone: 0, failed: [] } });
+    expect(s.present.size).toBe(0);
+    // nothing new: a third pass sends nothing
+    await cleanup(s.send, file, second);
+    expect(s.sent).toHaveLength(3);
   });
 });
