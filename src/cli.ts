@@ -32,7 +32,7 @@ import {
 } from './config/config.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { selectsCheck, selectsOperation } from './config/selection.js';
-import { workerConfig, workerEnvironment, type WorkerConfig } from './config/worker.js';
+import { runFiles, workerConfig, workerEnvironment, type WorkerConfig } from './config/worker.js';
 import { CHECKS } from './checks/registry.js';
 import { authHeaders } from './http/auth.js';
 import { readExchangeLog } from './http/behaviour.js';
@@ -51,7 +51,6 @@ import { type CheckResult, exitCodeOf, reasonsNothingCounts, summarize, type Res
 import { terminalSummary } from './report/terminal.js';
 import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
-import { suitesEndedFile } from './report/vitestReporter.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
 import type { RequestToSend } from './openapi/request.js';
 import {
@@ -61,7 +60,6 @@ import {
   cleanupSideEffects,
   recheckFailed,
 } from './resources/cleanup.js';
-import { runFiles } from './run/session.js';
 import { specDrift } from './openapi/drift.js';
 import { loadDocument } from './openapi/load.js';
 import { indexOperations } from './openapi/operations.js';
@@ -325,7 +323,7 @@ async function runInto(config: Config): Promise<number> {
     const suitesExited = runVitest(worker, (kill) => (killChild = kill));
     // Cleanup starts when the suites have sent their last request, not when vitest exits: its reporters
     // write for seconds after (allure's ~4,000 files), and the server would wait idle meanwhile.
-    await whenExists(suitesEndedFile(runDir), suitesExited);
+    await whenExists(files.suitesEnded, suitesExited);
     // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
     // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
     const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);

@@ -41,6 +41,22 @@ export function workerEnvironment(config: WorkerConfig | undefined): Env {
   return env;
 }
 
+/** The run folder's files, written by the suites and read by the supervising CLI. */
+export function runFiles(runDir: string) {
+  return {
+    ledger: path.join(runDir, 'ledger.jsonl'),
+    exchanges: path.join(runDir, 'exchanges.jsonl'),
+    spec: path.join(runDir, 'openapi.json'),
+    requests: path.join(runDir, 'requests.txt'),
+    /**
+     * Written by the results reporter, after results.json, when every suite file has ended: nothing more
+     * is sent, and the CLI starts cleanup while the reporters after it still write (allure's ~4,000 files
+     * take seconds).
+     */
+    suitesEnded: path.join(runDir, 'suites-ended'),
+  };
+}
+
 /** The worker configuration this process was started with; undefined outside a run of the CLI. */
 export function readWorkerConfig(): WorkerConfig | undefined {
   const raw = process.env[VARIABLE];

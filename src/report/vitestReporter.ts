@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
 import type { CheckResult, OperationSummary, Results, RunInfo } from './results.js';
 import { summarize } from './results.js';
-import { readWorkerConfig } from '../config/worker.js';
+import { readWorkerConfig, runFiles } from '../config/worker.js';
 import './taskMeta.js';
 
 /**
@@ -36,12 +36,6 @@ function mergeOperations(lists: Array<{ session: string; operations: OperationSu
     requests: [...bySession.values()].reduce((a, b) => a + b, 0),
   }));
 }
-
-/**
- * Written after results.json when every suite file has ended: nothing more is sent, and the CLI starts
- * cleanup while the reporters after this one still write (allure's ~4,000 files take seconds).
- */
-export const suitesEndedFile = (runDir: string): string => path.join(runDir, 'suites-ended');
 
 export default class ResultsReporter implements Reporter {
   private started = Date.now();
@@ -116,6 +110,6 @@ export default class ResultsReporter implements Reporter {
     const out = config?.outDir ?? 'reports';
     mkdirSync(out, { recursive: true });
     writeFileSync(path.join(out, 'results.json'), JSON.stringify(results, null, 2));
-    if (config?.runDir) writeFileSync(suitesEndedFile(config.runDir), '');
+    if (config?.runDir) writeFileSync(runFiles(config.runDir).suitesEnded, '');
   }
 }

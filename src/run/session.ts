@@ -5,11 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { buildRecipe, fillPath, isReadOperation, type CaseContext } from '../cases/requests.js';
 import { SafeValues } from '../cases/safeValues.js';
 import { secretsOf } from '../config/config.js';
-import { readWorkerConfig, type WorkerConfig } from '../config/worker.js';
+import { readWorkerConfig, runFiles, type WorkerConfig } from '../config/worker.js';
 import { selectionLine } from '../config/config.js';
 import { selectsCheck, selectsOperation } from '../config/selection.js';
 import { CHECKS } from '../checks/registry.js';
@@ -62,16 +61,6 @@ export interface Session {
   /** Every operation of the document, exercised or not, for results.json. */
   operationSummaries(): OperationSummary[];
   runInfo(): RunInfo;
-}
-
-/** Files the supervising CLI reads after the worker is done. */
-export function runFiles(runDir: string) {
-  return {
-    ledger: path.join(runDir, 'ledger.jsonl'),
-    exchanges: path.join(runDir, 'exchanges.jsonl'),
-    spec: path.join(runDir, 'openapi.json'),
-    requests: path.join(runDir, 'requests.txt'),
-  };
 }
 
 const settingsOf = (config: WorkerConfig): CheckSettings => ({
