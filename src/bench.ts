@@ -181,7 +181,8 @@ async function main(): Promise<void> {
   rmSync(RUN_DIR, { recursive: true, force: true });
   // --cpu-prof is refused in NODE_OPTIONS; the CLI passes it on to vitest (and vitest's worker thread inherits it).
   const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profileArgs, '--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
+  // The CLI as `npm run conformance` runs it: compiled (the bench script builds it first).
+  const child = spawn(process.execPath, [...profileArgs, path.join(repoRoot, 'dist', 'cli.js')], {
     cwd: repoRoot,
     env: inheritedEnvironment({
       CONFORMANCE_BASE_URL: target.baseUrl,

@@ -4,6 +4,7 @@
  */
 import type { TestProject } from 'vitest/node';
 import { startPrefect, type ManagedServer } from '../src/managed/prefect.js';
+import { buildCli } from './support/runCli.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,6 +15,8 @@ declare module 'vitest' {
 let server: ManagedServer | undefined;
 
 export async function setup(project: TestProject): Promise<void> {
+  // The tests run the CLI as users do, compiled: from this source, not from an earlier build.
+  buildCli();
   server = await startPrefect({ database: 'sqlite' });
   project.provide('prefectBaseUrl', server.baseUrl);
 }

@@ -10,7 +10,7 @@ import { describe, expect, inject, test } from 'vitest';
 import type { LedgerEntry } from '../../src/resources/ledger.js';
 import type { Results } from '../../src/report/results.js';
 import { stagingFolder } from '../../src/report/publish.js';
-import { cleanEnv, prefectBaseline, repoRoot, sqliteLabel } from '../support/runCli.js';
+import { cleanEnv, cliEntry, prefectBaseline, repoRoot, sqliteLabel } from '../support/runCli.js';
 
 describe('SIGINT in the middle of a run', () => {
   test('cleanup still runs, and nothing the run created is left', async () => {
@@ -19,7 +19,7 @@ describe('SIGINT in the middle of a run', () => {
     // While the run lasts it writes into its staging folder; the reports move into outDir when it ends.
     const liveLedger = path.join(stagingFolder(outDir), '.run', 'ledger.jsonl');
     const ledgerFile = path.join(outDir, '.run', 'ledger.jsonl');
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src', 'cli.ts')], {
+    const child = spawn(process.execPath, [cliEntry], {
       cwd: repoRoot,
       env: cleanEnv({
         CONFORMANCE_BASE_URL: base,

@@ -5,10 +5,10 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
-import { cleanEnv, prefectBaseline, repoRoot } from '../support/runCli.js';
+import { cleanEnv, cliEntry, prefectBaseline, repoRoot } from '../support/runCli.js';
 
 function runUnderTerminal(extra: Record<string, string>): { status: number | null; output: string } {
-  const cli = `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(path.join(repoRoot, 'src', 'cli.ts'))}`;
+  const cli = `${JSON.stringify(process.execPath)} ${JSON.stringify(cliEntry)}`;
   const env = cleanEnv({
     CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
     CONFORMANCE_OPERATIONS: '^(GET|POST) /flows/',

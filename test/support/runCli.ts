@@ -1,15 +1,30 @@
 /** Run the conformance CLI as a user would, in a child process, and read what it wrote. */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { readPin } from '../../src/managed/prefect.js';
 import type { Results } from '../../src/report/results.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const prefectBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
 export const sqliteLabel = `prefect ${readPin().prefect} on sqlite`;
+
+/** The CLI as `npm run conformance` runs it: compiled by `npm run build` (tsconfig.build.json). */
+export const cliEntry = path.join(repoRoot, 'dist', 'cli.js');
+
+/** Compile the CLI from the current source, as `npm run conformance` does before each run (incremental). */
+export function buildCli(): void {
+  execFileSync(
+    process.execPath,
+    [path.join(repoRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+    {
+      cwd: repoRoot,
+      stdio: 'inherit',
+    },
+  );
+}
 
 export interface CliRun {
   code: number;
@@ -39,9 +54,7 @@ export function runCli(
     env.PREFECT_HOME || env.PREFECT_PROFILES_PATH
       ? {}
       : { PREFECT_HOME: mkdtempSync(path.join(os.tmpdir(), 'prefect-home-')) };
-  // tsx by its file: a run from another working folder (one with a configuration file) would not find it by name.
-  const tsx = pathToFileURL(path.join(repoRoot, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
-  const child = spawn(process.execPath, ['--import', tsx, path.join(repoRoot, 'src', 'cli.ts'), ...args], {
+  const child = spawn(process.execPath, [cliEntry, ...args], {
     cwd,
     env: cleanEnv({ CONFORMANCE_OUT: outDir, ...prefectHome, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
