@@ -39,7 +39,8 @@ import { readExchangeLog } from './http/behaviour.js';
 import { HttpClient } from './http/client.js';
 import { serverVersions } from './http/serverVersion.js';
 import { Redactor } from './http/redact.js';
-import { profileFor } from './model/profiles/index.js';
+import { surveyInThread } from './model/documentSurvey.js';
+import { profileNamed } from './model/profiles/index.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
 import { compareHtml, compareMarkdown } from './report/compareReport.js';
@@ -62,7 +63,6 @@ import {
 } from './resources/cleanup.js';
 import { specDrift } from './openapi/drift.js';
 import { loadDocument } from './openapi/load.js';
-import { indexOperations } from './openapi/operations.js';
 import { knownVersions, managedSide, readPin, startPrefect, type ManagedServer } from './managed/prefect.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -280,14 +280,16 @@ async function runInto(config: Config): Promise<number> {
     }
     // Even with a document from a file: a target that answers nothing can have nothing judged.
     await assertReachable(baseUrl, config);
-    const spec = await loadDocument(config.specSource ?? `${baseUrl}/openapi.json`, {
+    // The document is read in a thread of its own, whose heap ends with it (model/documentSurvey.ts).
+    const spec = await surveyInThread({
+      source: config.specSource ?? `${baseUrl}/openapi.json`,
       headers: authHeaders(config),
       timeoutMs: config.requestTimeoutMs,
+      writeTo: files.spec,
     });
-    writeFileSync(files.spec, JSON.stringify(spec.raw));
     for (const n of spec.normalisations)
       log(`the document needed a rewrite: ${n.description} (${n.count}×, first at ${n.first})`);
-    const operations = indexOperations(spec.doc);
+    const operations = spec.operations;
     // A selection of nothing would judge nothing: bad input, not a pass.
     const selection = config.selection;
     if (!operations.some((op) => selectsOperation(selection, op)))
@@ -296,7 +298,7 @@ async function runInto(config: Config): Promise<number> {
           ? `CONFORMANCE_OPERATIONS "${selection.operations.replace(/\\\//g, '/')}" selects none of the document's ${operations.length} operations ("METHOD /path")`
           : `the selection (${selectionLine(config)}) selects none of the document's ${operations.length} operations`,
       );
-    const profile = profileFor(spec);
+    const profile = profileNamed(spec.profile);
     const redactor = new Redactor(secretsOf(config));
     const client = new HttpClient({
       baseUrl,
@@ -313,7 +315,7 @@ async function runInto(config: Config): Promise<number> {
     const baselinePath = chosen.path;
     const baseline = loadBaseline(baselinePath);
     log(
-      `target ${spec.raw.info?.title ?? ''} ${spec.raw.info?.version ?? ''} (OpenAPI ${spec.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
+      `target ${spec.title} ${spec.apiVersion} (OpenAPI ${spec.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
     );
 
     const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
@@ -342,7 +344,7 @@ async function runInto(config: Config): Promise<number> {
     const expired = baseline.entries.filter((e) => isExpired(e));
     const results: Results = readResults(resultsFile) ?? {
       tool: TOOL,
-      target: { baseUrl, openapi: spec.openapi, apiVersion: spec.raw.info?.version ?? '', profile: profile.name },
+      target: { baseUrl, openapi: spec.openapi, apiVersion: spec.apiVersion, profile: profile.name },
       seed: config.seed,
       runTag: config.runTag,
       runs: config.runs,

@@ -12,7 +12,7 @@ const VERSION_PATHS = ['/admin/version', '/version'];
 
 /** Each version the server reports, release first; none when the document offers no version endpoint that answers one. */
 export async function serverVersions(
-  operations: readonly Operation[],
+  operations: ReadonlyArray<Pick<Operation, 'method' | 'path'>>,
   send: (request: RequestToSend) => Promise<Exchange>,
 ): Promise<Array<{ version: string; from: string }>> {
   const found: Array<{ version: string; from: string }> = [];

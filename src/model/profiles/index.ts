@@ -9,3 +9,10 @@ export function profileFor(spec: LoadedDocument): Profile {
   const declaresPrefectHeader = JSON.stringify(spec.raw.paths).includes('x-prefect-api-version');
   return /prefect/i.test(title) || declaresPrefectHeader ? prefectProfile : seedProfile;
 }
+
+/** A profile by its name, as a survey of the document in another thread reports it (documentSurvey.ts). */
+export function profileNamed(name: string): Profile {
+  const profile = [prefectProfile, seedProfile].find((p) => p.name === name);
+  if (!profile) throw new Error(`no profile is named "${name}"`);
+  return profile;
+}

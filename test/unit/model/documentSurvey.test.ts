@@ -1,0 +1,70 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { UsageError } from '../../../src/config/errors.js';
+import * as fromSource from '../../../src/model/documentSurvey.js';
+import { surveyDocument, type SurveyRequest } from '../../../src/model/documentSurvey.js';
+import { loadDocument } from '../../../src/openapi/load.js';
+import { indexOperations } from '../../../src/openapi/operations.js';
+import { repoRoot } from '../../support/runCli.js';
+
+const reference = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');
+
+const request = (source: string): SurveyRequest => ({
+  source,
+  headers: {},
+  timeoutMs: 10_000,
+  writeTo: path.join(mkdtempSync(path.join(os.tmpdir(), 'survey-')), 'openapi.json'),
+});
+
+describe('surveyDocument', () => {
+  test('gives what the CLI needs of the document, and writes it as served for the suites', async () => {
+    const req = request(reference);
+    const survey = await surveyDocument(req);
+    const spec = await loadDocument(reference);
+    expect(survey).toMatchObject({
+      openapi: spec.openapi,
+      title: spec.raw.info.title,
+      apiVersion: spec.raw.info.version,
+      profile: 'prefect',
+      normalisations: spec.normalisations,
+    });
+    expect(survey.operations).toEqual(
+      indexOperations(spec.doc).map((o) => ({ key: o.key, method: o.method, path: o.path, tags: o.tags })),
+    );
+    expect(JSON.parse(readFileSync(req.writeTo, 'utf8'))).toEqual(spec.raw);
+  });
+
+  test('a document that is not one is bad input', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'survey-bad-'));
+    writeFileSync(path.join(dir, 'bad.json'), '{"swagger": "2.0"}');
+    await expect(surveyDocument(request(path.join(dir, 'bad.json')))).rejects.toBeInstanceOf(UsageError);
+  });
+});
+
+// The thread loads the module as Node loads it: compiled, as the CLI runs (globalSetup builds dist/), and
+// from source, the thread registering tsx first.
+const compiled = pathToFileURL(path.join(repoRoot, 'dist', 'model', 'documentSurvey.js')).href;
+const compiledErrors = pathToFileURL(path.join(repoRoot, 'dist', 'config', 'errors.js')).href;
+
+describe('surveyInThread', () => {
+  test('answers as surveyDocument does in this thread, compiled and from source', async () => {
+    const { surveyInThread } = (await import(compiled)) as typeof import('../../../src/model/documentSurvey.js');
+    const here = await surveyDocument(request(reference));
+    expect(await surveyInThread(request(reference))).toEqual(here);
+    expect(await fromSource.surveyInThread(request(reference))).toEqual(here);
+  });
+
+  test("bad input in the thread stays bad input: a UsageError with the thread's message", async () => {
+    const { surveyInThread } = (await import(compiled)) as typeof import('../../../src/model/documentSurvey.js');
+    const { UsageError: CompiledUsageError } = (await import(
+      compiledErrors
+    )) as typeof import('../../../src/config/errors.js');
+    const missing = path.join(os.tmpdir(), 'no-such-document.json');
+    const error = await surveyInThread(request(missing)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CompiledUsageError);
+    expect((error as Error).message).toBe(`cannot read OpenAPI document ${missing}: ENOENT`);
+  });
+});
