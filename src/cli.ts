@@ -31,16 +31,9 @@ import {
   type Env,
 } from './config/config.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
-import { selectsCheck, selectsOperation } from './config/selection.js';
+import { selectsOperation } from './config/selection.js';
 import { runFiles, workerConfig, workerEnvironment, type WorkerConfig } from './config/worker.js';
-import { CHECKS } from './checks/registry.js';
-import { authHeaders } from './http/auth.js';
 import { readExchangeLog } from './http/behaviour.js';
-import { HttpClient } from './http/client.js';
-import { serverVersions } from './http/serverVersion.js';
-import { Redactor } from './http/redact.js';
-import { surveyInThread } from './model/documentSurvey.js';
-import { profileNamed } from './model/profiles/index.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
 import { compareHtml, compareMarkdown } from './report/compareReport.js';
@@ -54,34 +47,14 @@ import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
 import type { RequestToSend } from './openapi/request.js';
-import {
-  absentSideEffects,
-  cleanup,
-  cleanupMadeForRun,
-  cleanupSideEffects,
-  recheckFailed,
-} from './resources/cleanup.js';
 import { specDrift } from './openapi/drift.js';
-import { loadDocument } from './openapi/load.js';
 import { knownVersions, managedSide, readPin, startPrefect, type ManagedServer } from './managed/prefect.js';
+import { openThread, sibling } from './run/thread.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 function log(line: string): void {
   if (!quietRequested()) process.stderr.write(`conformance: ${line}\n`);
-}
-
-/** Any HTTP answer at all means the target is reachable; a refused or timed-out connection does not. */
-async function assertReachable(baseUrl: string, config: Config): Promise<void> {
-  try {
-    await fetch(`${baseUrl}/health`, {
-      headers: authHeaders(config),
-      signal: AbortSignal.timeout(Math.min(config.requestTimeoutMs, 15000)),
-    });
-  } catch (e) {
-    const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
-    throw new UsageError(`target unreachable: ${baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message})`);
-  }
 }
 
 function reporterArgs(): string[] {
@@ -259,11 +232,14 @@ async function runInto(config: Config): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // What the run asks before the suites start is asked in a thread that ends before they do (run/preflight.ts).
+  const preflight = openThread<typeof import('./run/preflight.js')>(sibling(import.meta.url, './run/preflight.js'));
   try {
     // A selection of no check is known before any server is started or asked.
-    if (!CHECKS.some((c) => selectsCheck(config.selection, c)))
+    const checks = await preflight.call('checksSelected', config.selection);
+    if (checks.selected === 0)
       throw new UsageError(
-        `the selection (${selectionLine(config)}) selects none of the ${CHECKS.length} checks (see \`conformance checks\`)`,
+        `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
       );
     let baseUrl = config.baseUrl;
     if (!baseUrl) {
@@ -278,12 +254,11 @@ async function runInto(config: Config): Promise<number> {
       }
       baseUrl = server.baseUrl;
     }
-    // Even with a document from a file: a target that answers nothing can have nothing judged.
-    await assertReachable(baseUrl, config);
-    // The document is read in a thread of its own, whose heap ends with it (model/documentSurvey.ts).
-    const spec = await surveyInThread({
+    const credentials = { apiKey: config.apiKey, authString: config.authString };
+    const spec = await preflight.call('surveyTarget', {
+      ...credentials,
+      baseUrl,
       source: config.specSource ?? `${baseUrl}/openapi.json`,
-      headers: authHeaders(config),
       timeoutMs: config.requestTimeoutMs,
       writeTo: files.spec,
     });
@@ -298,20 +273,18 @@ async function runInto(config: Config): Promise<number> {
           ? `CONFORMANCE_OPERATIONS "${selection.operations.replace(/\\\//g, '/')}" selects none of the document's ${operations.length} operations ("METHOD /path")`
           : `the selection (${selectionLine(config)}) selects none of the document's ${operations.length} operations`,
       );
-    const profile = profileNamed(spec.profile);
-    const redactor = new Redactor(secretsOf(config));
-    const client = new HttpClient({
+    const state = await preflight.call('targetState', {
+      ...credentials,
       baseUrl,
-      apiKey: config.apiKey,
-      authString: config.authString,
       timeoutMs: config.requestTimeoutMs,
-      concurrency: 4,
-      redactor,
+      operations,
+      profile: spec.profile,
+      readOnly: config.readOnly,
     });
-    const send = (request: RequestToSend) => client.send(request);
-    const reported = await serverVersions(operations, send);
+    await preflight.end();
+    const reported = state.reported;
     if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
-    const chosen = chooseBaseline(config.baselinePath, profile.name, server ? server.version : reported[0]?.version);
+    const chosen = chooseBaseline(config.baselinePath, spec.profile, server ? server.version : reported[0]?.version);
     const baselinePath = chosen.path;
     const baseline = loadBaseline(baselinePath);
     log(
@@ -320,12 +293,27 @@ async function runInto(config: Config): Promise<number> {
 
     const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
     const worker = workerConfig(config, { baseUrl, specPath: files.spec, runDir, startedAt, baselinePath, managed });
-    // A read-only run makes nothing, so it causes nothing the server would make on its behalf.
-    const sideEffects = config.readOnly ? [] : await absentSideEffects(send, profile.sideEffects ?? []);
     const suitesExited = runVitest(worker, (kill) => (killChild = kill));
     // Cleanup starts when the suites have sent their last request, not when vitest exits: its reporters
     // write for seconds after (allure's ~4,000 files), and the server would wait idle meanwhile.
     await whenExists(files.suitesEnded, suitesExited);
+    // Loaded only now: the HTTP client, cleanup and the profile stay out of the CLI's heap while the suites run.
+    const [{ HttpClient }, { Redactor }, { profileNamed }] = await Promise.all([
+      import('./http/client.js'),
+      import('./http/redact.js'),
+      import('./model/profiles/index.js'),
+    ]);
+    const { cleanup, cleanupMadeForRun, cleanupSideEffects, recheckFailed } = await import('./resources/cleanup.js');
+    const profile = profileNamed(spec.profile);
+    const client = new HttpClient({
+      ...credentials,
+      baseUrl,
+      timeoutMs: config.requestTimeoutMs,
+      concurrency: 4,
+      redactor: new Redactor(secretsOf(config)),
+    });
+    const send = (request: RequestToSend) => client.send(request);
+    const sideEffects = (profile.sideEffects ?? []).filter((e) => state.absentSideEffects.includes(e.path));
     // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
     // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
     const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
@@ -376,10 +364,11 @@ async function runInto(config: Config): Promise<number> {
       (results.errors ??= []).push(`baseline entry expired on ${e.expires}: ${entryName(e)} (${e.reason})`);
     if (results.cleanup.failed.length)
       (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
-    results.summary.requests += client.requestCount;
+    results.summary.requests += state.requests + client.requestCount;
     results.durationMs = Date.now() - Date.parse(startedAt);
     return writeReports(results, config.outDir);
   } finally {
+    await preflight.end();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // The server's own log beside the reports: a 5xx in results.json has its traceback there.
@@ -486,16 +475,19 @@ async function loadSide(
   };
 }
 
+/** What changed from one document to the other. The loader is imported here only: a run does not need it. */
+async function documentDrift(a: string, b: string) {
+  const { loadDocument } = await import('./openapi/load.js');
+  return specDrift((await loadDocument(a)).doc, (await loadDocument(b)).doc);
+}
+
 /** `compare A B [run flags]`: writes compare.md, compare.html and compare.json; exit 1 when B regressed against A. */
 async function compareCommand(a: string, b: string, flags: Env): Promise<number> {
   const config = configFrom(flags);
   mkdirSync(config.outDir, { recursive: true });
   const sideA = await loadSide(a, 'A', config.outDir, flags);
   const sideB = await loadSide(b, 'B', config.outDir, flags);
-  const drift =
-    sideA.document && sideB.document
-      ? specDrift((await loadDocument(sideA.document)).doc, (await loadDocument(sideB.document)).doc)
-      : undefined;
+  const drift = sideA.document && sideB.document ? await documentDrift(sideA.document, sideB.document) : undefined;
   const comparison = compareRuns(sideA.side, sideB.side, drift);
   writeFileSync(path.join(config.outDir, 'compare.json'), JSON.stringify(comparison, null, 2));
   const markdown = compareMarkdown(comparison);
@@ -577,7 +569,9 @@ async function replayCommand(
 }
 
 /** `checks [--json | --markdown]`: every check of the registry. */
-function checksCommand(format: 'text' | 'json' | 'markdown'): number {
+async function checksCommand(format: 'text' | 'json' | 'markdown'): Promise<number> {
+  // The registry loads every check's code (and the HTTP client): only this command needs it in the CLI.
+  const { CHECKS } = await import('./checks/registry.js');
   if (format === 'json') process.stdout.write(`${JSON.stringify(checkListing(CHECKS), null, 2)}\n`);
   else if (format === 'markdown') process.stdout.write(checkListMarkdown(CHECKS));
   else
@@ -709,8 +703,8 @@ function program(result: { code: number }): Command {
     .description('list every check: id, family, level, clause and title')
     .option('--json', 'as JSON')
     .option('--markdown', 'as a Markdown table')
-    .action((opts: { json?: boolean; markdown?: boolean }) => {
-      result.code = checksCommand(opts.json ? 'json' : opts.markdown ? 'markdown' : 'text');
+    .action(async (opts: { json?: boolean; markdown?: boolean }) => {
+      result.code = await checksCommand(opts.json ? 'json' : opts.markdown ? 'markdown' : 'text');
     });
   return root;
 }

@@ -1,10 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { UsageError } from '../../../src/config/errors.js';
-import * as fromSource from '../../../src/model/documentSurvey.js';
 import { surveyDocument, type SurveyRequest } from '../../../src/model/documentSurvey.js';
 import { loadDocument } from '../../../src/openapi/load.js';
 import { indexOperations } from '../../../src/openapi/operations.js';
@@ -41,30 +39,5 @@ describe('surveyDocument', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'survey-bad-'));
     writeFileSync(path.join(dir, 'bad.json'), '{"swagger": "2.0"}');
     await expect(surveyDocument(request(path.join(dir, 'bad.json')))).rejects.toBeInstanceOf(UsageError);
-  });
-});
-
-// The thread loads the module as Node loads it: compiled, as the CLI runs (globalSetup builds dist/), and
-// from source, the thread registering tsx first.
-const compiled = pathToFileURL(path.join(repoRoot, 'dist', 'model', 'documentSurvey.js')).href;
-const compiledErrors = pathToFileURL(path.join(repoRoot, 'dist', 'config', 'errors.js')).href;
-
-describe('surveyInThread', () => {
-  test('answers as surveyDocument does in this thread, compiled and from source', async () => {
-    const { surveyInThread } = (await import(compiled)) as typeof import('../../../src/model/documentSurvey.js');
-    const here = await surveyDocument(request(reference));
-    expect(await surveyInThread(request(reference))).toEqual(here);
-    expect(await fromSource.surveyInThread(request(reference))).toEqual(here);
-  });
-
-  test("bad input in the thread stays bad input: a UsageError with the thread's message", async () => {
-    const { surveyInThread } = (await import(compiled)) as typeof import('../../../src/model/documentSurvey.js');
-    const { UsageError: CompiledUsageError } = (await import(
-      compiledErrors
-    )) as typeof import('../../../src/config/errors.js');
-    const missing = path.join(os.tmpdir(), 'no-such-document.json');
-    const error = await surveyInThread(request(missing)).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CompiledUsageError);
-    expect((error as Error).message).toBe(`cannot read OpenAPI document ${missing}: ENOENT`);
   });
 });
