@@ -93,9 +93,19 @@ function runVitest(config: WorkerConfig, onChild: (kill: () => void) => void): P
 /**
  * The suites' heap: their live data is ~75 MB, but V8's defaults let garbage from generation and the
  * oracle grow the heap past 200 MB before collecting. A small young generation and an old-generation
- * ceiling at five times the live data keep the peak RSS down (docs/performance.md: 585 → 428 MB).
+ * ceiling at five times the live data keep the peak RSS down (docs/performance.md: 585 → 428 MB; a
+ * young generation of 2 MB rather than 4 took ~8 MB more off, at no CPU the benchmark tells apart).
  */
-const SUITE_HEAP = ['--max-semi-space-size=4', '--max-old-space-size=384'];
+const SUITE_HEAP = ['--max-semi-space-size=2', '--max-old-space-size=384'];
+
+/**
+ * glibc gives freed memory back to the system once the top of an arena holds more than its trim threshold,
+ * which starts at 128 KB but rises (up to 64 MB) each time a large block is freed. V8's compilers allocate
+ * and free tens of MB through malloc (peak_malloced_memory ~40 MB in each of vitest's two threads), and
+ * much of it stayed. A fixed 64 KB threshold gives it back: ~20 MB off the peak (docs/performance.md,
+ * "The suites' native memory"). A value the user set wins.
+ */
+const SUITE_MALLOC = { MALLOC_TRIM_THRESHOLD_: String(64 * 1024) };
 
 function spawnVitest(
   vitestArgs: string[],
@@ -115,7 +125,7 @@ function spawnVitest(
   // and a worker that outlives it would create objects after cleanup has read the ledger.
   const child = spawn(process.execPath, args, {
     cwd: repoRoot,
-    env,
+    env: { ...SUITE_MALLOC, ...env },
     stdio: ['ignore', 'inherit', 'inherit'],
     detached: true,
   });
