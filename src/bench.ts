@@ -18,7 +18,7 @@ import { inheritedEnvironment } from './config/worker.js';
 import { readExchangeLog, type Behaviour } from './http/behaviour.js';
 import type { Results } from './report/results.js';
 import { ensurePrefect, readPin, startPrefect } from './managed/prefect.js';
-import { cpuSeconds, listenerPid, rssKb, tree } from './managed/processes.js';
+import { cpuSeconds, listenerPid, pssKb, rssKb, tree } from './managed/processes.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** Where the benched run writes its reports. */
@@ -194,10 +194,16 @@ async function main(): Promise<void> {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let peakRssKb = 0;
+  let peakPssKb = 0;
   const sampler = setInterval(() => {
+    const processes = tree(child.pid!);
     peakRssKb = Math.max(
       peakRssKb,
-      tree(child.pid!).reduce((s, p) => s + rssKb(p), 0),
+      processes.reduce((s, p) => s + rssKb(p), 0),
+    );
+    peakPssKb = Math.max(
+      peakPssKb,
+      processes.reduce((s, p) => s + pssKb(p), 0),
     );
   }, 100);
   const code = await new Promise<number>((r) => child.on('exit', (c) => r(c ?? 1)));
@@ -235,6 +241,8 @@ async function main(): Promise<void> {
     averageInFlight: Number((exchanges.reduce((n, x) => n + x.ms, 0) / Math.max(1, sendingMs)).toFixed(2)),
     secondsToFirstVerdict: firstVerdict ? Number(((firstVerdict - startedAt) / 1000).toFixed(2)) : undefined,
     peakRssMB: Math.round(peakRssKb / 1024),
+    // The same processes' memory with shared pages (node's binary, in the CLI and in vitest) counted once.
+    peakPssMB: Math.round(peakPssKb / 1024),
     concurrency: loadConfig().concurrency,
     runs: results.runs,
     budgetSeconds: budget ? Number(budget) : undefined,

@@ -22,16 +22,25 @@ function statFields(pid: number | string): string[] {
 /** The ids of the processes running now. */
 const processIds = () => readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
 
-export function rssKb(pid: number): number {
+/** A size in kB that a /proc file of the process states on its line `name:`; 0 for a process that is gone. */
+function procKb(pid: number, file: 'status' | 'smaps_rollup', name: string): number {
   try {
-    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const line = readFileSync(`/proc/${pid}/${file}`, 'utf8')
       .split('\n')
-      .find((l) => l.startsWith('VmRSS:'));
+      .find((l) => l.startsWith(`${name}:`));
     return line ? Number(line.split(/\s+/)[1]) : 0;
   } catch {
     return 0;
   }
 }
+
+export const rssKb = (pid: number): number => procKb(pid, 'status', 'VmRSS');
+
+/**
+ * The process's proportional set size: its resident pages, each shared page divided among the processes
+ * mapping it. Two node processes both count node's binary (~44 MB resident) in their RSS, once in PSS.
+ */
+export const pssKb = (pid: number): number => procKb(pid, 'smaps_rollup', 'Pss');
 
 /** The process and every descendant, by walking /proc. */
 export function tree(root: number): number[] {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpuSeconds, listenerPid, rssKb, tree } from '../../../src/managed/processes.js';
+import { cpuSeconds, listenerPid, pssKb, rssKb, tree } from '../../../src/managed/processes.js';
 
 const servers: net.Server[] = [];
 afterEach(() => {
@@ -35,7 +35,7 @@ describe('listenerPid', () => {
   });
 });
 
-describe('tree, cpuSeconds and rssKb', () => {
+describe('tree, cpuSeconds, rssKb and pssKb', () => {
   it('a child is in its parent’s tree, with CPU time and resident memory of its own', async () => {
     const child = spawn(process.execPath, [
       '-e',
@@ -48,6 +48,10 @@ describe('tree, cpuSeconds and rssKb', () => {
       expect(cpuSeconds(child.pid!, false)).toBeGreaterThan(0.1);
       expect(rssKb(child.pid!)).toBeGreaterThan(1000);
       expect(rssKb(2 ** 22 + 1)).toBe(0);
+      // node's binary is mapped by this process too: the child's share of it is less than its resident size.
+      expect(pssKb(child.pid!)).toBeGreaterThan(1000);
+      expect(pssKb(child.pid!)).toBeLessThan(rssKb(child.pid!));
+      expect(pssKb(2 ** 22 + 1)).toBe(0);
     } finally {
       child.kill();
     }
