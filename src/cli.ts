@@ -25,7 +25,6 @@ import {
   githubActions,
   quietRequested,
   selectionLine,
-  secretsOf,
   UsageError,
   type Config,
   type Env,
@@ -308,20 +307,14 @@ async function runInto(config: Config): Promise<number> {
     // write for seconds after (allure's ~4,000 files), and the server would wait idle meanwhile.
     await whenExists(files.suitesEnded, suitesExited);
     // Loaded only now: the HTTP client, cleanup and the profile stay out of the CLI's heap while the suites run.
-    const [{ HttpClient }, { Redactor }, { profileNamed }] = await Promise.all([
-      import('./http/client.js'),
-      import('./http/redact.js'),
-      import('./model/profiles/index.js'),
-    ]);
-    const { cleanup, cleanupMadeForRun, cleanupSideEffects, recheckFailed } = await import('./resources/cleanup.js');
+    const [{ supervisorClient }, { profileNamed }, { cleanup, cleanupMadeForRun, cleanupSideEffects, recheckFailed }] =
+      await Promise.all([
+        import('./http/client.js'),
+        import('./model/profiles/index.js'),
+        import('./resources/cleanup.js'),
+      ]);
     const profile = profileNamed(spec.profile);
-    const client = new HttpClient({
-      ...credentials,
-      baseUrl,
-      timeoutMs: config.requestTimeoutMs,
-      concurrency: 4,
-      redactor: new Redactor(secretsOf(config)),
-    });
+    const client = supervisorClient({ ...credentials, baseUrl, timeoutMs: config.requestTimeoutMs });
     const send = (request: RequestToSend) => client.send(request);
     const sideEffects = (profile.sideEffects ?? []).filter((e) => state.absentSideEffects.includes(e.path));
     // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is

@@ -8,7 +8,8 @@ import { appendFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
 import { behaviourOf, maskRunTag } from './behaviour.js';
-import type { Redactor } from './redact.js';
+import { Redactor } from './redact.js';
+import { secretsOf } from '../config/config.js';
 import type { Answer, RequestToSend } from '../openapi/request.js';
 
 export interface Exchange extends Answer {
@@ -482,4 +483,17 @@ export class HttpClient {
   async close(): Promise<void> {
     await Promise.all([this.agent.close(), this.freshAgent.close()]);
   }
+}
+
+/**
+ * The supervising CLI's own client, before the suites (run/preflight.ts) and after them (cleanup): four
+ * requests at a time, the credentials' secrets redacted, nothing logged.
+ */
+export function supervisorClient(target: {
+  baseUrl: string;
+  apiKey?: string;
+  authString?: string;
+  timeoutMs: number;
+}): HttpClient {
+  return new HttpClient({ ...target, concurrency: 4, redactor: new Redactor(secretsOf(target)) });
 }

@@ -6,12 +6,10 @@
  * stay in that thread's heap and go with it, and the CLI beside the suites holds none of them.
  */
 import { selectsCheck, type Selection } from '../config/selection.js';
-import { secretsOf } from '../config/config.js';
 import { UsageError } from '../config/errors.js';
 import { CHECKS } from '../checks/registry.js';
 import { authHeaders } from '../http/auth.js';
-import { HttpClient } from '../http/client.js';
-import { Redactor } from '../http/redact.js';
+import { supervisorClient } from '../http/client.js';
 import { serverVersions } from '../http/serverVersion.js';
 import { surveyDocument, type DocumentSurvey } from '../model/documentSurvey.js';
 import { profileNamed } from '../model/profiles/index.js';
@@ -82,14 +80,8 @@ export interface TargetState {
 }
 
 export async function targetState(request: StateRequest): Promise<TargetState> {
-  const client = new HttpClient({
-    baseUrl: request.baseUrl,
-    apiKey: request.apiKey,
-    authString: request.authString,
-    timeoutMs: request.timeoutMs,
-    concurrency: 4,
-    redactor: new Redactor(secretsOf(request)),
-  });
+  const { baseUrl, apiKey, authString, timeoutMs } = request;
+  const client = supervisorClient({ baseUrl, apiKey, authString, timeoutMs });
   const send = client.send.bind(client);
   try {
     const reported = await serverVersions(request.operations, send);
