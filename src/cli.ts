@@ -31,7 +31,7 @@ import {
 } from './config/config.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { selectsOperation } from './config/selection.js';
-import { runFiles, workerConfig, workerEnvironment, type WorkerConfig } from './config/worker.js';
+import { handOver, runFiles, workerEnvironment, workerStart, type WorkerStart } from './config/worker.js';
 import { readExchangeLog } from './http/behaviour.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
@@ -69,7 +69,7 @@ function reporterArgs(): string[] {
   ];
 }
 
-function runVitest(config: WorkerConfig, onChild: (kill: () => void) => void): Promise<number> {
+function runVitest(config: WorkerStart, onChild: (signal: (s: NodeJS.Signals) => void) => void): Promise<number> {
   const args = ['--project', 'conformance', ...reporterArgs()];
   // Progress only for a person at a terminal: never in CI, in a pipe, or when asked to be quiet.
   if (process.stderr.isTTY && !config.ci && !config.quiet)
@@ -109,7 +109,7 @@ const SUITE_MALLOC = { MALLOC_TRIM_THRESHOLD_: String(64 * 1024) };
 function spawnVitest(
   vitestArgs: string[],
   env: Record<string, string | undefined>,
-  onChild: (kill: () => void) => void,
+  onChild: (signal: (s: NodeJS.Signals) => void) => void,
 ): Promise<number> {
   // A CPU profile asked of the CLI (npm run bench -- --profile) is asked of vitest too.
   const profiling = process.execArgv.filter((a) => a.startsWith('--cpu-prof'));
@@ -135,7 +135,7 @@ function spawnVitest(
       // the group is gone already
     }
   };
-  onChild(() => signalGroup('SIGINT'));
+  onChild(signalGroup);
   return new Promise((resolve) =>
     child.on('exit', (code, signal) => {
       signalGroup('SIGKILL');
@@ -233,16 +233,18 @@ async function runInto(config: Config): Promise<number> {
 
   let server: ManagedServer | undefined;
   let interrupted = false;
-  let killChild: (() => void) | undefined;
+  let signalSuites: ((signal: NodeJS.Signals) => void) | undefined;
   const onSignal = () => {
     interrupted = true;
     log('interrupted: stopping the suites, then cleaning up');
-    killChild?.();
+    signalSuites?.('SIGINT');
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   // What the run asks before the suites start is asked in a thread that ends before they do (run/preflight.ts).
   const preflight = openThread<typeof import('./run/preflight.js')>(sibling(import.meta.url, './run/preflight.js'));
+  let suitesExited: Promise<number> | undefined;
+  let handedOver = false;
   try {
     // A selection of no check is known before any server is started or asked.
     const checks = await preflight.call('checksSelected', config.selection);
@@ -250,6 +252,10 @@ async function runInto(config: Config): Promise<number> {
       throw new UsageError(
         `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
       );
+    // vitest starts now, and its start (~1.5 s) goes on while the target is started and surveyed: the suites
+    // wait for what the preflight decides (handOver below) before they send anything.
+    const start = workerStart(config, { runDir, startedAt });
+    suitesExited = runVitest(start, (signal) => (signalSuites = signal));
     let baseUrl = config.baseUrl;
     if (!baseUrl) {
       // An unknown or uninstallable release is bad input, found before anything starts.
@@ -301,8 +307,8 @@ async function runInto(config: Config): Promise<number> {
     );
 
     const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
-    const worker = workerConfig(config, { baseUrl, specPath: files.spec, runDir, startedAt, baselinePath, managed });
-    const suitesExited = runVitest(worker, (kill) => (killChild = kill));
+    handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed });
+    handedOver = true;
     // Cleanup starts when the suites have sent their last request, not when vitest exits: its reporters
     // write for seconds after (allure's ~4,000 files), and the server would wait idle meanwhile.
     await whenExists(files.suitesEnded, suitesExited);
@@ -372,6 +378,14 @@ async function runInto(config: Config): Promise<number> {
     return writeReports(results, config.outDir);
   } finally {
     await preflight.end();
+    // A run that failed before the hand-over (bad input, an unreachable target): the waiting suites have sent
+    // nothing, and go without a word.
+    if (suitesExited && !handedOver) {
+      signalSuites?.('SIGKILL');
+      await suitesExited;
+    }
+    // Left when the suites never read it (interrupted first): the run folder goes with the reports.
+    rmSync(files.workerConfig, { force: true });
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     // The server's own log beside the reports: a 5xx in results.json has its traceback there.
@@ -419,7 +433,7 @@ async function mergeCommand(args: string[], flags: Env): Promise<number> {
   for (const blob of blobs) copyFileSync(blob, path.join(gathered, path.basename(blob)));
   rmSync(path.join(config.outDir, 'allure-results'), { recursive: true, force: true });
   // The reporters read the output folder from the worker configuration, as in a run.
-  const worker = workerConfig(config, { baseUrl: '', specPath: '', runDir: '', startedAt: new Date().toISOString() });
+  const worker = workerStart(config, { runDir: '', startedAt: new Date().toISOString() });
   const code = await spawnVitest(['--merge-reports', gathered, ...reporterArgs()], workerEnvironment(worker), () => {});
   const results = readResults(path.join(config.outDir, 'results.json'));
   if (!results) throw new UsageError(`merge: vitest could not merge ${blobs.length} blob report(s) (exit ${code})`);

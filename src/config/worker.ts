@@ -1,8 +1,12 @@
 /**
  * The one configuration that crosses from the supervising CLI to the suites (the vitest worker and its
  * reporters): the run's Config, completed with what the CLI decided (the target it started or checked, the
- * document it validated, the baseline it chose, the run folder). It travels in one environment variable.
+ * document it validated, the baseline it chose, the run folder). vitest is started while the CLI still asks
+ * the target, so that its start hides behind the survey of the document: what is known then travels in an
+ * environment variable, and the whole configuration, once the CLI has decided it, in the run folder's
+ * worker-config.json, which the suites wait for before they send anything.
  */
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config, Env } from './config.js';
@@ -19,26 +23,76 @@ export interface WorkerConfig extends Omit<Config, 'baseUrl'> {
   baselinePath?: string;
   /** `prefect <version> on <db>` when the CLI started the managed server. */
   managed?: string;
+  /** The CLI's process: while it lives, the suites wait for its hand-over. */
+  cliPid: number;
 }
 
-export function workerConfig(
-  config: Config,
-  decided: Pick<WorkerConfig, 'baseUrl' | 'specPath' | 'runDir' | 'startedAt' | 'baselinePath' | 'managed'>,
-): WorkerConfig {
+/** What the CLI decides while vitest starts: the target, its document and the baseline. */
+type Decided = 'baseUrl' | 'specPath' | 'baselinePath' | 'managed';
+
+/** The worker configuration as the suites' process has it from its start: the run's, without what is decided later. */
+export type WorkerStart = Omit<WorkerConfig, Decided> & Partial<Pick<WorkerConfig, Decided>>;
+
+/** The target and the baseline the user asked for are left out: the CLI decides them (an `auto` baseline, a managed server). */
+export function workerStart(config: Config, run: Pick<WorkerConfig, 'runDir' | 'startedAt'>): WorkerStart {
+  const { baseUrl: _target, baselinePath: _baseline, ...known } = config;
+  return { ...known, ...run, cliPid: process.pid };
+}
+
+export function workerConfig(start: WorkerStart, decided: Pick<WorkerConfig, Decided>): WorkerConfig {
   return {
-    ...config,
-    ...decided,
-    targetLabel: decided.managed ?? config.targetLabel,
+    ...start,
+    // Each named: a decision of none (no baseline, no managed server) arrives without its key.
+    baseUrl: decided.baseUrl,
+    specPath: decided.specPath,
+    baselinePath: decided.baselinePath,
+    managed: decided.managed,
+    targetLabel: decided.managed ?? start.targetLabel,
   };
 }
 
-/** The environment of a child that runs the suites: this process's, plus the worker configuration. */
-export function workerEnvironment(config: WorkerConfig | undefined): Env {
+/** The environment of a child that runs the suites: this process's, plus what the suites know at their start. */
+export function workerEnvironment(start: WorkerStart | undefined): Env {
   const env: Env = { ...process.env };
   // The child's configuration is the one below, not what the user's variables would say.
   for (const key of Object.keys(env)) if (key.startsWith('CONFORMANCE_') || key === 'PREFECT_API_URL') delete env[key];
-  if (config) env[VARIABLE] = JSON.stringify(config);
+  if (start) env[VARIABLE] = JSON.stringify(start);
   return env;
+}
+
+/** What the CLI decided, handed to the suites (written, then renamed: never read half written). */
+export function handOver(runDir: string, decided: Pick<WorkerConfig, Decided>): void {
+  const file = runFiles(runDir).workerConfig;
+  writeFileSync(`${file}.part`, JSON.stringify(decided));
+  renameSync(`${file}.part`, file);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    // EPERM: the process is there, another user's.
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The whole worker configuration, once the CLI has handed over what it decided: the suites wait for it
+ * before they send anything. The file goes once read (the run folder stays with the reports, and a target's
+ * URL may hold credentials). If the CLI has gone meanwhile, nobody will hand it over: the wait ends in an
+ * error.
+ */
+export async function handedOver(start: WorkerStart, pollMs = 10): Promise<WorkerConfig> {
+  const file = runFiles(start.runDir).workerConfig;
+  while (!existsSync(file)) {
+    if (!isAlive(start.cliPid))
+      throw new Error('the CLI that started the suites ended before handing them their configuration');
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  const decided = JSON.parse(readFileSync(file, 'utf8')) as Pick<WorkerConfig, Decided>;
+  rmSync(file);
+  return workerConfig(start, decided);
 }
 
 /** The run folder's files, written by the suites and read by the supervising CLI. */
@@ -54,13 +108,15 @@ export function runFiles(runDir: string) {
      * take seconds).
      */
     suitesEnded: path.join(runDir, 'suites-ended'),
+    /** What the CLI's preflight decided (the target, its document, the baseline), until the suites have read it. */
+    workerConfig: path.join(runDir, 'worker-config.json'),
   };
 }
 
-/** The worker configuration this process was started with; undefined outside a run of the CLI. */
-export function readWorkerConfig(): WorkerConfig | undefined {
+/** What this process was started with (the whole configuration comes by handedOver); undefined outside a run of the CLI. */
+export function readWorkerConfig(): WorkerStart | undefined {
   const raw = process.env[VARIABLE];
-  return raw ? (JSON.parse(raw) as WorkerConfig) : undefined;
+  return raw ? (JSON.parse(raw) as WorkerStart) : undefined;
 }
 
 /** Where the managed server's venvs are cached, and the Python that makes them. */

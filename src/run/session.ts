@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { buildRecipe, fillPath, isReadOperation, type CaseContext } from '../cases/requests.js';
 import { SafeValues } from '../cases/safeValues.js';
 import { secretsOf } from '../config/config.js';
-import { readWorkerConfig, runFiles, type WorkerConfig } from '../config/worker.js';
+import { handedOver, readWorkerConfig, runFiles, type WorkerConfig } from '../config/worker.js';
 import { selectionLine } from '../config/config.js';
 import { selectsCheck, selectsOperation } from '../config/selection.js';
 import { CHECKS } from '../checks/registry.js';
@@ -72,8 +72,10 @@ const settingsOf = (config: WorkerConfig): CheckSettings => ({
 });
 
 async function createSession(): Promise<Session> {
-  const config = readWorkerConfig();
-  if (!config) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
+  const start = readWorkerConfig();
+  if (!start) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
+  // vitest started while the CLI asked the target: the rest of the configuration comes when it has decided.
+  const config = await handedOver(start);
   const suitesStartedAt = new Date().toISOString();
   const files = runFiles(config.runDir);
   const redactor = new Redactor(secretsOf(config));

@@ -1,0 +1,100 @@
+/**
+ * The worker configuration's way to the suites: what is known when vitest starts (an environment
+ * variable), and what the CLI's preflight decides later (handOver, waited for by handedOver).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { configFrom } from '../../../src/config/config.js';
+import {
+  handedOver,
+  handOver,
+  readWorkerConfig,
+  runFiles,
+  workerEnvironment,
+  workerStart,
+} from '../../../src/config/worker.js';
+import { repoRoot } from '../support.js';
+
+const runDir = () => mkdtempSync(path.join(os.tmpdir(), 'conformance-worker-'));
+
+const start = (dir: string) =>
+  workerStart(configFrom({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/api', CONFORMANCE_SEED: '7' }), {
+    runDir: dir,
+    startedAt: '2026-11-24T10:00:00.000Z',
+  });
+
+const decided = {
+  baseUrl: 'http://127.0.0.1:4200/api',
+  specPath: '/tmp/openapi.json',
+  baselinePath: '/tmp/baseline.json',
+  managed: 'prefect 3.8.8 on sqlite',
+};
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe('worker configuration', () => {
+  test('what the suites know at their start leaves the target to the hand-over, and travels in their environment', () => {
+    const known = start(runDir());
+    expect(known.baseUrl).toBeUndefined();
+    expect(known.seed).toBe(7);
+    const env = workerEnvironment(known);
+    vi.stubEnv('CONFORMANCE_WORKER_CONFIG', env.CONFORMANCE_WORKER_CONFIG);
+    expect(readWorkerConfig()).toEqual(known);
+  });
+
+  test('the hand-over completes the configuration, and its file goes once read', async () => {
+    const dir = runDir();
+    handOver(dir, decided);
+    const config = await handedOver(start(dir));
+    expect(config).toMatchObject({ ...decided, seed: 7, runDir: dir, targetLabel: decided.managed });
+    expect(existsSync(runFiles(dir).workerConfig)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  test("a decision of no baseline and no managed server stays one: the user's request is not the decision", async () => {
+    const dir = runDir();
+    const known = workerStart(
+      configFrom({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/api', CONFORMANCE_BASELINE: 'none' }),
+      {
+        runDir: dir,
+        startedAt: '2026-11-24T10:00:00.000Z',
+      },
+    );
+    expect(known.baselinePath).toBeUndefined();
+    handOver(dir, { baseUrl: decided.baseUrl, specPath: decided.specPath });
+    const config = await handedOver({ ...known, targetLabel: 'by URL' });
+    expect(config.baselinePath).toBeUndefined();
+    expect(config.managed).toBeUndefined();
+    expect(config.targetLabel).toBe('by URL');
+  });
+
+  test('the suites wait for a hand-over that comes later', async () => {
+    const dir = runDir();
+    let settled = false;
+    const waiting = handedOver(start(dir), 5).finally(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 60));
+    expect(settled).toBe(false);
+    handOver(dir, decided);
+    expect((await waiting).baseUrl).toBe(decided.baseUrl);
+  });
+
+  test('the wait ends in an error when the CLI that started the suites has gone', { timeout: 30_000 }, async () => {
+    const dir = runDir();
+    const out = path.join(dir, 'out.txt');
+    const worker = pathToFileURL(path.join(repoRoot, 'src', 'config', 'worker.ts')).href;
+    // The waiting process's parent, its CLI, exits at once, as a CLI that crashed before its hand-over.
+    const waiter = `import(${JSON.stringify(worker)}).then((w) => w.handedOver({ runDir: ${JSON.stringify(dir)}, cliPid: CLI_PID }, 5)).then(() => require('node:fs').writeFileSync(${JSON.stringify(out)}, 'handed over'), (e) => require('node:fs').writeFileSync(${JSON.stringify(out)}, e.message))`;
+    // The waiting process's CLI exits at once, as a CLI that crashed before its hand-over.
+    const cli = `require('node:child_process').spawn(process.execPath, ['--import', 'tsx', '-e', ${JSON.stringify(waiter)}.replace('CLI_PID', process.pid)], { detached: true, stdio: 'ignore' }).unref()`;
+    await new Promise((r) => spawn(process.execPath, ['-e', cli], { cwd: repoRoot, stdio: 'ignore' }).on('exit', r));
+    const deadline = Date.now() + 20_000;
+    while (!existsSync(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(out, 'utf8')).toMatch(/ended before handing them their configuration/);
+  });
+});
