@@ -252,8 +252,8 @@ async function runInto(config: Config): Promise<number> {
       throw new UsageError(
         `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
       );
-    // vitest starts now, and its start (~1.5 s) goes on while the target is started and surveyed: the suites
-    // wait for what the preflight decides (handOver below) before they send anything.
+    // vitest starts now, and its start (1.3–1.9 s here) goes on while the target is started and surveyed: the
+    // suites wait for what the preflight decides (handOver below) before they send anything.
     const start = workerStart(config, { runDir, startedAt });
     suitesExited = runVitest(start, (signal) => (signalSuites = signal));
     let baseUrl = config.baseUrl;

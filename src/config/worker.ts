@@ -33,7 +33,7 @@ type Decided = 'baseUrl' | 'specPath' | 'baselinePath' | 'managed';
 /** The worker configuration as the suites' process has it from its start: the run's, without what is decided later. */
 export type WorkerStart = Omit<WorkerConfig, Decided> & Partial<Pick<WorkerConfig, Decided>>;
 
-/** The target and the baseline the user asked for are left out: the CLI decides them (an `auto` baseline, a managed server). */
+/** The target and the baseline asked for are left out: the CLI decides them (an `auto` baseline, a managed server). */
 export function workerStart(config: Config, run: Pick<WorkerConfig, 'runDir' | 'startedAt'>): WorkerStart {
   const { baseUrl: _target, baselinePath: _baseline, ...known } = config;
   return { ...known, ...run, cliPid: process.pid };
@@ -113,7 +113,7 @@ export function runFiles(runDir: string) {
   };
 }
 
-/** What this process was started with (the whole configuration comes by handedOver); undefined outside a run of the CLI. */
+/** What this process was started with (the rest comes by handedOver); undefined outside a run of the CLI. */
 export function readWorkerConfig(): WorkerStart | undefined {
   const raw = process.env[VARIABLE];
   return raw ? (JSON.parse(raw) as WorkerStart) : undefined;

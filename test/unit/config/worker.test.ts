@@ -3,7 +3,7 @@
  * variable), and what the CLI's preflight decides later (handOver, waited for by handedOver).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -88,10 +88,21 @@ describe('worker configuration', () => {
     const dir = runDir();
     const out = path.join(dir, 'out.txt');
     const worker = pathToFileURL(path.join(repoRoot, 'src', 'config', 'worker.ts')).href;
-    // The waiting process's parent, its CLI, exits at once, as a CLI that crashed before its hand-over.
-    const waiter = `import(${JSON.stringify(worker)}).then((w) => w.handedOver({ runDir: ${JSON.stringify(dir)}, cliPid: CLI_PID }, 5)).then(() => require('node:fs').writeFileSync(${JSON.stringify(out)}, 'handed over'), (e) => require('node:fs').writeFileSync(${JSON.stringify(out)}, e.message))`;
-    // The waiting process's CLI exits at once, as a CLI that crashed before its hand-over.
-    const cli = `require('node:child_process').spawn(process.execPath, ['--import', 'tsx', '-e', ${JSON.stringify(waiter)}.replace('CLI_PID', process.pid)], { detached: true, stdio: 'ignore' }).unref()`;
+    // The suites' side: wait for a hand-over from the CLI whose pid it is given, and write how the wait ended.
+    const waiter = path.join(dir, 'waiter.mjs');
+    writeFileSync(
+      waiter,
+      [
+        "import { writeFileSync } from 'node:fs';",
+        `const { handedOver } = await import(${JSON.stringify(worker)});`,
+        `await handedOver({ runDir: ${JSON.stringify(dir)}, cliPid: Number(process.argv[2]) }, 5).then(`,
+        `  () => writeFileSync(${JSON.stringify(out)}, 'handed over'),`,
+        `  (e) => writeFileSync(${JSON.stringify(out)}, e.message),`,
+        ');',
+      ].join('\n'),
+    );
+    // The CLI's side: start the waiter and exit at once, as a CLI that crashed before its hand-over.
+    const cli = `require('node:child_process').spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(waiter)}, String(process.pid)], { detached: true, stdio: 'ignore' }).unref()`;
     await new Promise((r) => spawn(process.execPath, ['-e', cli], { cwd: repoRoot, stdio: 'ignore' }).on('exit', r));
     const deadline = Date.now() + 20_000;
     while (!existsSync(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
