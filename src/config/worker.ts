@@ -39,7 +39,7 @@ export function workerStart(config: Config, run: Pick<WorkerConfig, 'runDir' | '
   return { ...known, ...run, cliPid: process.pid };
 }
 
-export function workerConfig(start: WorkerStart, decided: Pick<WorkerConfig, Decided>): WorkerConfig {
+function workerConfig(start: WorkerStart, decided: Pick<WorkerConfig, Decided>): WorkerConfig {
   return {
     ...start,
     // Each named: a decision of none (no baseline, no managed server) arrives without its key.
