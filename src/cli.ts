@@ -31,7 +31,7 @@ import {
 } from './config/config.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { selectsOperation } from './config/selection.js';
-import { handOver, runFiles, workerEnvironment, workerStart, type WorkerStart } from './config/worker.js';
+import { appeared, handOver, runFiles, workerEnvironment, workerStart, type WorkerStart } from './config/worker.js';
 import { readExchangeLog } from './http/behaviour.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
@@ -219,7 +219,7 @@ async function whenExists(file: string, until: Promise<unknown>): Promise<void> 
   void until.finally(() => {
     settled = true;
   });
-  while (!settled && !existsSync(file)) await new Promise((r) => setTimeout(r, 50));
+  await appeared(file, () => settled, 50);
 }
 
 /** The most time cleanup takes after the suites, whatever the deadline. */

@@ -85,14 +85,23 @@ function isAlive(pid: number): boolean {
  */
 export async function handedOver(start: WorkerStart, pollMs = 10): Promise<WorkerConfig> {
   const file = runFiles(start.runDir).workerConfig;
-  while (!existsSync(file)) {
-    if (!isAlive(start.cliPid))
-      throw new Error('the CLI that started the suites ended before handing them their configuration');
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
+  if (!(await appeared(file, () => !isAlive(start.cliPid), pollMs)))
+    throw new Error('the CLI that started the suites ended before handing them their configuration');
   const decided = JSON.parse(readFileSync(file, 'utf8')) as Pick<WorkerConfig, Decided>;
   rmSync(file);
   return workerConfig(start, decided);
+}
+
+/**
+ * Whether a file of the run folder appeared, written by the other side of the run: looked for every `pollMs`
+ * until it is there, or until `over` says that it will not come.
+ */
+export async function appeared(file: string, over: () => boolean, pollMs: number): Promise<boolean> {
+  while (!existsSync(file)) {
+    if (over()) return false;
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  return true;
 }
 
 /** The run folder's files, written by the suites and read by the supervising CLI. */

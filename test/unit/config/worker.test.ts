@@ -21,8 +21,8 @@ import { repoRoot } from '../support.js';
 
 const runDir = () => mkdtempSync(path.join(os.tmpdir(), 'conformance-worker-'));
 
-const start = (dir: string) =>
-  workerStart(configFrom({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/api', CONFORMANCE_SEED: '7' }), {
+const start = (dir: string, env: Record<string, string> = {}) =>
+  workerStart(configFrom({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/api', CONFORMANCE_SEED: '7', ...env }), {
     runDir: dir,
     startedAt: '2026-11-24T10:00:00.000Z',
   });
@@ -57,13 +57,7 @@ describe('worker configuration', () => {
 
   test("a decision of no baseline and no managed server stays one: the user's request is not the decision", async () => {
     const dir = runDir();
-    const known = workerStart(
-      configFrom({ CONFORMANCE_BASE_URL: 'http://127.0.0.1:9/api', CONFORMANCE_BASELINE: 'none' }),
-      {
-        runDir: dir,
-        startedAt: '2026-11-24T10:00:00.000Z',
-      },
-    );
+    const known = start(dir, { CONFORMANCE_BASELINE: 'none' });
     expect(known.baselinePath).toBeUndefined();
     handOver(dir, { baseUrl: decided.baseUrl, specPath: decided.specPath });
     const config = await handedOver({ ...known, targetLabel: 'by URL' });
