@@ -179,15 +179,17 @@ async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = Date.now();
   rmSync(RUN_DIR, { recursive: true, force: true });
-  // --cpu-prof is refused in NODE_OPTIONS; the CLI passes it on to vitest (and vitest's worker thread inherits it).
-  const profileArgs = profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  // The CLI as `npm run conformance` runs it: compiled (the bench script builds it first).
-  const child = spawn(process.execPath, [...profileArgs, path.join(repoRoot, 'dist', 'cli.js')], {
+  // --cpu-prof is refused in NODE_OPTIONS: the launcher passes it on to node (vitest's worker thread and the
+  // CLI's own threads write a profile each).
+  const profileFlags = profile ? `--cpu-prof --cpu-prof-dir=${profileDir}` : '';
+  // The CLI as `npm run conformance` runs it: compiled (the bench script builds it first), by its launcher.
+  const child = spawn(path.join(repoRoot, 'bin', 'conformance'), [], {
     cwd: repoRoot,
     env: inheritedEnvironment({
       CONFORMANCE_BASE_URL: target.baseUrl,
       CONFORMANCE_OUT: RUN_DIR,
       CONFORMANCE_QUIET: '1',
+      CONFORMANCE_NODE_FLAGS: profileFlags,
       ...target.env,
       ...(budget ? { CONFORMANCE_BUDGET: budget } : {}),
     }),

@@ -1,11 +1,10 @@
 /**
  * `npm run conformance [-- run] [flags]`: the supervisor of a run. It validates the configuration, starts
  * the managed Prefect server when no target is given, checks that the target serves a valid document,
- * runs the suites in a vitest child, cleans up exactly what the run created, and sets the exit code.
+ * runs the suites (vitest, in this process), cleans up exactly what the run created, and sets the exit code.
  * Commands, flags and help come from commander, flags from the one option table (config/options.ts).
  * Bad input: one line on stderr and exit code 2.
  */
-import { spawn } from 'node:child_process';
 import {
   appendFileSync,
   copyFileSync,
@@ -31,7 +30,7 @@ import {
 } from './config/config.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { selectsOperation } from './config/selection.js';
-import { appeared, handOver, runFiles, workerEnvironment, workerStart, type WorkerStart } from './config/worker.js';
+import { handOver, runFiles, suitesStartWith, workerStart, type WorkerStart } from './config/worker.js';
 import { readExchangeLog } from './http/behaviour.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
@@ -45,10 +44,10 @@ import { terminalSummary } from './report/terminal.js';
 import { discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
-import type { RequestToSend } from './openapi/request.js';
 import { specDrift } from './openapi/drift.js';
 import { knownVersions, managedSide, readPin, startPrefect, type ManagedServer } from './managed/prefect.js';
 import { openThread, sibling } from './run/thread.js';
+import { startSuites, type Suites } from './run/suitesInProcess.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -56,92 +55,36 @@ function log(line: string): void {
   if (!quietRequested()) process.stderr.write(`conformance: ${line}\n`);
 }
 
-function reporterArgs(): string[] {
+/** Every reporter of a run, by file: they replace the configured ones, as `--reporter` flags would. */
+function reporters(): string[] {
+  const file = (name: string) => path.join(repoRoot, 'src', 'report', name);
   return [
-    '--reporter',
-    path.join(repoRoot, 'src', 'report', 'vitestReporter.ts'),
-    '--reporter',
-    path.join(repoRoot, 'src', 'report', 'allureReporter.ts'),
-    // A --reporter flag replaces the configured ones: every reporter is named here, annotations in GitHub Actions.
-    ...(githubActions().annotations
-      ? ['--reporter', path.join(repoRoot, 'src', 'report', 'githubActionsReporter.ts')]
-      : []),
+    file('vitestReporter.ts'),
+    file('allureReporter.ts'),
+    // Annotations in GitHub Actions.
+    ...(githubActions().annotations ? [file('githubActionsReporter.ts')] : []),
   ];
 }
 
-function runVitest(config: WorkerStart, onChild: (signal: (s: NodeJS.Signals) => void) => void): Promise<number> {
-  const args = ['--project', 'conformance', ...reporterArgs()];
+/** The suites of a run, by vitest in this process, given what they know at their start. */
+function runSuites(start: WorkerStart): Suites {
+  const names = reporters();
   // Progress only for a person at a terminal: never in CI, in a pipe, or when asked to be quiet.
-  if (process.stderr.isTTY && !config.ci && !config.quiet)
-    args.push('--reporter', path.join(repoRoot, 'src', 'report', 'progress.ts'));
-  if (config.shard) {
-    // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge`.
-    const [index, count] = config.shard.split('/');
-    args.push(
-      '--shard',
-      config.shard,
-      '--reporter',
-      'blob',
-      '--outputFile.blob',
-      path.join(config.outDir, 'blob', `blob-${index}-${count}.json`),
-    );
-  }
-  return spawnVitest(args, workerEnvironment(config), onChild);
-}
-
-/**
- * The suites' heap: their live data is ~75 MB, but V8's defaults let garbage from generation and the
- * oracle grow the heap past 200 MB before collecting. A small young generation and an old-generation
- * ceiling at five times the live data keep the peak RSS down (docs/performance.md: 585 → 428 MB; a
- * young generation of 2 MB rather than 4 took ~8 MB more off, at no CPU the benchmark tells apart).
- */
-const SUITE_HEAP = ['--max-semi-space-size=2', '--max-old-space-size=384'];
-
-/**
- * glibc gives freed memory back to the system once the top of an arena holds more than its trim threshold,
- * which starts at 128 KB but rises (up to 64 MB) each time a large block is freed. V8's compilers allocate
- * and free tens of MB through malloc (peak_malloced_memory ~40 MB in each of vitest's two threads), and
- * much of it stayed. A fixed 64 KB threshold gives it back: ~20 MB off the peak (docs/performance.md,
- * "The suites' native memory"). A value the user set wins.
- */
-const SUITE_MALLOC = { MALLOC_TRIM_THRESHOLD_: String(64 * 1024) };
-
-function spawnVitest(
-  vitestArgs: string[],
-  env: Record<string, string | undefined>,
-  onChild: (signal: (s: NodeJS.Signals) => void) => void,
-): Promise<number> {
-  // A CPU profile asked of the CLI (npm run bench -- --profile) is asked of vitest too.
-  const profiling = process.execArgv.filter((a) => a.startsWith('--cpu-prof'));
-  const args = [
-    ...profiling,
-    ...SUITE_HEAP,
-    path.join(repoRoot, 'node_modules', 'vitest', 'vitest.mjs'),
-    'run',
-    ...vitestArgs,
-  ];
-  // A process group of its own: vitest's main process can exit on SIGINT before its worker has stopped,
-  // and a worker that outlives it would create objects after cleanup has read the ledger.
-  const child = spawn(process.execPath, args, {
-    cwd: repoRoot,
-    env: { ...SUITE_MALLOC, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
-    detached: true,
+  if (process.stderr.isTTY && !start.ci && !start.quiet)
+    names.push(path.join(repoRoot, 'src', 'report', 'progress.ts'));
+  // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge`.
+  const [index, count] = start.shard?.split('/') ?? [];
+  if (start.shard) names.push('blob');
+  const startedWith = suitesStartWith(start);
+  const suites = startSuites({
+    root: repoRoot,
+    reporters: names,
+    shard: start.shard,
+    blobFile: start.shard ? path.join(start.outDir, 'blob', `blob-${index}-${count}.json`) : undefined,
+    log,
   });
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // the group is gone already
-    }
-  };
-  onChild(signalGroup);
-  return new Promise((resolve) =>
-    child.on('exit', (code, signal) => {
-      signalGroup('SIGKILL');
-      resolve(code ?? (signal ? 130 : 1));
-    }),
-  );
+  void suites.ended.finally(startedWith);
+  return suites;
 }
 
 /** A results.json named by itself or by its folder. */
@@ -213,15 +156,6 @@ async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) =
   }
 }
 
-/** Resolves when `file` exists, or when `until` settles first. */
-async function whenExists(file: string, until: Promise<unknown>): Promise<void> {
-  let settled = false;
-  void until.finally(() => {
-    settled = true;
-  });
-  await appeared(file, () => settled, 50);
-}
-
 /** The most time cleanup takes after the suites, whatever the deadline. */
 const CLEANUP_SECONDS_AT_MOST = 600;
 
@@ -233,17 +167,22 @@ async function runInto(config: Config): Promise<number> {
 
   let server: ManagedServer | undefined;
   let interrupted = false;
-  let signalSuites: ((signal: NodeJS.Signals) => void) | undefined;
+  let suites: Suites | undefined;
   const onSignal = () => {
     interrupted = true;
     log('interrupted: stopping the suites, then cleaning up');
-    signalSuites?.('SIGINT');
+    suites?.stop();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   // What the run asks before the suites start is asked in a thread that ends before they do (run/preflight.ts).
   const preflight = openThread<typeof import('./run/preflight.js')>(sibling(import.meta.url, './run/preflight.js'));
-  let suitesExited: Promise<number> | undefined;
+  // Cleanup waits for the suites' end in a thread of its own: vitest's reporters hold the main thread for
+  // seconds after the last request (allure's ~4,000 files), and the server would wait idle meanwhile. It
+  // loads its modules now, while the target is surveyed, rather than when the suites start sending.
+  const cleaning = openThread<typeof import('./run/cleanupThread.js')>(
+    sibling(import.meta.url, './run/cleanupThread.js'),
+  );
   let handedOver = false;
   try {
     // A selection of no check is known before any server is started or asked.
@@ -255,7 +194,7 @@ async function runInto(config: Config): Promise<number> {
     // vitest starts now, and its start (1.3–1.9 s here) goes on while the target is started and surveyed: the
     // suites wait for what the preflight decides (handOver below) before they send anything.
     const start = workerStart(config, { runDir, startedAt });
-    suitesExited = runVitest(start, (signal) => (signalSuites = signal));
+    suites = runSuites(start);
     let baseUrl = config.baseUrl;
     if (!baseUrl) {
       // An unknown or uninstallable release is bad input, found before anything starts.
@@ -307,41 +246,35 @@ async function runInto(config: Config): Promise<number> {
     );
 
     const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
-    handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed });
-    handedOver = true;
-    // Cleanup starts when the suites have sent their last request, not when vitest exits: its reporters
-    // write for seconds after (allure's ~4,000 files), and the server would wait idle meanwhile.
-    await whenExists(files.suitesEnded, suitesExited);
-    // Loaded only now: the HTTP client, cleanup and the profile stay out of the CLI's heap while the suites run.
-    const [{ supervisorClient }, { profileNamed }, { cleanup, cleanupMadeForRun, cleanupSideEffects, recheckFailed }] =
-      await Promise.all([
-        import('./http/client.js'),
-        import('./model/profiles/index.js'),
-        import('./resources/cleanup.js'),
-      ]);
-    const profile = profileNamed(spec.profile);
-    const client = supervisorClient({ ...credentials, baseUrl, timeoutMs: config.requestTimeoutMs });
-    const send = (request: RequestToSend) => client.send(request);
-    const sideEffects = (profile.sideEffects ?? []).filter((e) => state.absentSideEffects.includes(e.path));
     // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
     // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
     const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
-    client.answerNothingAfter(
-      Date.now() + cleanupSeconds * 1000,
-      `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
-    );
-    const firstPass = cleanup(send, files.ledger);
-    // Its failure is thrown below, after vitest's exit; unhandled until then, it would end the process.
-    firstPass.catch(() => {});
-    await suitesExited;
-    // What a test that outlived its timeout created before vitest stopped its worker is deleted too.
-    const cleaned = await cleanup(send, files.ledger, await firstPass);
+    await cleaning.call('watch', {
+      ...credentials,
+      baseUrl,
+      timeoutMs: config.requestTimeoutMs,
+      ledger: files.ledger,
+      suitesEnded: files.suitesEnded,
+      seconds: cleanupSeconds,
+      why: `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
+    });
+    handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed });
+    handedOver = true;
+    const suitesEnd = await suites.ended;
+    // vitest has closed and its worker thread is gone: what a test that outlived its timeout created before
+    // then is deleted too, and the rest of cleanup follows.
+    const cleaned = await cleaning.call('finish', {
+      profile: spec.profile,
+      runTag: config.runTag,
+      readOnly: config.readOnly,
+      absentSideEffects: state.absentSideEffects,
+    });
 
     const resultsFile = path.join(config.outDir, 'results.json');
     const expired = baseline.entries.filter((e) => isExpired(e));
     const results: Results = readResults(resultsFile) ?? {
       tool: TOOL,
-      target: { baseUrl, openapi: spec.openapi, apiVersion: spec.apiVersion, profile: profile.name },
+      target: { baseUrl, openapi: spec.openapi, apiVersion: spec.apiVersion, profile: spec.profile },
       seed: config.seed,
       runTag: config.runTag,
       runs: config.runs,
@@ -358,13 +291,9 @@ async function runInto(config: Config): Promise<number> {
     results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
     if (spec.normalisations.length) results.normalisations = spec.normalisations;
     results.cleanup = cleaned.report;
-    if (profile.madeForRun && !config.readOnly)
-      await cleanupMadeForRun(send, files.ledger, config.runTag, profile.madeForRun, results.cleanup);
-    const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, config.runTag);
-    if (sideEffectsLeft.length) results.cleanup.sideEffects = sideEffectsLeft;
-    if (sideEffectsLeft.some((e) => e.deleted)) await recheckFailed(send, results.cleanup);
-    await client.close();
     if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
+    // A failure of vitest's own may leave results that look complete: the run cannot pass on them.
+    if (suitesEnd.failure) (results.errors ??= []).push(suitesEnd.failure);
     // A gate must never pass on a run that judged nothing, or on a target that never answered.
     const statuses = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).map((b) => b.s) : [];
     for (const reason of reasonsNothingCounts(results, statuses)) (results.errors ??= []).push(reason);
@@ -373,16 +302,17 @@ async function runInto(config: Config): Promise<number> {
       (results.errors ??= []).push(`baseline entry expired on ${e.expires}: ${entryName(e)} (${e.reason})`);
     if (results.cleanup.failed.length)
       (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
-    results.summary.requests += state.requests + client.requestCount;
+    results.summary.requests += state.requests + cleaned.requests;
     results.durationMs = Date.now() - Date.parse(startedAt);
     return writeReports(results, config.outDir);
   } finally {
     await preflight.end();
+    await cleaning.end();
     // A run that failed before the hand-over (bad input, an unreachable target): the waiting suites have sent
     // nothing, and go without a word.
-    if (suitesExited && !handedOver) {
-      signalSuites?.('SIGKILL');
-      await suitesExited;
+    if (suites && !handedOver) {
+      suites.stop();
+      await suites.ended;
     }
     // Left when the suites never read it (interrupted first): the run folder goes with the reports.
     rmSync(files.workerConfig, { force: true });
@@ -413,7 +343,7 @@ function baselineUpdate(fromFile?: string, baselineFile?: string, outFile?: stri
 
 /**
  * `merge [DIR...]`: the blob reports of the shards of a run (`--shard i/n` leaves them in <out>/blob),
- * merged by vitest's --merge-reports into one results.json and the reports, as if the run had not been split.
+ * merged by vitest's mergeReports into one results.json and the reports, as if the run had not been split.
  */
 async function mergeCommand(args: string[], flags: Env): Promise<number> {
   const config = configFrom(flags);
@@ -434,7 +364,13 @@ async function mergeCommand(args: string[], flags: Env): Promise<number> {
   rmSync(path.join(config.outDir, 'allure-results'), { recursive: true, force: true });
   // The reporters read the output folder from the worker configuration, as in a run.
   const worker = workerStart(config, { runDir: '', startedAt: new Date().toISOString() });
-  const code = await spawnVitest(['--merge-reports', gathered, ...reporterArgs()], workerEnvironment(worker), () => {});
+  const startedWith = suitesStartWith(worker);
+  const { code } = await startSuites({
+    root: repoRoot,
+    reporters: reporters(),
+    mergeReports: gathered,
+    log,
+  }).ended.finally(startedWith);
   const results = readResults(path.join(config.outDir, 'results.json'));
   if (!results) throw new UsageError(`merge: vitest could not merge ${blobs.length} blob report(s) (exit ${code})`);
   log(`merged ${blobs.length} shard(s): ${blobs.map((b) => path.basename(b)).join(', ')}`);

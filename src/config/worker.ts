@@ -3,8 +3,9 @@
  * reporters): the run's Config, completed with what the CLI decided (the target it started or checked, the
  * document it validated, the baseline it chose, the run folder). vitest is started while the CLI still asks
  * the target, so that its start hides behind the survey of the document: what is known then travels in an
- * environment variable, and the whole configuration, once the CLI has decided it, in the run folder's
- * worker-config.json, which the suites wait for before they send anything.
+ * environment variable of the CLI's process (vitest and its worker thread run in it), and the whole
+ * configuration, once the CLI has decided it, in the run folder's worker-config.json, which the suites wait
+ * for before they send anything.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -51,13 +52,16 @@ function workerConfig(start: WorkerStart, decided: Pick<WorkerConfig, Decided>):
   };
 }
 
-/** The environment of a child that runs the suites: this process's, plus what the suites know at their start. */
-export function workerEnvironment(start: WorkerStart | undefined): Env {
-  const env: Env = { ...process.env };
-  // The child's configuration is the one below, not what the user's variables would say.
-  for (const key of Object.keys(env)) if (key.startsWith('CONFORMANCE_') || key === 'PREFECT_API_URL') delete env[key];
-  if (start) env[VARIABLE] = JSON.stringify(start);
-  return env;
+/**
+ * The suites run in this process (run/suitesInProcess.ts): vitest's worker thread takes its environment from
+ * this process's, and the sequencer and reporters on the main thread read it too. What they know at their
+ * start is put there for the run's length; the returned function takes it away (`compare` runs twice).
+ */
+export function suitesStartWith(start: WorkerStart): () => void {
+  process.env[VARIABLE] = JSON.stringify(start);
+  return () => {
+    delete process.env[VARIABLE];
+  };
 }
 
 /** What the CLI decided, handed to the suites (written, then renamed: never read half written). */

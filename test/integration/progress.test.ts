@@ -8,7 +8,7 @@ import { describe, expect, inject, test } from 'vitest';
 import { cleanEnv, cliEntry, prefectBaseline, repoRoot } from '../support/runCli.js';
 
 function runUnderTerminal(extra: Record<string, string>): { status: number | null; output: string } {
-  const cli = `${JSON.stringify(process.execPath)} ${JSON.stringify(cliEntry)}`;
+  const cli = JSON.stringify(cliEntry);
   const env = cleanEnv({
     CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
     CONFORMANCE_OPERATIONS: '^(GET|POST) /flows/',

@@ -11,8 +11,11 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const prefectBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
 export const sqliteLabel = `prefect ${readPin().prefect} on sqlite`;
 
-/** The CLI as `npm run conformance` runs it: compiled by `npm run build` (tsconfig.build.json). */
-export const cliEntry = path.join(repoRoot, 'dist', 'cli.js');
+/**
+ * The CLI as `npm run conformance` runs it: compiled by `npm run build` (tsconfig.build.json), started by its
+ * launcher with the memory settings of the process the suites run in.
+ */
+export const cliEntry = path.join(repoRoot, 'bin', 'conformance');
 
 /** Compile the CLI from the current source, as `npm run conformance` does before each run (incremental). */
 export function buildCli(): void {
@@ -54,7 +57,7 @@ export function runCli(
     env.PREFECT_HOME || env.PREFECT_PROFILES_PATH
       ? {}
       : { PREFECT_HOME: mkdtempSync(path.join(os.tmpdir(), 'prefect-home-')) };
-  const child = spawn(process.execPath, [cliEntry, ...args], {
+  const child = spawn(cliEntry, args, {
     cwd,
     env: cleanEnv({ CONFORMANCE_OUT: outDir, ...prefectHome, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,14 +7,14 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { configFrom } from '../../../src/config/config.js';
 import {
   handedOver,
   handOver,
   readWorkerConfig,
   runFiles,
-  workerEnvironment,
+  suitesStartWith,
   workerStart,
 } from '../../../src/config/worker.js';
 import { repoRoot } from '../support.js';
@@ -34,16 +34,15 @@ const decided = {
   managed: 'prefect 3.8.8 on sqlite',
 };
 
-afterEach(() => vi.unstubAllEnvs());
-
 describe('worker configuration', () => {
   test('what the suites know at their start leaves the target to the hand-over, and travels in their environment', () => {
     const known = start(runDir());
     expect(known.baseUrl).toBeUndefined();
     expect(known.seed).toBe(7);
-    const env = workerEnvironment(known);
-    vi.stubEnv('CONFORMANCE_WORKER_CONFIG', env.CONFORMANCE_WORKER_CONFIG);
+    const over = suitesStartWith(known);
     expect(readWorkerConfig()).toEqual(known);
+    over();
+    expect(readWorkerConfig()).toBeUndefined();
   });
 
   test('the hand-over completes the configuration, and its file goes once read', async () => {

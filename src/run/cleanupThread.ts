@@ -1,0 +1,98 @@
+/**
+ * The run's cleanup, called by the supervising CLI in a thread of its own (run/thread.ts). vitest runs in the
+ * CLI's process (run/suitesInProcess.ts), and its reporters hold the main thread for seconds after the last
+ * request (allure's ~4,000 files): in this thread, cleanup learns that the suites have ended and deletes what
+ * they made meanwhile, with the server otherwise idle. The CLI calls `watch` when it hands the suites their
+ * configuration, and `finish` once vitest has closed.
+ */
+import { appeared } from '../config/worker.js';
+import { type HttpClient, supervisorClient } from '../http/client.js';
+import { profileNamed } from '../model/profiles/index.js';
+import type { RequestToSend } from '../openapi/request.js';
+import {
+  type CleanupPass,
+  type CleanupSummary,
+  cleanup,
+  cleanupMadeForRun,
+  cleanupSideEffects,
+  recheckFailed,
+} from '../resources/cleanup.js';
+import type { Credentials } from './preflight.js';
+
+export interface CleanupTarget extends Credentials {
+  baseUrl: string;
+  timeoutMs: number;
+  /** The ledger of what the suites made. */
+  ledger: string;
+  /** The file the suites' results reporter writes when nothing more will be sent. */
+  suitesEnded: string;
+  /** Cleanup's own time, from its start: what is not deleted by then is reported, not waited for. */
+  seconds: number;
+  /** Why nothing is sent after that time, for the report. */
+  why: string;
+}
+
+export interface CleanupEnd {
+  profile: string;
+  runTag: string;
+  readOnly: boolean;
+  /** The paths of the profile's side effects that were absent before the run (preflight's targetState). */
+  absentSideEffects: string[];
+}
+
+export interface CleanupDone {
+  report: CleanupSummary;
+  /** The requests cleanup sent, counted in the run's summary. */
+  requests: number;
+}
+
+let target: CleanupTarget | undefined;
+let client: HttpClient | undefined;
+let suitesOver = false;
+let firstPass: Promise<CleanupPass> | undefined;
+
+const send = (request: RequestToSend) => client!.send(request);
+
+function begin(): void {
+  client!.answerNothingAfter(Date.now() + target!.seconds * 1000, target!.why);
+}
+
+/**
+ * Waits, in this thread's event loop, for the suites to end, then deletes what the ledger holds by then. A
+ * run whose suites end without the file (interrupted, crashed) is cleaned up by `finish`.
+ */
+export function watch(run: CleanupTarget): void {
+  target = run;
+  client = supervisorClient(run);
+  firstPass = appeared(run.suitesEnded, () => suitesOver, 50).then((ended) => {
+    begin();
+    return ended
+      ? cleanup(send, run.ledger)
+      : { report: { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] }, handled: 0 };
+  });
+  // Its failure is thrown by finish; unhandled until then, it would end the thread.
+  firstPass.catch(() => {});
+}
+
+/**
+ * After vitest has closed (its worker thread is gone: nothing more is made): what the ledger gained since
+ * the first pass, then what the server made for the run and the side effects it caused.
+ */
+export async function finish(end: CleanupEnd): Promise<CleanupDone> {
+  if (!target || !client || !firstPass) throw new Error('cleanup finished before it watched the suites');
+  suitesOver = true;
+  try {
+    const cleaned = await cleanup(send, target.ledger, await firstPass);
+    const report = cleaned.report;
+    const profile = profileNamed(end.profile);
+    if (profile.madeForRun && !end.readOnly)
+      await cleanupMadeForRun(send, target.ledger, end.runTag, profile.madeForRun, report);
+    const sideEffects = (profile.sideEffects ?? []).filter((e) => end.absentSideEffects.includes(e.path));
+    const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, end.runTag);
+    if (sideEffectsLeft.length) report.sideEffects = sideEffectsLeft;
+    if (sideEffectsLeft.some((e) => e.deleted)) await recheckFailed(send, report);
+    return { report, requests: client.requestCount };
+  } finally {
+    await client.close();
+  }
+}

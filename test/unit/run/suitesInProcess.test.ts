@@ -1,0 +1,57 @@
+/**
+ * vitest in the CLI's process: the suites' end and its failures are reported, not a process exit; vitest's own
+ * listeners that would end the process are gone while it runs; a stop ends the suites at once. Against a
+ * vitest root of one suite file (fixtures/vitest-root).
+ */
+import { existsSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { startSuites } from '../../../src/run/suitesInProcess.js';
+import { repoRoot } from '../support.js';
+
+const root = path.join(repoRoot, 'fixtures', 'vitest-root');
+const quiet = path.join(root, 'silentReporter.mjs');
+const lines: string[] = [];
+const log = (line: string) => lines.push(line);
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  lines.length = 0;
+});
+
+const signalListeners = () => [...process.listeners('SIGINT'), ...process.listeners('SIGTERM')];
+
+describe('startSuites', () => {
+  test('a run of passing suites ends with code 0 and no failure, and leaves the process its listeners', async () => {
+    const before = signalListeners();
+    const exitCode = process.exitCode;
+    const end = await startSuites({ root, reporters: [quiet], log }).ended;
+    expect(end).toEqual({ code: 0 });
+    expect(signalListeners()).toEqual(before);
+    expect(process.exitCode).toBe(exitCode);
+  });
+
+  test("an unhandled rejection on vitest's side is the run's failure, not the end of the process", async () => {
+    const end = await startSuites({ root, reporters: [quiet, path.join(root, 'rejectingReporter.mjs')], log }).ended;
+    expect(end.code).toBe(1);
+    expect(end.failure).toMatch(/unhandled rejection.*a reporter broke/);
+    expect(lines.join('\n')).toMatch(/the suites are stopped/);
+  });
+
+  test("while the suites run, vitest's SIGINT and SIGTERM listeners are off, and a stop ends them at once", async () => {
+    const started = path.join(mkdtempSync(path.join(os.tmpdir(), 'suites-in-process-')), 'started');
+    vi.stubEnv('FIXTURE_STARTED', started);
+    const before = signalListeners();
+    const suites = startSuites({ root, reporters: [quiet], log });
+    for (let i = 0; i < 300 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(started)).toBe(true);
+    expect(signalListeners()).toEqual(before);
+    const stoppedAt = Date.now();
+    suites.stop();
+    const end = await suites.ended;
+    expect(end).toEqual({ code: 130 });
+    // The waiting test would have lasted two minutes.
+    expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+  });
+});
