@@ -49,20 +49,22 @@ const listenersOf = (event: EndingEvent) => process.listeners(event as NodeJS.Si
 export function startSuites(options: SuitesOptions): Suites {
   let vitest: Vitest | undefined;
   let stopped = false;
+  let closed = false;
   const cancel = () => {
+    if (closed) return;
     // vitest cancels gently (the test that runs ends first) and, asked again while cancelling, terminates
     // the worker thread: asked twice, it stops the suites now, as SIGINT to its own process did.
-    void vitest?.cancelCurrentRun('keyboard-input');
-    void vitest?.cancelCurrentRun('keyboard-input');
+    for (let i = 0; i < 2; i++) vitest?.cancelCurrentRun('keyboard-input').catch(() => {});
   };
   const stop = () => {
     stopped = true;
     cancel();
   };
   let failure: string | undefined;
+  // In this process while vitest runs: most likely vitest's or a reporter's, possibly the CLI's own.
   const onRejection = (reason: unknown) => {
-    failure ??= `an unhandled rejection on vitest's side: ${reason instanceof Error ? reason.message : String(reason)}`;
-    options.log(`vitest: an unhandled rejection; the suites are stopped: ${(reason as Error)?.stack ?? reason}`);
+    failure ??= `an unhandled rejection while the suites ran: ${reason instanceof Error ? reason.message : String(reason)}`;
+    options.log(`an unhandled rejection; the suites are stopped: ${(reason as Error)?.stack ?? reason}`);
     stop();
   };
 
@@ -98,6 +100,7 @@ export function startSuites(options: SuitesOptions): Suites {
       }
     } finally {
       await vitest?.close();
+      closed = true;
       process.off('unhandledRejection', onRejection);
     }
     // 130 for an interrupted run, as a process ended by SIGINT.
