@@ -49,13 +49,10 @@ export interface CleanupDone {
 let target: CleanupTarget | undefined;
 let client: HttpClient | undefined;
 let suitesOver = false;
-let firstPass: Promise<CleanupPass> | undefined;
+/** Undefined when the suites ended without saying so: `finish` then deletes the whole ledger. */
+let firstPass: Promise<CleanupPass | undefined> | undefined;
 
 const send = (request: RequestToSend) => client!.send(request);
-
-function begin(): void {
-  client!.answerNothingAfter(Date.now() + target!.seconds * 1000, target!.why);
-}
 
 /**
  * Waits, in this thread's event loop, for the suites to end, then deletes what the ledger holds by then. A
@@ -63,12 +60,11 @@ function begin(): void {
  */
 export function watch(run: CleanupTarget): void {
   target = run;
-  client = supervisorClient(run);
+  const watching = supervisorClient(run);
+  client = watching;
   firstPass = appeared(run.suitesEnded, () => suitesOver, 50).then((ended) => {
-    begin();
-    return ended
-      ? cleanup(send, run.ledger)
-      : { report: { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] }, handled: 0 };
+    watching.answerNothingAfter(Date.now() + run.seconds * 1000, run.why);
+    return ended ? cleanup(send, run.ledger) : undefined;
   });
   // Its failure is thrown by finish; unhandled until then, it would end the thread.
   firstPass.catch(() => {});
