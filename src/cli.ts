@@ -72,17 +72,11 @@ function runSuites(start: WorkerStart): Suites {
   // Progress only for a person at a terminal: never in CI, in a pipe, or when asked to be quiet.
   if (process.stderr.isTTY && !start.ci && !start.quiet)
     names.push(path.join(repoRoot, 'src', 'report', 'progress.ts'));
-  // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge`.
-  const [index, count] = start.shard?.split('/') ?? [];
-  if (start.shard) names.push('blob');
+  // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge` (i/n: blob-i-n.json).
+  const blobFile = start.shard && path.join(start.outDir, 'blob', `blob-${start.shard.replace('/', '-')}.json`);
+  if (blobFile) names.push('blob');
   const startedWith = suitesStartWith(start);
-  const suites = startSuites({
-    root: repoRoot,
-    reporters: names,
-    shard: start.shard,
-    blobFile: start.shard ? path.join(start.outDir, 'blob', `blob-${index}-${count}.json`) : undefined,
-    log,
-  });
+  const suites = startSuites({ root: repoRoot, reporters: names, shard: start.shard, blobFile, log });
   void suites.ended.finally(startedWith);
   return suites;
 }
