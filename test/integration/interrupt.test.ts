@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
-import type { LedgerEntry } from '../../src/resources/ledger.js';
 import type { Results } from '../../src/report/results.js';
 import { stagingFolder } from '../../src/report/publish.js';
+import { objectsLeft } from '../support/objectsLeft.js';
 import { cleanEnv, cliEntry, prefectBaseline, repoRoot, sqliteLabel } from '../support/runCli.js';
 
 describe('an interrupt in the middle of a run', () => {
@@ -44,17 +44,8 @@ describe('an interrupt in the middle of a run', () => {
       expect(code).toBe(1);
       const results = JSON.parse(readFileSync(path.join(outDir, 'results.json'), 'utf8')) as Results;
       expect(results.errors?.join(' ')).toMatch(/interrupted/);
-      const ledger = readFileSync(ledgerFile, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as LedgerEntry);
+      const { ledger, left } = await objectsLeft(base, ledgerFile);
       expect(ledger.length).toBeGreaterThanOrEqual(40);
-      const left: string[] = [];
-      for (const entry of ledger.filter((e) => e.deletePath)) {
-        let res = await fetch(`${base}${entry.deletePath}`);
-        if (res.status === 405) res = await fetch(`${base}${entry.deletePath}`, { method: 'DELETE' });
-        if (res.status !== 404) left.push(`${entry.deletePath} → ${res.status}`);
-      }
       expect(left).toEqual([]);
     },
   );

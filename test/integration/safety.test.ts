@@ -2,10 +2,9 @@
  * Against a target that is not declared disposable: objects someone else made before the run survive,
  * destructive operations are skipped with a reason, and every object the run recorded is gone after.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
-import type { LedgerEntry } from '../../src/resources/ledger.js';
+import { objectsLeft } from '../support/objectsLeft.js';
 import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
 
 const base = () => inject('prefectBaseUrl');
@@ -85,18 +84,8 @@ describe('a run against a shared (non-disposable) target', () => {
   });
 
   test('every object the run recorded is gone', async () => {
-    const ledger = readFileSync(path.join(run.outDir, '.run', 'ledger.jsonl'), 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => JSON.parse(l) as LedgerEntry);
+    const { ledger, left } = await objectsLeft(base(), path.join(run.outDir, '.run', 'ledger.jsonl'));
     expect(ledger.length).toBeGreaterThan(50);
-    const left: string[] = [];
-    for (const entry of ledger.filter((e) => e.deletePath)) {
-      let res = await fetch(`${base()}${entry.deletePath}`);
-      // Schedules and workers have no GET of their own: a second DELETE says whether they still exist.
-      if (res.status === 405) res = await fetch(`${base()}${entry.deletePath}`, { method: 'DELETE' });
-      if (res.status !== 404) left.push(`${entry.deletePath} → ${res.status}`);
-    }
     expect(left).toEqual([]);
   });
 
