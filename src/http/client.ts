@@ -139,9 +139,10 @@ export class HttpClient {
   /** Requests waiting to go, or going, with nothing else in flight. */
   private aloneWanted = 0;
   /**
-   * Set by the target's first 503: from then on, requests that may write (all but `isRead`'s) go one at a
-   * time, reads beside them. Prefect on SQLite answers 503 for a write that lost the database lock to
-   * another write; writes in turn do not lose it, and the server has one writer anyway.
+   * Set by the target's first 503: from then on, requests that may write (all but `isRead`'s, and bodies
+   * refused by validation) go one at a time, reads beside them. Prefect on SQLite answers 503 for a write
+   * that lost the database lock to another write; writes in turn do not lose it, and the server has one
+   * writer anyway.
    */
   private oneWriter = false;
   private writing = 0;
@@ -333,7 +334,8 @@ export class HttpClient {
     let freshConnection = false;
     const earlier: number[] = [];
     let firstStarted = 0;
-    const write = !this.isRead(spec);
+    // A body refused by validation takes no database lock on a conforming server: it goes beside a write.
+    const write = !this.isRead(spec) && !spec.refusedByValidation;
     for (;;) {
       attempt++;
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too

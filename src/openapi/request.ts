@@ -16,6 +16,11 @@ export interface RequestToSend {
   raw?: string;
   /** Leave out the configured credentials (auth checks). */
   withoutAuth?: boolean;
+  /**
+   * A body the document's own schema refuses: a conforming server answers 4xx from validation, before it
+   * touches its data, so the request need not wait for another write to finish (http/client.ts).
+   */
+  refusedByValidation?: boolean;
 }
 
 export interface Answer {

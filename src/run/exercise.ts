@@ -134,8 +134,14 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     for (const negative of negativeCases(ctx.cases.model.doc, schema, built.spec.json, ctx.validators)) {
       const spec: RequestToSend =
         negative.raw !== undefined
-          ? { ...built.spec, json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
-          : { ...built.spec, json: negative.json };
+          ? {
+              ...built.spec,
+              json: undefined,
+              raw: negative.raw,
+              headers: { 'content-type': 'application/json' },
+              refusedByValidation: true,
+            }
+          : { ...built.spec, json: negative.json, refusedByValidation: true };
       await send('negative', spec, built.pathParams, { negative: negative.kind, detail: negative.detail });
     }
   }

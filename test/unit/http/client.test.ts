@@ -144,6 +144,24 @@ describe('HttpClient: writes after a 503', () => {
     expect(after.some((r) => r.path === '/filter' && writes.some((w) => overlap(r, w)))).toBe(true);
     await client.close();
   });
+
+  test('after a 503 a body refused by validation goes beside the writes; other writes still take turns', async () => {
+    const { client, seen } = await serving((n) => n === 1);
+    expect((await get(client)).attempts).toBe(2);
+    const from = seen.length;
+    const post = (path: string, refusedByValidation?: boolean) =>
+      client.send({ method: 'POST', template: path, path, json: {}, refusedByValidation });
+    await Promise.all([
+      ...Array.from({ length: 6 }, () => post('/w')),
+      ...Array.from({ length: 6 }, () => post('/invalid', true)),
+    ]);
+    const after = seen.slice(from);
+    const writes = after.filter((s) => s.path === '/w');
+    const refused = after.filter((s) => s.path === '/invalid');
+    expect(writes.filter((a) => writes.some((b) => overlap(a, b)))).toEqual([]);
+    expect(refused.some((r) => writes.some((w) => overlap(r, w)))).toBe(true);
+    await client.close();
+  });
 });
 
 describe('HttpClient in read-only mode', () => {
@@ -154,6 +172,15 @@ describe('HttpClient in read-only mode', () => {
     );
     expect((await get(client)).status).toBe(200);
     expect(seen.map((s) => s.method)).toEqual(['GET']);
+    await client.close();
+  });
+
+  test('a body refused by validation is still a write: refused unsent', async () => {
+    const { client, seen } = await serving(() => false, 1, { readOnly: true });
+    await expect(
+      client.send({ method: 'POST', template: '/x', path: '/x', json: { bad: 1 }, refusedByValidation: true }),
+    ).rejects.toBeInstanceOf(BlockedByReadOnly);
+    expect(seen).toEqual([]);
     await client.close();
   });
 });
