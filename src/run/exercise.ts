@@ -132,16 +132,11 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       };
     }
     for (const negative of negativeCases(ctx.cases.model.doc, schema, built.spec.json, ctx.validators)) {
-      const spec: RequestToSend =
+      const body: Partial<RequestToSend> =
         negative.raw !== undefined
-          ? {
-              ...built.spec,
-              json: undefined,
-              raw: negative.raw,
-              headers: { 'content-type': 'application/json' },
-              refusedByValidation: true,
-            }
-          : { ...built.spec, json: negative.json, refusedByValidation: true };
+          ? { json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
+          : { json: negative.json };
+      const spec: RequestToSend = { ...built.spec, ...body, refusedByValidation: true };
       await send('negative', spec, built.pathParams, { negative: negative.kind, detail: negative.detail });
     }
   }
