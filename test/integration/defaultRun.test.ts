@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../support/browser.js';
 import { repoRoot, runCli, type CliRun } from '../support/runCli.js';
 import { readPin } from '../../src/managed/prefect.js';
+import { readExchangeLog } from '../../src/http/behaviour.js';
 import { gateVerdict } from '../../src/report/results.js';
 
 let run: CliRun;
@@ -66,6 +67,22 @@ describe('npm run conformance with nothing configured', () => {
     const junit = readFileSync(path.join(run.outDir, 'junit.xml'), 'utf8');
     expect(junit).toContain('<testsuites');
     expect((junit.match(/<testcase /g) ?? []).length).toBe(r.checks.length);
+  });
+
+  test("the operations are exercised while spec judges the document: the first request goes before spec's last verdict", () => {
+    // The exchange log times each answer from the session's client, made as the suites start.
+    const clientMadeAt = Date.parse(run.results!.timing!.suitesStartedAt!);
+    const exchanges = readExchangeLog(path.join(run.outDir, '.run', 'exchanges.jsonl'));
+    const firstRequestAt = clientMadeAt + Math.min(...exchanges.map((x) => (x.at ?? 0) - x.ms));
+    const dir = path.join(run.outDir, 'allure-results');
+    const specStops = readdirSync(dir)
+      .filter((f) => f.endsWith('-result.json'))
+      .map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8')) as AllureResult)
+      // A skipped test's times are those of its report (the end of the run), not of its judgement.
+      .filter((a) => a.status !== 'skipped' && a.labels.some((l) => l.name === 'epic' && l.value === 'spec'))
+      .map((a) => a.stop);
+    expect(specStops.length).toBeGreaterThan(100);
+    expect(firstRequestAt).toBeLessThan(Math.max(...specStops));
   });
 
   test('cleans up everything it recorded, and stops the server', async () => {
@@ -359,6 +376,7 @@ describe('the Allure results of that run', () => {
 interface AllureResult {
   name: string;
   status: string;
+  stop: number;
   labels: Array<{ name: string; value: string }>;
   links: Array<{ name: string; url: string }>;
   steps?: Array<{ attachments?: Array<{ name: string }> }>;
