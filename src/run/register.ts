@@ -284,8 +284,8 @@ export function registerFamily(session: Session, family: Family): void {
     test.skip(`${family}: no check applies to the operations of this run`, () => {});
     return;
   }
-  // Spec's checks read the document alone: judged in their tests rather than ahead, so that the target's
-  // first requests (the exercise, started beside them) do not wait for ~630 judgements.
+  // Spec's checks read the document alone and send nothing: judged in their tests, not through the
+  // scheduler, where ~630 judgements would queue before the exercise started beside them (or after it).
   const inTheirTests = !planned && !plan && family === 'spec';
   const judged =
     planned ??
@@ -329,10 +329,10 @@ export function registerFamily(session: Session, family: Family): void {
 /**
  * A suite file's one line: the family's checks as vitest tests. The operations are exercised first, by
  * every family but spec (which reads the document alone: unbudgeted and unsharded, it starts the exercise
- * beside its tests), as a run without a budget always did. A budgeted
- * run plans every family at once and exercises each operation just before the first case that reads it;
- * sharded, it waits for the exercise only in the families that read it (contract, errors), which it judges
- * last, so that the families that catch the most per second are not queued behind every operation's requests.
+ * beside its tests), as a run without a budget always did. A budgeted run plans every family at once and
+ * exercises each operation just before the first case that reads it; sharded, it waits for the exercise
+ * only in the families that read it (contract, errors), which it judges last, so that the families that
+ * catch the most per second are not queued behind every operation's requests.
  */
 export async function registerSuite(family: Family): Promise<void> {
   const session = await getSession();
