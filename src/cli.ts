@@ -41,7 +41,7 @@ import { updatedBaseline } from './report/baselineUpdate.js';
 import { junitReport } from './report/junit.js';
 import { type CheckResult, exitCodeOf, reasonsNothingCounts, summarize, type Results } from './report/results.js';
 import { terminalSummary } from './report/terminal.js';
-import { discard, freshStagingFolder, publish } from './report/publish.js';
+import { clearReplaced, discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
 import { specDrift } from './openapi/drift.js';
@@ -131,18 +131,24 @@ function writeReports(results: Results, outDir: string): number {
 /**
  * One run: everything is written to a fresh staging folder and moved into the report folder when the run
  * ends. A run that fails before its suites start (an unreachable target, a selection of nothing, a bad
- * baseline) leaves the previous reports as they were.
+ * baseline) leaves the previous reports as they were. Once the suites have judged, the previous run's
+ * entries of the names this run has written go (clearReplaced), while cleanup ends.
  */
 async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) => Config = (c) => c): Promise<number> {
   const requested = narrow(configFrom(flags, overrides));
   const stage = freshStagingFolder(requested.outDir);
   let ended = false;
+  let clearing: Promise<void> | undefined;
   try {
-    const code = await runInto({ ...requested, outDir: stage });
+    const code = await runInto({ ...requested, outDir: stage }, () => {
+      clearing = clearReplaced(stage, requested.outDir);
+    });
     ended = true;
     return code;
   } finally {
     const where = path.relative(process.cwd(), requested.outDir) || '.';
+    // What it could not delete, publish replaces.
+    await clearing?.catch(() => {});
     if (ended) {
       publish(stage, requested.outDir);
       log(`reports in ${where}: index.html, results.json, junit.xml, summary.md`);
@@ -153,7 +159,8 @@ async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) =
 /** The most time cleanup takes after the suites, whatever the deadline. */
 const CLEANUP_SECONDS_AT_MOST = 600;
 
-async function runInto(config: Config): Promise<number> {
+/** `judged`: called when the suites have ended, before cleanup ends and the reports are written. */
+async function runInto(config: Config, judged: () => void = () => {}): Promise<number> {
   const startedAt = new Date().toISOString();
   const runDir = path.join(config.outDir, '.run');
   mkdirSync(runDir, { recursive: true });
@@ -255,6 +262,7 @@ async function runInto(config: Config): Promise<number> {
     handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed });
     handedOver = true;
     const suitesEnd = await suites.ended;
+    judged();
     // vitest has closed and its worker thread is gone: what a test that outlived its timeout created before
     // then is deleted too, and the rest of cleanup follows.
     const cleaned = await cleaning.call('finish', {

@@ -1,0 +1,58 @@
+/**
+ * The report folder's replacement: the previous run's entries that this run has written go once the suites
+ * have judged (clearReplaced), the rest of the folder stays, and publish moves the run's entries in.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { clearReplaced, freshStagingFolder, publish } from '../../../src/report/publish.js';
+
+function write(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+/** A report folder holding a previous run's reports and a file of the user's, and a fresh stage beside it. */
+function folders() {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'conformance-publish-'));
+  const outDir = path.join(root, 'reports');
+  for (let i = 0; i < 50; i++) write(path.join(outDir, 'allure-results', `${i}-result.json`), 'old');
+  write(path.join(outDir, 'results.json'), 'old');
+  write(path.join(outDir, 'index.html'), 'old');
+  write(path.join(outDir, 'blob', 'shard-1.json'), 'shard 1');
+  write(path.join(outDir, 'notes.txt'), "the user's");
+  const stage = freshStagingFolder(outDir);
+  write(path.join(stage, 'allure-results', 'a-result.json'), 'new');
+  write(path.join(stage, 'results.json'), 'new');
+  write(path.join(stage, 'blob', 'shard-2.json'), 'shard 2');
+  return { root, outDir, stage };
+}
+
+describe('clearReplaced', () => {
+  test('moves aside at once the previous entries of the names the run has written, and deletes them; the rest stays', async () => {
+    const { root, outDir, stage } = folders();
+    const clearing = clearReplaced(stage, outDir);
+    // Moved aside before the first await: the run's later writes cannot meet them.
+    expect(readdirSync(outDir).sort()).toEqual(['blob', 'index.html', 'notes.txt']);
+    await clearing;
+    expect(readdirSync(root).sort()).toEqual(['.reports.next', 'reports']);
+    // A file the run writes only after the suites (index.html) is replaced by publish.
+    write(path.join(stage, 'index.html'), 'new');
+    publish(stage, outDir);
+    expect(readdirSync(path.join(outDir, 'allure-results'))).toEqual(['a-result.json']);
+    expect(readFileSync(path.join(outDir, 'results.json'), 'utf8')).toBe('new');
+    expect(readFileSync(path.join(outDir, 'index.html'), 'utf8')).toBe('new');
+    expect(readdirSync(path.join(outDir, 'blob')).sort()).toEqual(['shard-1.json', 'shard-2.json']);
+    expect(readFileSync(path.join(outDir, 'notes.txt'), 'utf8')).toBe("the user's");
+    expect(existsSync(stage)).toBe(false);
+  });
+
+  test('what a run that ended before publishing left aside is deleted with the next one', async () => {
+    const { root, outDir, stage } = folders();
+    write(path.join(root, '.reports.old', 'allure-results', 'stale.json'), 'older');
+    write(path.join(root, '.reports.old', 'junit.xml'), 'older');
+    await clearReplaced(stage, outDir);
+    expect(existsSync(path.join(root, '.reports.old'))).toBe(false);
+  });
+});
