@@ -29,7 +29,7 @@ import {
   type Env,
 } from './config/config.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
-import { selectsOperation } from './config/selection.js';
+import { narrowsChecks, selectsOperation } from './config/selection.js';
 import { handOver, runFiles, suitesStartWith, workerStart, type WorkerStart } from './config/worker.js';
 import { readExchangeLog } from './http/behaviour.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
@@ -186,12 +186,15 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
   );
   let handedOver = false;
   try {
-    // A selection of no check is known before any server is started or asked.
-    const checks = await preflight.call('checksSelected', config.selection);
-    if (checks.selected === 0)
-      throw new UsageError(
-        `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
-      );
+    // A selection of no check is known before any server is started or asked. A selection that leaves no
+    // check out cannot be one: the target is asked at once, rather than after the registry has loaded.
+    if (narrowsChecks(config.selection)) {
+      const checks = await preflight.call('checksSelected', config.selection);
+      if (checks.selected === 0)
+        throw new UsageError(
+          `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
+        );
+    }
     // vitest starts now, and its start (1.3–1.9 s here) goes on while the target is started and surveyed: the
     // suites wait for what the preflight decides (handOver below) before they send anything.
     const start = workerStart(config, { runDir, startedAt });

@@ -88,6 +88,10 @@ export function selectsCheck(selection: Selection, check: { id: string; family: 
   return true;
 }
 
+/** Whether the selection leaves any check out (selectsCheck reads these fields alone): if not, it selects every one. */
+export const narrowsChecks = (selection: Selection): boolean =>
+  !!(selection.cases || selection.families || selection.excludeFamilies || selection.checks || selection.excludeChecks);
+
 /** Whether a selection of exact cases (replay) has this check on this operation; any pair without one. */
 export const selectsCase = (selection: Selection, checkId: string, operation: string): boolean =>
   !selection.cases || selection.cases.includes(`${checkId} ${operation}`);

@@ -9,7 +9,8 @@
  * supervisor's memory").
  */
 import { writeFileSync } from 'node:fs';
-import { loadDocument } from '../openapi/load.js';
+import { normalizedDocument, validateDocument } from '../openapi/load.js';
+import { readDocument, type ServedDocument } from '../openapi/read.js';
 import type { Normalisation } from '../openapi/normalize.js';
 import { indexOperations, type Operation } from '../openapi/operations.js';
 import { profileFor } from './profiles/index.js';
@@ -33,9 +34,15 @@ export interface DocumentSurvey {
   operations: Array<Pick<Operation, 'key' | 'method' | 'path' | 'tags'>>;
 }
 
-export async function surveyDocument(request: SurveyRequest): Promise<DocumentSurvey> {
-  const spec = await loadDocument(request.source, { headers: request.headers, timeoutMs: request.timeoutMs });
-  writeFileSync(request.writeTo, JSON.stringify(spec.raw));
+/** `reading`: the document, if its reading has started already (the preflight asks before it loads this module). */
+export async function surveyDocument(
+  request: SurveyRequest,
+  reading: Promise<ServedDocument> = readDocument(request.source, request),
+): Promise<DocumentSurvey> {
+  const served = await reading;
+  await validateDocument(request.source, served.raw);
+  const spec = normalizedDocument(request.source, served.raw);
+  writeFileSync(request.writeTo, served.text);
   return {
     openapi: spec.openapi,
     title: spec.raw.info?.title ?? '',

@@ -2,7 +2,15 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
-import { globMatches, selectionFrom, selectsCheck, selectsOperation } from '../../../src/config/selection.js';
+import { CHECKS } from '../../../src/checks/registry.js';
+import {
+  globMatches,
+  narrowsChecks,
+  type Selection,
+  selectionFrom,
+  selectsCheck,
+  selectsOperation,
+} from '../../../src/config/selection.js';
 
 const op = (key: string, tags: string[] = []) => ({ key, method: key.split(' ')[0], tags });
 
@@ -43,6 +51,38 @@ describe('selection', () => {
     const only = selectionFrom({ CONFORMANCE_CHECKS: 'sorting.*', CONFORMANCE_EXCLUDE_FAMILIES: 'contract' });
     expect(selectsCheck(only, { id: 'sorting.order', family: 'sorting' })).toBe(true);
     expect(selectsCheck(only, { id: 'contract.available', family: 'contract' })).toBe(false);
+  });
+
+  test('a selection that narrows no check selects every check of the registry (the CLI asks the target without counting them)', () => {
+    const items = fc.array(fc.constantFrom('contract', 'filters', 'contract.*', 'filters.oracle', 'x'), {
+      minLength: 1,
+    });
+    const selection: fc.Arbitrary<Selection> = fc.record(
+      {
+        operations: fc.constantFrom('/flows', '^GET'),
+        tags: items,
+        methods: fc.constant(['GET']),
+        cases: fc.constant(['contract.available GET /flows/{id}']),
+        checks: items,
+        excludeChecks: items,
+        families: items,
+        excludeFamilies: items,
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(selection, (s) => {
+        if (!narrowsChecks(s)) expect(CHECKS.every((c) => selectsCheck(s, c))).toBe(true);
+        else
+          expect(Object.keys(s)).toEqual(
+            expect.arrayContaining([expect.stringMatching(/cases|[cC]hecks|[fF]amilies/)]),
+          );
+      }),
+    );
+    // And one that narrows them may leave every check out: those are counted before the target is asked.
+    const none = selectionFrom({ CONFORMANCE_CHECKS: 'no.such-check' });
+    expect(narrowsChecks(none)).toBe(true);
+    expect(CHECKS.some((c) => selectsCheck(none, c))).toBe(false);
   });
 
   test('a glob is literal but for *', () => {

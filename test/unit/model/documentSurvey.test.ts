@@ -5,6 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { UsageError } from '../../../src/config/errors.js';
 import { surveyDocument, type SurveyRequest } from '../../../src/model/documentSurvey.js';
 import { loadDocument } from '../../../src/openapi/load.js';
+import { readDocument } from '../../../src/openapi/read.js';
 import { indexOperations } from '../../../src/openapi/operations.js';
 import { repoRoot } from '../../support/runCli.js';
 
@@ -33,6 +34,17 @@ describe('surveyDocument', () => {
       indexOperations(spec.doc).map((o) => ({ key: o.key, method: o.method, path: o.path, tags: o.tags })),
     );
     expect(JSON.parse(readFileSync(req.writeTo, 'utf8'))).toEqual(spec.raw);
+  });
+
+  test('surveys a document whose reading the caller started (the preflight asks before it loads the survey)', async () => {
+    const req = request(reference);
+    const survey = await surveyDocument(req, readDocument(reference));
+    expect(survey.profile).toBe('prefect');
+    expect(readFileSync(req.writeTo, 'utf8')).toBe(readFileSync(reference, 'utf8'));
+    const refused = Promise.reject(
+      new UsageError('target unreachable: http://127.0.0.1:9/api/openapi.json (ECONNREFUSED)'),
+    );
+    await expect(surveyDocument(request(reference), refused)).rejects.toThrow(/target unreachable/);
   });
 
   test('a document that is not one is bad input', async () => {
