@@ -7,11 +7,14 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
-/** The folder a run writes into: `.<name>.next` beside the report folder (the same file system, so a move is a rename). */
-export function stagingFolder(outDir: string): string {
+/** `.<name>.<suffix>` beside the report folder: the same file system, so a move is a rename. */
+function besideReports(outDir: string, suffix: string): string {
   const abs = path.resolve(outDir);
-  return path.join(path.dirname(abs), `.${path.basename(abs)}.next`);
+  return path.join(path.dirname(abs), `.${path.basename(abs)}.${suffix}`);
 }
+
+/** The folder a run writes into: `.<name>.next` beside the report folder. */
+export const stagingFolder = (outDir: string): string => besideReports(outDir, 'next');
 
 /** A fresh, empty staging folder (one a crashed run left behind is discarded). */
 export function freshStagingFolder(outDir: string): string {
@@ -21,9 +24,6 @@ export function freshStagingFolder(outDir: string): string {
   return stage;
 }
 
-/** Where the previous run's entries wait to be deleted: `.<name>.old` beside the report folder. */
-const asideFolder = (outDir: string) => `${stagingFolder(outDir).replace(/\.next$/, '')}.old`;
-
 /**
  * Once the suites have ended (the run has judged), the previous run's entries that this run has already
  * written under the same names are moved aside and deleted in the background, while cleanup ends: allure's
@@ -31,7 +31,8 @@ const asideFolder = (outDir: string) => `${stagingFolder(outDir).replace(/\.next
  * stays with the other shards'. Resolves when they are deleted (a failure rejects: publish replaces what is left).
  */
 export async function clearReplaced(stage: string, outDir: string): Promise<void> {
-  const aside = asideFolder(outDir);
+  // Where the previous run's entries wait to be deleted.
+  const aside = besideReports(outDir, 'old');
   // Left by a run that ended between here and publish: deleted with this run's.
   mkdirSync(aside, { recursive: true });
   for (const name of readdirSync(stage)) {
