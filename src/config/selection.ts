@@ -79,7 +79,11 @@ export function selectsOperation(
   return true;
 }
 
-export function selectsCheck(selection: Selection, check: { id: string; family: string }): boolean {
+/** The fields that select checks: selectsCheck is typed to read these alone, so the list cannot fall behind it. */
+const CHECK_FIELDS = ['cases', 'families', 'excludeFamilies', 'checks', 'excludeChecks'] as const;
+type CheckSelection = Pick<Selection, (typeof CHECK_FIELDS)[number]>;
+
+export function selectsCheck(selection: CheckSelection, check: { id: string; family: string }): boolean {
   if (selection.cases && !selection.cases.some((c) => c.slice(0, c.indexOf(' ')) === check.id)) return false;
   if (selection.families && !selection.families.includes(check.family)) return false;
   if (selection.excludeFamilies?.includes(check.family)) return false;
@@ -88,9 +92,9 @@ export function selectsCheck(selection: Selection, check: { id: string; family: 
   return true;
 }
 
-/** Whether the selection leaves any check out (selectsCheck reads these fields alone): if not, it selects every one. */
+/** Whether the selection leaves any check out: if not, it selects every one. */
 export const narrowsChecks = (selection: Selection): boolean =>
-  !!(selection.cases || selection.families || selection.excludeFamilies || selection.checks || selection.excludeChecks);
+  CHECK_FIELDS.some((field) => selection[field] !== undefined);
 
 /** Whether a selection of exact cases (replay) has this check on this operation; any pair without one. */
 export const selectsCase = (selection: Selection, checkId: string, operation: string): boolean =>
