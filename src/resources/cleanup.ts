@@ -107,9 +107,12 @@ export interface CleanupPass {
 }
 
 /**
- * Deletes the ledger's objects newest first. Given an earlier pass, only the entries written since are
- * deleted, into the same report: cleanup starts when the suites end, while vitest still writes its reports,
- * and a test that outlived its timeout may still create an object until vitest's worker is stopped.
+ * Deletes the ledger's objects newest first, each through its own delete, children before their parents: an
+ * object's delete may do more than a parent's cascade in the database (Prefect's deployment delete removes the
+ * deployment's concurrency limit; deleted with its flow, the limit stays). Given an earlier pass, only the
+ * entries written since are deleted, into the same report: cleanup starts when the suites end, while vitest
+ * still writes its reports, and a test that outlived its timeout may still create an object until vitest's
+ * worker is stopped.
  */
 export async function cleanup(send: Send, ledgerFile: string, earlier?: CleanupPass): Promise<CleanupPass> {
   const all = Ledger.read(ledgerFile);
