@@ -30,9 +30,17 @@ import {
 } from './config/config.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { narrowsChecks, selectsOperation } from './config/selection.js';
-import { handOver, runFiles, suitesStartWith, workerStart, type WorkerStart } from './config/worker.js';
+import {
+  handOver,
+  runFiles,
+  suitesStartWith,
+  workerStart,
+  type TargetIdentity,
+  type WorkerStart,
+} from './config/worker.js';
 import { readExchangeLog } from './http/behaviour.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
+import { chooseBaseline, shippedBaselines, type BaselineChoice, type ReleaseClues } from './report/baselineChoice.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
 import { compareHtml, compareMarkdown } from './report/compareReport.js';
 import { htmlReport } from './report/html.js';
@@ -94,24 +102,19 @@ function readResults(file: string): Results | undefined {
   }
 }
 
-/**
- * The baseline of a run: a file named, none (`none`), or by default (`auto`) the one the suite ships for the
- * target's profile and reported version (`fixtures/baselines/prefect-<version>.json`), whether the suite
- * started the server or was given its URL. `why` says which and why, for the log and the reports.
- */
-function chooseBaseline(
-  named: string | undefined,
-  profile: string,
-  version: string | undefined,
-): { path?: string; why: string } {
-  if (named === 'none') return { why: 'none (--baseline none)' };
-  if (named && named !== 'auto') return { path: named, why: `${named} (given)` };
-  const file = path.join(repoRoot, 'fixtures', 'baselines', `${profile}-${version}.json`);
-  if (version && existsSync(file))
-    return { path: file, why: `${path.relative(repoRoot, file)} (auto: the target is ${profile} ${version})` };
-  return {
-    why: `none (auto: the suite has no baseline for ${profile} ${version ?? 'of an unreported version'}; every deviation counts)`,
-  };
+/** The baseline of a run (report/baselineChoice.ts: a file named, none, or the shipped one the rule finds). */
+function baselineOf(config: Pick<Config, 'baselinePath'>, profile: string, clues: ReleaseClues): BaselineChoice {
+  const dir = path.join(repoRoot, 'fixtures', 'baselines');
+  return chooseBaseline(config.baselinePath, profile, clues, shippedBaselines(dir, profile), (file) =>
+    path.relative(repoRoot, file),
+  );
+}
+
+/** A target's label, from what was found of it: `prefect 3.8.8 on sqlite`; baseline entries' `onlyOn` match it. */
+function labelOf(profile: string, identity: TargetIdentity): string {
+  const release = identity.release ? ` ${identity.release.version}` : '';
+  const database = identity.database ? ` on ${identity.database.name ?? 'an unknown database'}` : '';
+  return `${profile}${release}${database}`;
 }
 
 /** The reports every run ends with, sharded or not; returns the exit code. */
@@ -238,11 +241,27 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
       operations,
       profile: spec.profile,
       readOnly: config.readOnly,
+      // A label the user gave decides which entries apply; the managed server's database is known.
+      tellDatabase: !server && !config.targetLabel,
     });
     await preflight.end();
     const reported = state.reported;
     if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
-    const chosen = chooseBaseline(config.baselinePath, spec.profile, server ? server.version : reported[0]?.version);
+    const chosen = baselineOf(config, spec.profile, {
+      given: config.serverVersion,
+      managed: server?.version,
+      reported: reported.find((v) => v.kind === 'release'),
+      operations: operations.map((op) => op.key),
+    });
+    const identity: TargetIdentity = {
+      release: chosen.release,
+      database: server
+        ? { name: server.database, how: 'the managed server' }
+        : state.database && { name: state.database.database, how: state.database.how },
+      baselineFrom: chosen.borrowedFrom,
+    };
+    if (identity.database && !server)
+      log(`database: ${identity.database.name ?? 'unknown'} (${identity.database.how})`);
     const baselinePath = chosen.path;
     const baseline = loadBaseline(baselinePath);
     log(
@@ -250,6 +269,7 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
     );
 
     const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
+    const targetLabel = managed ?? config.targetLabel ?? labelOf(spec.profile, identity);
     // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
     // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
     const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
@@ -262,7 +282,7 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
       seconds: cleanupSeconds,
       why: `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
     });
-    handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed });
+    handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed, identity, targetLabel });
     handedOver = true;
     const suitesEnd = await suites.ended;
     judged();
@@ -291,8 +311,8 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
       summary: summarize([], 0),
       errors: ['the suites ended without writing results'],
     };
-    if (reported.length)
-      Object.assign(results.target, { serverVersion: reported[0].version, serverVersions: reported });
+    if (reported.length) results.target.serverVersions = reported;
+    if (identity.release) results.target.serverVersion = identity.release.version;
     results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
     if (spec.normalisations.length) results.normalisations = spec.normalisations;
     results.cleanup = cleaned.report;
@@ -336,7 +356,11 @@ function baselineUpdate(fromFile?: string, baselineFile?: string, outFile?: stri
   if (!results) throw new UsageError(`cannot read a results.json at ${from}`);
   // The baseline the run itself would have chosen, unless one is named.
   const previousFile =
-    baselineFile ?? chooseBaseline(config.baselinePath, results.target.profile, results.target.serverVersion).path;
+    baselineFile ??
+    baselineOf(config, results.target.profile, {
+      given: results.target.identity?.release?.version ?? results.target.serverVersion,
+      operations: results.operations.map((op) => `${op.method} ${op.path}`),
+    }).path;
   const updated = updatedBaseline(loadBaselineForUpdate(previousFile), results);
   const out = outFile ?? path.join(path.dirname(from), 'baseline.json');
   writeFileSync(out, `${JSON.stringify(updated, null, 2)}\n`);

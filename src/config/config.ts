@@ -47,6 +47,8 @@ export interface Config {
   shard?: string;
   /** Text describing the target; baseline entries with `onlyOn` apply when it contains theirs. */
   targetLabel?: string;
+  /** The release a target given by URL runs, where the user says it (it cannot be read from a hosted edition). */
+  serverVersion?: string;
   /** No progress and no log lines on stderr. */
   quiet: boolean;
   /** Running in CI (`CI` set): no progress line. */
@@ -100,6 +102,13 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     throw new UsageError(
       `--prefect-version ${prefectVersion} picks the managed server's release, but the target is ${baseUrl}: give one or the other`,
     );
+  const serverVersion = env.CONFORMANCE_SERVER_VERSION || undefined;
+  if (serverVersion && !/^\d+\.\d+\.\d+([a-z]+\d+)?$/.test(serverVersion))
+    throw new UsageError(`--server-version must be a release such as 3.8.8, got "${serverVersion}"`);
+  if (serverVersion && !baseUrl)
+    throw new UsageError(
+      `--server-version names the release of a target given by URL; the managed server's release is --prefect-version`,
+    );
   const selection = selectionFrom(env);
   const authString = env.CONFORMANCE_AUTH_STRING || env.PREFECT_API_AUTH_STRING || undefined;
   if (authString !== undefined && !authString.includes(':'))
@@ -140,6 +149,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     runTag,
     shard,
     targetLabel: env.CONFORMANCE_TARGET_LABEL || undefined,
+    serverVersion,
     quiet: truthy(env.CONFORMANCE_QUIET),
     ci: Boolean(env.CI),
     targetSource: baseUrl ? (origin.target ?? baseSource) : 'none given: the managed server',

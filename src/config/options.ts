@@ -263,13 +263,24 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: 'the whole run',
   },
   {
+    flag: '--server-version',
+    env: 'CONFORMANCE_SERVER_VERSION',
+    key: 'serverVersion',
+    value: 'x.y.z',
+    type: 'string',
+    description:
+      "the release a target given by URL runs, where it does not say (a hosted edition has no GET /admin/version): the automatic baseline is that release's, or the nearest of its minor",
+    default: 'GET /admin/version, else the shipped release whose document is nearest',
+  },
+  {
     flag: '--target-label',
     env: 'CONFORMANCE_TARGET_LABEL',
     key: 'targetLabel',
     value: 'text',
     type: 'string',
-    description: 'a name for the target in reports; baseline entries with onlyOn apply when it contains theirs',
-    default: 'prefect <version> on <db> for the managed server',
+    description:
+      'a name for the target in reports; baseline entries with onlyOn apply when it contains theirs (instead of the database the suite finds)',
+    default: 'prefect <release> on <database>, as found',
   },
   {
     flag: '--quiet',

@@ -10,9 +10,19 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Config, Env } from './config.js';
+import type { Config, Database, Env } from './config.js';
 
 const VARIABLE = 'CONFORMANCE_WORKER_CONFIG';
+
+/** What the CLI found out about a target beyond its document, and how: for the baseline and the reports. */
+export interface TargetIdentity {
+  /** The release it runs, and where that was read (`--server-version`, the managed server, GET /admin/version). */
+  release?: { version: string; from: string };
+  /** The database behind it (undefined `name`: it could not be told), and how. */
+  database?: { name?: Database; how: string };
+  /** The release the baseline was written for, when it is not the target's own (report/baselineChoice.ts). */
+  baselineFrom?: string;
+}
 
 export interface WorkerConfig extends Omit<Config, 'baseUrl'> {
   baseUrl: string;
@@ -24,12 +34,13 @@ export interface WorkerConfig extends Omit<Config, 'baseUrl'> {
   baselinePath?: string;
   /** `prefect <version> on <db>` when the CLI started the managed server. */
   managed?: string;
+  identity?: TargetIdentity;
   /** The CLI's process: while it lives, the suites wait for its hand-over. */
   cliPid: number;
 }
 
-/** What the CLI decides while vitest starts: the target, its document and the baseline. */
-type Decided = 'baseUrl' | 'specPath' | 'baselinePath' | 'managed';
+/** What the CLI decides while vitest starts: the target, its document, what it is, its label and the baseline. */
+type Decided = 'baseUrl' | 'specPath' | 'baselinePath' | 'managed' | 'identity' | 'targetLabel';
 
 /** The worker configuration as the suites' process has it from its start: the run's, without what is decided later. */
 export type WorkerStart = Omit<WorkerConfig, Decided> & Partial<Pick<WorkerConfig, Decided>>;
@@ -48,7 +59,8 @@ function workerConfig(start: WorkerStart, decided: Pick<WorkerConfig, Decided>):
     specPath: decided.specPath,
     baselinePath: decided.baselinePath,
     managed: decided.managed,
-    targetLabel: decided.managed ?? start.targetLabel,
+    identity: decided.identity,
+    targetLabel: decided.targetLabel,
   };
 }
 

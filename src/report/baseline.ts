@@ -33,6 +33,12 @@ export interface BaselineEntry {
   onlyOn?: string;
   /** After this date (YYYY-MM-DD) the entry no longer excuses anything. */
   expires?: string;
+  /**
+   * Set for a run, never in a file (forTarget): why the entry may not hold on this target (it was written for
+   * another release, or for one database while the target's is unknown). It excuses the failure it names as
+   * that, and where its failure does not show it is reported, not gated.
+   */
+  conditional?: string;
 }
 
 export interface Replay {
@@ -48,6 +54,8 @@ export interface Replay {
 
 export interface Baseline {
   target?: string;
+  /** The release the entries were written for, and its document's operations (report/baselineChoice.ts reads them). */
+  release?: { version: string; operations?: string[] };
   entries: BaselineEntry[];
 }
 
@@ -101,7 +109,9 @@ export function loadBaseline(file: string | undefined): Baseline {
 }
 
 /** A baseline that may still hold entries without kind and key, for `baseline update` to rewrite. */
-export function loadBaselineForUpdate(file: string | undefined): { target?: string; entries: LegacyEntry[] } {
+export function loadBaselineForUpdate(
+  file: string | undefined,
+): Omit<Baseline, 'entries'> & { entries: LegacyEntry[] } {
   return file ? readEntries(file, true) : { entries: [] };
 }
 
@@ -110,8 +120,31 @@ export function appliesTo(entry: Pick<BaselineEntry, 'onlyOn'>, label: string | 
   return !entry.onlyOn || (label ?? '').includes(entry.onlyOn);
 }
 
-export function forTarget(baseline: Baseline, label: string | undefined): Baseline {
-  return { ...baseline, entries: baseline.entries.filter((e) => appliesTo(e, label)) };
+/** What the run knows of its target that decides which entries apply, and how firmly. */
+export interface TargetFacts {
+  /** The target's label (`--target-label`, or `<profile> <release> on <database>`), which `onlyOn` is matched against. */
+  label?: string;
+  /** The target's database could not be told: an entry `onlyOn` a database applies as an either-database deviation. */
+  databaseUnknown?: boolean;
+  /** The baseline was written for this release, not the target's (report/baselineChoice.ts). */
+  borrowedFrom?: string;
+}
+
+/** The databases `onlyOn` may name. */
+const DATABASES: ReadonlySet<string> = new Set(['sqlite', 'postgres']);
+
+/** The entries that apply to this target, each marked conditional where it may not hold there. */
+export function forTarget(baseline: Baseline, facts: TargetFacts): Baseline {
+  const entries = baseline.entries.flatMap((e): BaselineEntry[] => {
+    if (appliesTo(e, facts.label))
+      return [facts.borrowedFrom ? { ...e, conditional: `written for release ${facts.borrowedFrom}` } : e];
+    if (facts.databaseUnknown && e.onlyOn && DATABASES.has(e.onlyOn))
+      return [
+        { ...e, conditional: `either-database: holds on ${e.onlyOn}, and the target's database could not be told` },
+      ];
+    return [];
+  });
+  return { ...baseline, entries };
 }
 
 /** The entry names this operation: equal, in its list, or `*`. */
@@ -144,6 +177,8 @@ export interface BaselineJudgement<F> {
   unexcused: F[];
   /** Entries naming this operation whose failure did not show (the verdict failed otherwise, or passed). */
   notShown: BaselineEntry[];
+  /** Conditional entries naming this operation whose failure did not show: reported, not gated. */
+  unconfirmed: BaselineEntry[];
 }
 
 /** A verdict with the baseline applied: `failures` are the verdict's (empty when it passed). */
@@ -156,10 +191,14 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
   const excusedBy = entries.filter((e) => failures.some((f) => excuses(e, f)));
   const unexcused = failures.filter((f) => !entries.some((e) => excuses(e, f)));
   // An entry for every operation ("*") excuses its failure where it shows, and says nothing elsewhere.
-  const notShown = entries.filter((e) => !excusedBy.includes(e) && namesOperation(e, operation) && !e.intermittent);
-  if (status === 'failed') return { status: unexcused.length ? 'failed' : 'xfail', excusedBy, unexcused, notShown };
-  if (status === 'passed' && notShown.length) return { status: 'xpass', excusedBy, unexcused, notShown };
-  return { status, excusedBy, unexcused, notShown };
+  const absent = entries.filter((e) => !excusedBy.includes(e) && namesOperation(e, operation) && !e.intermittent);
+  // An entry that may not hold on this target says nothing when its failure does not show.
+  const notShown = absent.filter((e) => !e.conditional);
+  const unconfirmed = absent.filter((e) => e.conditional);
+  const judged = { excusedBy, unexcused, notShown, unconfirmed };
+  if (status === 'failed') return { status: unexcused.length ? 'failed' : 'xfail', ...judged };
+  if (status === 'passed' && notShown.length) return { status: 'xpass', ...judged };
+  return { status, ...judged };
 }
 
 export function replaysFor(baseline: Baseline, operation: string): Replay[] {

@@ -28,8 +28,8 @@ function keyed(e: LegacyEntry, operation: BaselineEntry['operation'], kind: Fail
 const failuresOf = (c: CheckResult) => (c.status === 'failed' || c.status === 'xfail' ? (c.failures ?? []) : []);
 
 export function updatedBaseline(
-  previous: { target?: string; entries: LegacyEntry[] },
-  results: Pick<Results, 'checks'> & Partial<Pick<Results, 'target' | 'selection'>>,
+  previous: Omit<Baseline, 'entries'> & { entries: LegacyEntry[] },
+  results: Pick<Results, 'checks'> & Partial<Pick<Results, 'target' | 'selection' | 'operations'>>,
 ): Baseline {
   const judged = results.checks.filter((c) => JUDGED.has(c.status));
   const entries: BaselineEntry[] = [];
@@ -97,7 +97,16 @@ export function updatedBaseline(
             : { response: f.message.slice(0, 300) },
       });
     }
-  // The file's other fields (target, a comment) stay as they were.
+  // The file's other fields (target, a comment) stay as they were; the release is the run's, where it knows it.
   const { entries: _old, ...rest } = previous;
-  return { ...rest, entries };
+  const version = results.target?.serverVersion;
+  const release =
+    version && results.operations?.length
+      ? {
+          ...previous.release,
+          version,
+          operations: results.operations.map((op) => `${op.method} ${op.path}`).sort(),
+        }
+      : previous.release;
+  return { ...rest, ...(release ? { release } : {}), entries };
 }

@@ -8,6 +8,7 @@ import {
   type CheckResult,
   curlNote,
   gateVerdict,
+  identityFacts,
   type RecordedExchange,
   type ResultStatus,
   type Results,
@@ -64,6 +65,7 @@ function headerBlock(r: Results): string {
       'document',
       `${r.target.title ?? ''} ${r.target.apiVersion} (OpenAPI ${r.target.openapi}, profile ${r.target.profile})`,
     ],
+    ...identityFacts(r),
     ['baseline', r.baseline?.why ?? 'none'],
     ['tool', `${r.tool.name} ${r.tool.version}`],
     [
@@ -209,7 +211,7 @@ function checkRow(c: CheckResult, seed: number): string {
   const baseline = !c.baseline
     ? 'not in the baseline'
     : c.status === 'xfail'
-      ? `expected failure (baseline): ${c.baseline.reason}${expires}`
+      ? `expected failure (baseline${c.baseline.conditional ? `; ${c.baseline.conditional}` : ''}): ${c.baseline.reason}${expires}`
       : c.status === 'xpass'
         ? `the baseline names a failure that did not show: ${c.baseline.reason}${expires}`
         : `the baseline names some of these failures (${c.baseline.reason}); the others are new`;

@@ -1,5 +1,5 @@
 /** A Markdown summary of a run, for a CI step summary ($GITHUB_STEP_SUMMARY and the like). */
-import { gateVerdict, type Results } from './results.js';
+import { gateVerdict, identityLines, type Results } from './results.js';
 
 function countsTable(heading: string, rows: Record<string, Record<string, number>>): string[] {
   return [
@@ -15,6 +15,7 @@ function countsTable(heading: string, rows: Record<string, Record<string, number
 export function markdownSummary(results: Results): string {
   const s = results.summary;
   const gate = gateVerdict(results);
+  const identity = identityLines(results);
   const lines = [
     `## Conformance: ${results.target.title ?? 'target'} ${results.target.apiVersion}`,
     '',
@@ -22,6 +23,8 @@ export function markdownSummary(results: Results): string {
     '',
     `${s.failed} new failure(s) · ${s.xfail} known deviation(s) (baseline) · ${s.xpass} fixed (xpass) · seed \`${results.seed}\` · ${(results.durationMs / 1000).toFixed(1)} s · ${s.requests} requests`,
     '',
+    ...identity.map((line) => `- ${line}`),
+    ...(identity.length ? [''] : []),
     ...countsTable('family', s.byFamily),
     '',
     ...countsTable('level', s.byLevel),

@@ -1,6 +1,7 @@
 /** The shape of `reports/results.json` (design.md's contract; more fields are welcome, none removed). */
 import type { Level } from '../checks/check.js';
 import type { FailureKind } from '../checks/verdict.js';
+import type { TargetIdentity } from '../config/worker.js';
 import type { CleanupSummary } from '../resources/cleanup.js';
 import type { Normalisation } from '../openapi/normalize.js';
 
@@ -60,6 +61,10 @@ export interface CheckResult {
     expires?: string;
     excused: Array<{ kind: string; key: string }>;
     notShown: Array<{ kind: string; key: string }>;
+    /** Why an entry that excused a failure may not hold on this target (another release's, either database). */
+    conditional?: string;
+    /** Entries that may not hold on this target and whose failure did not show: reported, not gated. */
+    unconfirmed?: Array<{ kind: string; key: string; conditional: string }>;
   };
 }
 
@@ -88,7 +93,9 @@ export interface RunInfo {
     /** The version the server reports of its release (the first of serverVersions). */
     serverVersion?: string;
     /** Every version the server reports, with the request that told it (the document's version endpoints). */
-    serverVersions?: Array<{ version: string; from: string }>;
+    serverVersions?: Array<{ version: string; from: string; kind?: 'release' | 'api' }>;
+    /** The release and database the run found behind the target, and how. */
+    identity?: TargetIdentity;
   };
   seed: number;
   /** sha256 of the run's sorted, normalised requests: the same for two runs of the same seed. */
@@ -229,6 +236,33 @@ export function curlNote(results: Pick<Results, 'target'>): string | undefined {
   if (!results.target.managed) return undefined;
   return `curl lines start with "$BASE_URL": the managed server (${results.target.managed}) stopped with the run; start one (e.g. \`prefect server start\`) and set BASE_URL=http://127.0.0.1:4200/api, or rerun the failures with \`conformance replay\``;
 }
+
+/**
+ * What the run found of its target beyond its document, and how, as every report states it: the release, the
+ * database, and the known deviations excused by entries that may not hold there (another release's, or one
+ * database's where the target's could not be told), with those of them that did not show.
+ */
+export function identityFacts(results: Pick<Results, 'target' | 'checks'>): Array<[label: string, text: string]> {
+  const facts: Array<[string, string]> = [];
+  const { release, database } = results.target.identity ?? {};
+  if (release) facts.push(['release', `${release.version} (${release.from})`]);
+  else if (results.target.identity) facts.push(['release', 'not read (no GET /admin/version, no --server-version)']);
+  if (database) facts.push(['database', `${database.name ?? 'unknown'} (${database.how})`]);
+  const conditional = new Map<string, number>();
+  for (const c of results.checks)
+    if (c.status === 'xfail' && c.baseline?.conditional)
+      conditional.set(c.baseline.conditional, (conditional.get(c.baseline.conditional) ?? 0) + 1);
+  for (const [why, n] of conditional)
+    facts.push(['baseline note', `${n} known deviation(s) excused by entries that may not hold here (${why})`]);
+  const unconfirmed = results.checks.flatMap((c) => c.baseline?.unconfirmed ?? []).length;
+  if (unconfirmed)
+    facts.push(['baseline note', `${unconfirmed} entr(ies) that may not hold here did not show: reported, not gated`]);
+  return facts;
+}
+
+/** identityFacts, a line each. */
+export const identityLines = (results: Pick<Results, 'target' | 'checks'>): string[] =>
+  identityFacts(results).map(([label, text]) => `${label}: ${text}`);
 
 /** The gate's decision and the rules that made it, as page one of every report states it. */
 export interface GateVerdict {

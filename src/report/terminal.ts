@@ -1,5 +1,5 @@
 /** The terminal summary: counts by family and by level, then each failure with the curl line that repeats it. */
-import { curlNote, type Results, timeTaken } from './results.js';
+import { curlNote, identityLines, type Results, timeTaken } from './results.js';
 
 export function terminalSummary(results: Results): string {
   const lines: string[] = [];
@@ -12,6 +12,7 @@ export function terminalSummary(results: Results): string {
   lines.push(
     `operations: ${results.operations.length} in the document, ${exercised} exercised, ${reached} reached 2xx; ${s.requests} requests in ${(results.durationMs / 1000).toFixed(1)} s`,
   );
+  for (const line of identityLines(results)) lines.push(line);
   const countsLine = (name: string, counts: Record<string, number>) =>
     `  ${name.padEnd(14)} ${Object.entries(counts)
       .map(([k, v]) => `${v} ${k}`)

@@ -12,6 +12,8 @@ import { type Selection, selectsCheck } from '../config/selection.js';
 import { UsageError } from '../config/errors.js';
 import { authHeaders } from '../http/auth.js';
 import type { DocumentSurvey } from '../model/documentSurvey.js';
+import type { DatabaseFinding } from '../model/profiles/profile.js';
+import type { ReportedVersion } from '../http/serverVersion.js';
 import { readDocument } from '../openapi/read.js';
 
 /** How many of the registry's checks the selection selects, and of how many. */
@@ -86,13 +88,17 @@ export interface StateRequest extends Credentials {
   profile: string;
   /** A read-only run makes nothing, so it causes nothing the server would make on its behalf. */
   readOnly: boolean;
+  /** Ask which database serves the target (a URL whose label the user did not give). */
+  tellDatabase: boolean;
 }
 
 export interface TargetState {
   /** The versions the server reports, and where (http/serverVersion.ts). */
-  reported: Array<{ version: string; from: string }>;
+  reported: ReportedVersion[];
   /** The paths of the profile's side effects absent before the run: those the run may have caused. */
   absentSideEffects: string[];
+  /** The database behind the target, as the profile's reads tell it; undefined when not asked, or the profile cannot. */
+  database?: DatabaseFinding;
   /** The requests sent, counted in the run's summary. */
   requests: number;
 }
@@ -104,10 +110,13 @@ export async function targetState(request: StateRequest): Promise<TargetState> {
   const client = supervisorClient({ baseUrl, apiKey, authString, timeoutMs });
   const send = client.send.bind(client);
   try {
-    const reported = await serverVersions(request.operations, send);
-    const sideEffects = profileNamed(request.profile).sideEffects ?? [];
-    const absent = request.readOnly ? [] : await absentSideEffects(send, sideEffects);
-    return { reported, absentSideEffects: absent.map((e) => e.path), requests: client.requestCount };
+    const profile = profileNamed(request.profile);
+    const [reported, absent, database] = await Promise.all([
+      serverVersions(request.operations, send),
+      request.readOnly ? [] : absentSideEffects(send, profile.sideEffects ?? []),
+      request.tellDatabase ? profile.database?.(send, request.operations) : undefined,
+    ]);
+    return { reported, absentSideEffects: absent.map((e) => e.path), database, requests: client.requestCount };
   } finally {
     await client.close();
   }

@@ -194,7 +194,12 @@ function result(
         ...(judged.unexcused.includes(f) ? {} : { baselined: true }),
       }))
     : undefined;
-  const entries = judged.excusedBy.length ? judged.excusedBy : judged.notShown;
+  const entries = judged.excusedBy.length
+    ? judged.excusedBy
+    : judged.notShown.length
+      ? judged.notShown
+      : judged.unconfirmed;
+  const conditional = judged.excusedBy.find((e) => e.conditional)?.conditional;
   return {
     id,
     check: check.id,
@@ -223,6 +228,16 @@ function result(
           expires: entries[0].expires,
           excused: judged.excusedBy.map(({ kind, key }) => ({ kind, key })),
           notShown: judged.notShown.map(({ kind, key }) => ({ kind, key })),
+          ...(conditional ? { conditional } : {}),
+          ...(judged.unconfirmed.length
+            ? {
+                unconfirmed: judged.unconfirmed.map(({ kind, key, conditional }) => ({
+                  kind,
+                  key,
+                  conditional: conditional!,
+                })),
+              }
+            : {}),
         }
       : undefined,
   };

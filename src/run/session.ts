@@ -99,7 +99,11 @@ async function createSession(): Promise<Session> {
     validated: true,
   });
   const model = buildModel(spec.doc);
-  const baseline = forTarget(loadBaseline(config.baselinePath), config.targetLabel);
+  const baseline = forTarget(loadBaseline(config.baselinePath), {
+    label: config.targetLabel,
+    databaseUnknown: config.identity?.database !== undefined && config.identity.database.name === undefined,
+    borrowedFrom: config.identity?.baselineFrom,
+  });
   const validators = new SchemaValidators(spec.doc);
   const validate: CheckContext['validate'] = (schema, value) => validators.validate(schema, value);
   const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), config.readOnly);
@@ -246,6 +250,7 @@ async function createSession(): Promise<Session> {
           profile: cases.profile.name,
           managed: config.managed,
           label: config.targetLabel,
+          identity: config.identity,
         },
         targetSource: config.targetSource,
         seed: config.seed,

@@ -107,8 +107,48 @@ describe('keyed baseline', () => {
   });
 
   test('onlyOn keeps an entry for the targets it names', () => {
-    expect(forTarget(baseline, 'prefect 3.8.8 on sqlite').entries).toHaveLength(4);
-    expect(forTarget(baseline, 'prefect 3.8.8 on postgres').entries).toHaveLength(3);
+    expect(forTarget(baseline, { label: 'prefect 3.8.8 on sqlite' }).entries).toHaveLength(4);
+    expect(forTarget(baseline, { label: 'prefect 3.8.8 on postgres' }).entries).toHaveLength(3);
+    expect(forTarget(baseline, { label: 'prefect 3.8.8 on postgres' }).entries.some((e) => e.conditional)).toBe(false);
+  });
+
+  test("on a target whose database could not be told, a database's entry excuses as an either-database deviation", () => {
+    const applied = forTarget(baseline, { label: 'prefect 3.8.8 on an unknown database', databaseUnknown: true });
+    expect(applied.entries).toHaveLength(4);
+    const sqliteOnly = applied.entries.find((e) => e.onlyOn === 'sqlite')!;
+    expect(sqliteOnly.conditional).toMatch(/^either-database: holds on sqlite/);
+    expect(applied.entries.filter((e) => e.conditional)).toEqual([sqliteOnly]);
+    const entries = entriesFor(applied, 'contract.no-5xx', 'POST /logs/filter');
+    const failing = applyBaseline(
+      'failed',
+      [f('server-error', '500 negative:wrong-type')],
+      entries,
+      'POST /logs/filter',
+    );
+    expect(failing.status).toBe('xfail');
+    expect(failing.excusedBy[0].conditional).toBe(sqliteOnly.conditional);
+    // Where it does not show (the target may be the other database), it is reported, not gated.
+    const passing = applyBaseline('passed', [], entries, 'POST /logs/filter');
+    expect(passing.status).toBe('passed');
+    expect(passing.notShown).toEqual([]);
+    expect(passing.unconfirmed).toEqual([sqliteOnly]);
+    // An entry of another kind still does not excuse a failure it does not name.
+    expect(applyBaseline('failed', [f('server-error', '500 generated')], entries, 'POST /logs/filter').status).toBe(
+      'failed',
+    );
+  });
+
+  test("a borrowed release's entries excuse what shows and never make an xpass", () => {
+    const applied = forTarget(baseline, { label: 'prefect 3.8.7 on sqlite', borrowedFrom: '3.8.8' });
+    expect(applied.entries).toHaveLength(4);
+    expect(applied.entries.every((e) => e.conditional === 'written for release 3.8.8')).toBe(true);
+    const entries = entriesFor(applied, 'contract.success-status-documented', 'POST /deployments/');
+    expect(applyBaseline('failed', [f('status.undocumented', '201')], entries, 'POST /deployments/').status).toBe(
+      'xfail',
+    );
+    const passing = applyBaseline('passed', [], entries, 'POST /deployments/');
+    expect(passing.status).toBe('passed');
+    expect(passing.unconfirmed.map((e) => e.key)).toEqual(['201']);
   });
 
   test('replays come from entries that name the operation, never from `*`', () => {

@@ -141,6 +141,21 @@ describe('updatedBaseline', () => {
     ]);
   });
 
+  test("the release is the run's, with its document's operations, where the run read it; else the file's stays", () => {
+    const previous = { release: { version: '3.8.8', operations: ['GET /old'] }, entries: [] };
+    const operations = [
+      { method: 'POST', path: '/flows/', exercised: true, reached2xx: true, requests: 1 },
+      { method: 'GET', path: '/admin/version', exercised: true, reached2xx: true, requests: 1 },
+    ];
+    const target = { baseUrl: '', openapi: '3.1.0', apiVersion: '0', profile: 'prefect', serverVersion: '3.8.7' };
+    expect(updatedBaseline(previous, { checks: [], operations, target }).release).toEqual({
+      version: '3.8.7',
+      operations: ['GET /admin/version', 'POST /flows/'],
+    });
+    const unread = { ...target, serverVersion: undefined };
+    expect(updatedBaseline(previous, { checks: [], operations, target: unread }).release).toEqual(previous.release);
+  });
+
   test('a filtered run keeps every entry of the operations it did not run, and a `*` entry it did not see', () => {
     const previous = {
       entries: [

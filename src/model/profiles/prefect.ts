@@ -7,6 +7,7 @@ import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import { valueAt } from '../oracle.js';
 import { prefectOperators } from './operators.js';
+import { tellPrefectDatabase } from './prefectDatabase.js';
 import { unknownIdentifier, type Profile, type ProfileContext, type Safety } from './profile.js';
 
 const BULK = /^\/(\w+)\/(bulk_delete|bulk_set_state)\/?$/;
@@ -19,6 +20,7 @@ async function scopedToFreshObject(ctx: ProfileContext, collection: string, body
 
 export const prefectProfile: Profile = {
   name: 'prefect',
+  database: tellPrefectDatabase,
   // A task run without a flow run, or an artifact without one, is legal but not what clients send.
   optionalReferences: ['flow_run_id'],
   unknownValue: unknownIdentifier,

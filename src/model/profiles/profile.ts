@@ -2,8 +2,9 @@
  * A profile is the knowledge a document cannot carry: what an operator means, which operations are
  * destructive beyond the run's own objects, and request details a schema does not express.
  */
+import type { Database } from '../../config/config.js';
 import type { Operation, Schema } from '../../openapi/operations.js';
-import type { Answer, RequestToSend } from '../../openapi/request.js';
+import type { Answer, RequestToSend, Send } from '../../openapi/request.js';
 import type { ApiModel } from '../model.js';
 import type { FilterSemantics, Obj } from '../oracle.js';
 
@@ -102,6 +103,16 @@ export interface Profile {
   fieldsNeverSent?: string[];
   /** The objects the server made on behalf of the run (named with its tag, or attached to its objects), to delete after it. */
   madeForRun?(send: ProfileSend, run: RunMarks): Promise<Array<{ path: string; template: string }>>;
+  /** Which database serves a target given by URL, told by reads whose answers differ between databases. */
+  database?(send: Send, operations: ReadonlyArray<Pick<Operation, 'method' | 'path'>>): Promise<DatabaseFinding>;
+}
+
+/** The database behind a target, as its answers tell it. */
+export interface DatabaseFinding {
+  /** Undefined when the answers could not tell. */
+  database?: Database;
+  /** How it was told, or why it could not be. */
+  how: string;
 }
 
 type ProfileSend = (request: RequestToSend) => Promise<Answer>;

@@ -32,6 +32,11 @@ const decided = {
   specPath: '/tmp/openapi.json',
   baselinePath: '/tmp/baseline.json',
   managed: 'prefect 3.8.8 on sqlite',
+  targetLabel: 'prefect 3.8.8 on sqlite',
+  identity: {
+    release: { version: '3.8.8', from: 'the managed server' },
+    database: { name: 'sqlite' as const, how: 'the managed server' },
+  },
 };
 
 describe('worker configuration', () => {
@@ -49,12 +54,12 @@ describe('worker configuration', () => {
     const dir = runDir();
     handOver(dir, decided);
     const config = await handedOver(start(dir));
-    expect(config).toMatchObject({ ...decided, seed: 7, runDir: dir, targetLabel: decided.managed });
+    expect(config).toMatchObject({ ...decided, seed: 7, runDir: dir });
     expect(existsSync(runFiles(dir).workerConfig)).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
   });
 
-  test("a decision of no baseline and no managed server stays one: the user's request is not the decision", async () => {
+  test("a decision of no baseline, no managed server and no label stays one: the user's request is not the decision", async () => {
     const dir = runDir();
     const known = start(dir, { CONFORMANCE_BASELINE: 'none' });
     expect(known.baselinePath).toBeUndefined();
@@ -62,7 +67,8 @@ describe('worker configuration', () => {
     const config = await handedOver({ ...known, targetLabel: 'by URL' });
     expect(config.baselinePath).toBeUndefined();
     expect(config.managed).toBeUndefined();
-    expect(config.targetLabel).toBe('by URL');
+    expect(config.identity).toBeUndefined();
+    expect(config.targetLabel).toBeUndefined();
   });
 
   test('the suites wait for a hand-over that comes later', async () => {

@@ -1,0 +1,133 @@
+/**
+ * Which of the shipped baselines a run applies (`--baseline auto`), by a rule the log and the reports state:
+ *
+ * 1. the release the target is known to run: `--server-version`, else the managed server's, else what the
+ *    server reports (`GET /admin/version`);
+ * 2. that release's own baseline; else the nearest shipped release of the same minor (2.20.20 → 2.20.26),
+ *    whose entries excuse what shows and report, not gate, what does not (the releases may differ there);
+ * 3. with no release to read (a hosted edition offers no `/admin/*`): the shipped release whose document the
+ *    target's is nearest, by operations, when they share at least NEAREST_DOCUMENT of them; its entries as
+ *    in 2. `GET /version` is no help here: every Prefect release from 2.20 to 3.8 answers API 0.8.4;
+ * 4. otherwise none, said so: every deviation counts.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** A baseline the suite ships: the release it was written for and that release's operations. */
+export interface ShippedBaseline {
+  release: string;
+  file: string;
+  /** "METHOD /path" of the release's document, where the file records them. */
+  operations?: string[];
+}
+
+export interface ReleaseClues {
+  /** `--server-version`. */
+  given?: string;
+  /** The managed server's release. */
+  managed?: string;
+  /** What the server reports of its release (GET /admin/version). */
+  reported?: { version: string; from: string };
+  /** The target document's operations ("METHOD /path"). */
+  operations: string[];
+}
+
+export interface BaselineChoice {
+  path?: string;
+  why: string;
+  /** The release the target runs, and where that was read; undefined when it could not be. */
+  release?: { version: string; from: string };
+  /**
+   * Set when the entries were written for another release than the target's (or for a release the target is
+   * only thought to run): an entry that does not show is reported, not gated.
+   */
+  borrowedFrom?: string;
+}
+
+/** How much of two documents' operations must be shared for one to stand for the other's release. */
+export const NEAREST_DOCUMENT = 0.9;
+
+const parts = (v: string) => v.split(/[.a-z]+/i).map(Number);
+const minorOf = (v: string) => parts(v).slice(0, 2).join('.');
+
+/** The shipped baselines of a profile, from the folder that holds them (`<profile>-<release>.json`). */
+export function shippedBaselines(dir: string, profile: string): ShippedBaseline[] {
+  if (!existsSync(dir)) return [];
+  const prefix = `${profile}-`;
+  return readdirSync(dir)
+    .filter((f) => f.startsWith(prefix) && f.endsWith('.json'))
+    .map((f) => {
+      const file = path.join(dir, f);
+      const data = JSON.parse(readFileSync(file, 'utf8')) as { release?: { operations?: string[] } };
+      return { release: f.slice(prefix.length, -'.json'.length), file, operations: data.release?.operations };
+    });
+}
+
+/** The shipped release of the same minor nearest to `version` (a newer one on a tie), if any. */
+export function sameMinor(version: string, shipped: ShippedBaseline[]): ShippedBaseline | undefined {
+  const patch = (v: string) => parts(v)[2] ?? 0;
+  return shipped
+    .filter((s) => minorOf(s.release) === minorOf(version))
+    .sort(
+      (a, b) =>
+        Math.abs(patch(a.release) - patch(version)) - Math.abs(patch(b.release) - patch(version)) ||
+        patch(b.release) - patch(a.release),
+    )[0];
+}
+
+/** The share of operations two documents have in common (of those in either). */
+export function operationsShared(a: string[], b: string[]): number {
+  const inB = new Set(b);
+  const common = a.filter((op) => inB.has(op)).length;
+  const union = new Set([...a, ...b]).size;
+  return union === 0 ? 0 : common / union;
+}
+
+export function chooseBaseline(
+  named: string | undefined,
+  profile: string,
+  clues: ReleaseClues,
+  shipped: ShippedBaseline[],
+  shown: (file: string) => string = (file) => file,
+): BaselineChoice {
+  if (named === 'none') return { why: 'none (--baseline none)' };
+  if (named && named !== 'auto') return { path: named, why: `${named} (given)` };
+  const release = clues.given
+    ? { version: clues.given, from: '--server-version' }
+    : clues.managed
+      ? { version: clues.managed, from: 'the managed server' }
+      : clues.reported;
+  if (release) {
+    const target = `the target is ${profile} ${release.version} (${release.from})`;
+    const own = shipped.find((s) => s.release === release.version);
+    if (own) return { path: own.file, why: `${shown(own.file)} (auto: ${target})`, release };
+    const near = sameMinor(release.version, shipped);
+    if (near)
+      return {
+        path: near.file,
+        why: `${shown(near.file)} (auto: ${target}; the suite ships no baseline for it, so the nearest release of ${minorOf(release.version)} it ships one for; an entry that does not show is reported, not gated)`,
+        release,
+        borrowedFrom: near.release,
+      };
+    return {
+      why: `none (auto: ${target}, and the suite has no baseline for it or for another ${minorOf(release.version)} release; every deviation counts)`,
+      release,
+    };
+  }
+  const nearest = shipped
+    .filter((s) => s.operations)
+    .map((s) => ({ s, shared: operationsShared(clues.operations, s.operations!) }))
+    .sort((a, b) => b.shared - a.shared)[0];
+  const unread = `the target's release could not be read (no GET /admin/version; --server-version names it)`;
+  if (nearest && nearest.shared >= NEAREST_DOCUMENT) {
+    const common = clues.operations.filter((op) => nearest.s.operations!.includes(op)).length;
+    return {
+      path: nearest.s.file,
+      why: `${shown(nearest.s.file)} (auto: ${unread}; its document is nearest ${profile} ${nearest.s.release}'s, ${common} of whose ${nearest.s.operations!.length} operations it has, ${clues.operations.length - common} others; an entry that does not show is reported, not gated)`,
+      borrowedFrom: nearest.s.release,
+    };
+  }
+  return {
+    why: `none (auto: ${unread}, and its document is not near a release the suite ships a baseline for${nearest ? ` (nearest: ${nearest.s.release}, ${Math.round(nearest.shared * 100)} % of operations shared)` : ''}; every deviation counts)`,
+  };
+}

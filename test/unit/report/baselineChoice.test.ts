@@ -1,0 +1,99 @@
+/**
+ * The automatic baseline's rule: the target's own release, else the nearest shipped release of its minor
+ * (borrowed), else, with no release to read, the shipped release whose document is nearest; none otherwise.
+ */
+import path from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import {
+  chooseBaseline,
+  NEAREST_DOCUMENT,
+  operationsShared,
+  sameMinor,
+  shippedBaselines,
+  type ShippedBaseline,
+} from '../../../src/report/baselineChoice.js';
+import { repoRoot } from '../support.js';
+
+const shipped = shippedBaselines(path.join(repoRoot, 'fixtures', 'baselines'), 'prefect');
+const release = (v: string) => shipped.find((s) => s.release === v)!;
+const ops388 = release('3.8.8').operations!;
+
+describe('the shipped baselines', () => {
+  test('each records its release and the operations of its document', () => {
+    expect(shipped.map((s) => s.release).sort()).toEqual(['2.20.26', '3.0.11', '3.4.25', '3.8.8']);
+    for (const s of shipped) expect(s.operations!.length).toBeGreaterThan(150);
+  });
+});
+
+describe('choosing a baseline', () => {
+  const choose = (clues: Parameters<typeof chooseBaseline>[2], named?: string) =>
+    chooseBaseline(named, 'prefect', clues, shipped);
+
+  test('a file named, or none, is the choice whatever the target', () => {
+    expect(choose({ operations: ops388, managed: '3.8.8' }, 'none')).toEqual({ why: 'none (--baseline none)' });
+    const named = choose({ operations: ops388 }, '/x/b.json');
+    expect(named).toEqual({ path: '/x/b.json', why: '/x/b.json (given)' });
+  });
+
+  test("the release's own baseline: --server-version over the managed server over what the server reports", () => {
+    const reported = { version: '3.4.25', from: 'GET /admin/version' };
+    expect(choose({ operations: [], reported })).toMatchObject({ path: release('3.4.25').file, release: reported });
+    expect(choose({ operations: [], reported, given: '3.8.8' })).toMatchObject({
+      path: release('3.8.8').file,
+      release: { version: '3.8.8', from: '--server-version' },
+    });
+    const own = choose({ operations: [], managed: '2.20.26', reported });
+    expect(own.path).toBe(release('2.20.26').file);
+    expect(own.borrowedFrom).toBeUndefined();
+  });
+
+  test('a release without its own baseline borrows the nearest of its minor, and says so', () => {
+    const c = choose({ operations: [], reported: { version: '2.20.20', from: 'GET /admin/version' } });
+    expect(c).toMatchObject({ path: release('2.20.26').file, borrowedFrom: '2.20.26' });
+    expect(c.why).toMatch(/2\.20\.20 .*no baseline for it.*nearest release of 2\.20.*reported, not gated/);
+    const none = choose({ operations: [], reported: { version: '3.9.1', from: 'x' } });
+    expect(none.path).toBeUndefined();
+    expect(none.why).toMatch(/no baseline for it or for another 3\.9 release/);
+  });
+
+  test('nearest of a minor: the closest patch, the newer on a tie', () => {
+    const made = (...vs: string[]): ShippedBaseline[] => vs.map((v) => ({ release: v, file: v }));
+    expect(sameMinor('3.4.10', made('3.4.2', '3.4.12', '3.5.10'))?.release).toBe('3.4.12');
+    expect(sameMinor('3.4.7', made('3.4.5', '3.4.9'))?.release).toBe('3.4.9');
+    expect(sameMinor('3.4.7', made('3.3.7', '3.5.7'))).toBeUndefined();
+  });
+
+  test('with no release to read, the shipped release whose document is nearest, borrowed', () => {
+    const hosted = ops388.filter((op) => !op.includes(' /admin/'));
+    const c = choose({ operations: hosted });
+    expect(c).toMatchObject({ path: release('3.8.8').file, borrowedFrom: '3.8.8' });
+    expect(c.release).toBeUndefined();
+    expect(c.why).toMatch(/could not be read.*nearest prefect 3\.8\.8's, 182 of whose 187 operations it has, 0 others/);
+    // 3.4.25's own document is nearest its own release.
+    expect(choose({ operations: release('3.4.25').operations! }).borrowedFrom).toBe('3.4.25');
+  });
+
+  test('a document near no shipped release gets none, and the why says how near the nearest was', () => {
+    const c = choose({ operations: ['GET /widgets', 'POST /widgets/', ...ops388.slice(0, 20)] });
+    expect(c.path).toBeUndefined();
+    expect(c.why).toMatch(
+      /not near a release the suite ships a baseline for \(nearest: [\d.]+, \d+ % of operations shared\)/,
+    );
+  });
+
+  test('the share of operations is symmetric, 1 for the same set and 0 for disjoint ones', () => {
+    const opSet = fc.uniqueArray(fc.constantFrom(...ops388), { maxLength: 30 });
+    fc.assert(
+      fc.property(opSet, opSet, (a, b) => {
+        expect(operationsShared(a, b)).toBeCloseTo(operationsShared(b, a));
+        if (a.length) expect(operationsShared(a, a)).toBe(1);
+        if (!a.some((op) => b.includes(op))) expect(operationsShared(a, b)).toBe(0);
+      }),
+    );
+    // Two releases of nearby minors are near too (3.4.25 and 3.8.8 share 93 %): each document is nearest its own.
+    for (const s of shipped)
+      expect(chooseBaseline(undefined, 'prefect', { operations: s.operations! }, shipped).borrowedFrom).toBe(s.release);
+    expect(NEAREST_DOCUMENT).toBeLessThan(1);
+  });
+});
