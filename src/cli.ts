@@ -39,6 +39,7 @@ import {
   type WorkerStart,
 } from './config/worker.js';
 import { readExchangeLog } from './http/behaviour.js';
+import { joinedPacing } from './http/pacing.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
 import { chooseBaseline, shippedBaselines, type BaselineChoice, type ReleaseClues } from './report/baselineChoice.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
@@ -281,6 +282,7 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
       suitesEnded: files.suitesEnded,
       seconds: cleanupSeconds,
       why: `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
+      maxRate: config.maxRate,
     });
     handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed, identity, targetLabel });
     handedOver = true;
@@ -316,6 +318,11 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
     results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
     if (spec.normalisations.length) results.normalisations = spec.normalisations;
     results.cleanup = cleaned.report;
+    // The rate limits cleanup met count with the suites'.
+    if (results.timing)
+      results.timing.pacing = results.timing.pacing
+        ? joinedPacing(results.timing.pacing, cleaned.pacing)
+        : cleaned.pacing;
     if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
     // A failure of vitest's own may leave results that look complete: the run cannot pass on them.
     if (suitesEnd.failure) (results.errors ??= []).push(suitesEnd.failure);

@@ -37,6 +37,8 @@ export interface Config {
   runs: number;
   requestTimeoutMs: number;
   concurrency: number;
+  /** --max-rate: requests per second at most, to stay under a quota the user knows. */
+  maxRate?: number;
   /** --budget: a time-boxed run of this many seconds, the checks that catch the most first. */
   budgetSeconds?: number;
   /** The most a run may send for, in seconds: a slow target ends the run here, never hangs it. */
@@ -72,6 +74,15 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
     throw new UsageError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+/** A number of requests per second, above 0 (fractions too: 0.5 is one every two seconds). */
+function rate(env: Env, name: string): number | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0 || Number(raw) > 100000)
+    throw new UsageError(`${name} must be a number of requests per second above 0, such as 20 or 0.5, got "${raw}"`);
   return Number(raw);
 }
 
@@ -144,6 +155,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     requestTimeoutMs: integer(env, 'CONFORMANCE_TIMEOUT_MS', 10000, 100, 600000),
     // 4 measured fastest on Prefect with SQLite (16 s); 8 turned into a storm of "database is locked" 503s (28 s).
     concurrency: integer(env, 'CONFORMANCE_CONCURRENCY', 4, 1, 256),
+    maxRate: rate(env, 'CONFORMANCE_MAX_RATE'),
     budgetSeconds: env.CONFORMANCE_BUDGET ? integer(env, 'CONFORMANCE_BUDGET', 0, 1, 86400) : undefined,
     deadlineSeconds: integer(env, 'CONFORMANCE_DEADLINE', 1800, 1, 86400),
     runTag,

@@ -226,6 +226,16 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: '4',
   },
   {
+    flag: '--max-rate',
+    env: 'CONFORMANCE_MAX_RATE',
+    key: 'maxRate',
+    value: 'requests/s',
+    type: 'string',
+    description:
+      "at most this many requests a second, to stay under a quota you know; the target's own limits (429 and Retry-After) are followed anyway",
+    default: "no limit but the target's",
+  },
+  {
     flag: '--budget',
     env: 'CONFORMANCE_BUDGET',
     key: 'budget',

@@ -8,6 +8,8 @@ import { appendFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
 import { behaviourOf, maskRunTag } from './behaviour.js';
+import { MAX_OVERLAP, Overlap } from './overlap.js';
+import { Pacing } from './pacing.js';
 import { Redactor } from './redact.js';
 import { secretsOf } from '../config/config.js';
 import type { Answer, RequestToSend } from '../openapi/request.js';
@@ -36,8 +38,8 @@ export interface Exchange extends Answer {
   /** Statuses of the earlier attempts of the same request (0: no answer), oldest first. */
   earlier?: number[];
   /**
-   * With earlier attempts: the time from the first attempt's start to this one's (the refused attempts, the
-   * backoff, the wait for a slot), which `ms` (this attempt's) leaves out.
+   * With earlier attempts: the time from when the request was asked for to this attempt's start (the refused
+   * attempts, the backoff, the waits for a turn and a slot), which `ms` (this attempt's) leaves out.
    */
   retryMs?: number;
 }
@@ -63,6 +65,8 @@ export interface ClientOptions {
   isRead?: (spec: RequestToSend) => boolean;
   /** Read-only mode: a request that is not a read is never sent (the last line of defence). */
   readOnly?: boolean;
+  /** --max-rate: requests per second at most, over the whole run. */
+  maxRate?: number;
 }
 
 /** Thrown for a request read-only mode refused to send; whoever wanted it reports a skip. */
@@ -134,15 +138,23 @@ export class HttpClient {
   /** For retries after a dropped socket: every request gets a connection of its own, closed after it. */
   private readonly freshAgent: Agent;
   private active = 0;
-  /** How many requests may be in flight: the configured concurrency, less while the server answers 503. */
+  /**
+   * How many requests may be at the server at once: the configured concurrency, less while it answers 503.
+   * In flight there may be this many times how far away the target is (http/overlap.ts): latency hidden.
+   */
   private limit: number;
+  private readonly overlap = new Overlap();
+  /** Requests waiting for their turn (http/pacing.ts): they hold no slot, and their judgements wait on them. */
+  waitingForTurn = 0;
+  /** Called when there is room for more work: a request went to wait for its turn, or the limit rose. */
+  onRoom?: () => void;
   /** Requests waiting to go, or going, with nothing else in flight. */
   private aloneWanted = 0;
   /**
    * Set by the target's first 503: from then on, requests that may write (all but `isRead`'s, and bodies
-   * refused by validation) go one at a time, reads beside them. Prefect on SQLite answers 503 for a write
-   * that lost the database lock to another write; writes in turn do not lose it, and the server has one
-   * writer anyway.
+   * refused by validation) go one at a time at the server, reads beside them: one in flight, or for a far
+   * target as many as overlap one at the server. Prefect on SQLite answers 503 for a write that lost the
+   * database lock to another write; writes in turn do not lose it, and the server has one writer anyway.
    */
   private oneWriter = false;
   private writing = 0;
@@ -166,13 +178,18 @@ export class HttpClient {
   private quietAfter?: { at: number; reason: string };
 
   private readonly isRead: (spec: RequestToSend) => boolean;
+  /** When each request may start: --max-rate, and the rate limits the target answers 429 for (http/pacing.ts). */
+  readonly pacing: Pacing;
+  /** Ends every wait for a turn when the run stops sending. */
+  private readonly stopped = new AbortController();
 
   constructor(readonly options: ClientOptions) {
     this.isRead = options.isRead ?? safeMethod;
+    this.pacing = new Pacing({ maxRate: options.maxRate });
     this.limit = options.concurrency;
     this.basePathLength = new URL(options.baseUrl).pathname.replace(/\/$/, '').length;
     this.agent = new Agent({
-      connections: options.concurrency,
+      connections: options.concurrency * MAX_OVERLAP,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       connectTimeout: Math.min(options.timeoutMs, 10000),
@@ -181,7 +198,7 @@ export class HttpClient {
       keepAliveMaxTimeout: 4000,
     });
     this.freshAgent = new Agent({
-      connections: options.concurrency,
+      connections: options.concurrency * MAX_OVERLAP,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
       pipelining: 0,
@@ -197,7 +214,9 @@ export class HttpClient {
     while (
       alone
         ? this.active > 0
-        : this.active >= Math.floor(this.limit) || this.aloneWanted > 0 || (write && this.oneWriter && this.writing > 0)
+        : this.active >= this.inFlightLimit ||
+          this.aloneWanted > 0 ||
+          (write && this.oneWriter && this.writing >= Math.floor(this.overlap.factor))
     )
       await new Promise<void>((r) => this.waiting.push(r));
     this.active++;
@@ -222,14 +241,23 @@ export class HttpClient {
    * the requests in flight halve, so that the retry is not met by the same crowd, and grow back by one for
    * every four answers that are not 503.
    */
-  private adjustLimit(status: number): void {
+  private adjustLimit(exchange: Pick<Exchange, 'status' | 'ms'>): void {
+    const { status } = exchange;
     if (status === 503) {
       this.limit = Math.max(1, this.limit / 2);
       this.oneWriter = true;
-    } else if (status !== 0) {
+    } else if (status !== 0 && status !== 429) {
+      const before = this.inFlightLimit;
+      this.overlap.observe(exchange.ms);
       this.limit = Math.min(this.options.concurrency, this.limit + 0.25);
       this.wake();
+      if (this.inFlightLimit > before) this.onRoom?.();
     }
+  }
+
+  /** How many requests may be in flight now: those at the server times how far away it is (the scheduler keeps twice as many judgements going). */
+  get inFlightLimit(): number {
+    return Math.max(1, Math.floor(this.limit * this.overlap.factor));
   }
 
   url(spec: Pick<RequestToSend, 'path' | 'query'>): string {
@@ -261,6 +289,7 @@ export class HttpClient {
   /** From now on every request is refused with SendingStopped (requests in flight finish). */
   stopSending(reason: string): void {
     this.stoppedBecause ??= reason;
+    this.stopped.abort();
   }
 
   /**
@@ -333,22 +362,27 @@ export class HttpClient {
     let attempt = 0;
     let freshConnection = false;
     const earlier: number[] = [];
-    let firstStarted = 0;
+    const firstStarted = performance.now();
     // A body refused by validation takes no database lock on a conforming server: it goes beside a write.
     const write = !this.isRead(spec) && !spec.refusedByValidation;
     for (;;) {
       attempt++;
+      await this.paced(spec);
+      if (this.quietAfter && Date.now() >= this.quietAfter.at) return this.notSent(spec, this.quietAfter.reason);
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
       // wait for the fewer slots there are. After two 503s the request goes alone: if the server refused it
       // for a lock other requests held (Prefect on SQLite), it now has no rival.
       const alone = earlier.filter((status) => status === 503).length >= 2;
       const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection), alone, write);
-      this.adjustLimit(exchange.status);
+      this.adjustLimit(exchange);
+      this.pacing.answered(spec.path, exchange.status, exchange.responseHeaders);
       const started = performance.now() - exchange.ms;
-      if (attempt === 1) firstStarted = started;
-      else exchange.retryMs = Math.round(started - firstStarted);
+      if (attempt > 1) exchange.retryMs = Math.round(started - firstStarted);
       if (earlier.length) exchange.earlier = [...earlier];
       earlier.push(exchange.status);
+      // A 429 (RFC 6585) says the request was not served, whatever its method: it is sent again once the
+      // target's limit allows, as many times as it takes within the run's time, and never judged.
+      if (exchange.status === 429) continue;
       // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;
       // the next request on it dies unread. One retry on a new, unshared connection is safe for any
       // method; a second drop is the server's, and is reported.
@@ -357,10 +391,47 @@ export class HttpClient {
         freshConnection = true;
         continue;
       }
-      if (exchange.status !== 503 || attempt >= MAX_ATTEMPTS) return exchange;
+      const unavailable = earlier.filter((status) => status === 503).length;
+      if (exchange.status !== 503 || unavailable >= MAX_ATTEMPTS) return exchange;
       // Jitter, so that requests that lost the lock together do not retry together.
-      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt * (1 + Math.random() / 2)));
+      await new Promise((r) => setTimeout(r, 100 * 2 ** unavailable * (1 + Math.random() / 2)));
     }
+  }
+
+  /**
+   * Wait for the request's turn (http/pacing.ts). A 429 met by another request meanwhile pauses the family
+   * again: the request waits for that too, and takes a new turn. When the run stops sending, the wait ends
+   * with SendingStopped.
+   */
+  private async paced(spec: RequestToSend): Promise<void> {
+    for (;;) {
+      const wait = this.pacing.turn(spec.path);
+      if (wait > 0) {
+        this.waitingForTurn++;
+        this.onRoom?.();
+        try {
+          await this.sleep(wait);
+        } finally {
+          this.waitingForTurn--;
+        }
+      }
+      if (this.pacing.pausedFor(spec.path) <= 0) return;
+    }
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    const signal = this.stopped.signal;
+    if (!signal.aborted)
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        signal.addEventListener('abort', done);
+      });
+    if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
   }
 
   private async sendOnce(spec: RequestToSend, attempts: number, freshConnection = false): Promise<Exchange> {
@@ -496,6 +567,7 @@ export function supervisorClient(target: {
   apiKey?: string;
   authString?: string;
   timeoutMs: number;
+  maxRate?: number;
 }): HttpClient {
   return new HttpClient({ ...target, concurrency: 4, redactor: new Redactor(secretsOf(target)) });
 }

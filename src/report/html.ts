@@ -9,6 +9,7 @@ import {
   curlNote,
   gateVerdict,
   identityFacts,
+  pacingFacts,
   type RecordedExchange,
   type ResultStatus,
   type Results,
@@ -66,6 +67,7 @@ function headerBlock(r: Results): string {
       `${r.target.title ?? ''} ${r.target.apiVersion} (OpenAPI ${r.target.openapi}, profile ${r.target.profile})`,
     ],
     ...identityFacts(r),
+    ...pacingFacts(r),
     ['baseline', r.baseline?.why ?? 'none'],
     ['tool', `${r.tool.name} ${r.tool.version}`],
     [

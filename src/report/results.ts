@@ -2,6 +2,7 @@
 import type { Level } from '../checks/check.js';
 import type { FailureKind } from '../checks/verdict.js';
 import type { TargetIdentity } from '../config/worker.js';
+import type { PacingSummary } from '../http/pacing.js';
 import type { CleanupSummary } from '../resources/cleanup.js';
 import type { Normalisation } from '../openapi/normalize.js';
 
@@ -137,6 +138,8 @@ export interface Timing {
   timeBox: { kind: 'budget' | 'deadline'; seconds: number; spent?: { at: string; reason: string } };
   /** Answer times by family of checks (each check's requests under its family), and `exercise` (the requests every family reads). */
   latency: Record<string, Latency>;
+  /** The target's rate limits (429s) and --max-rate: what was met and waited for, cleanup's included. */
+  pacing?: PacingSummary;
 }
 
 /** All the time a sender's requests took: their answers and the attempts before them. */
@@ -260,9 +263,23 @@ export function identityFacts(results: Pick<Results, 'target' | 'checks'>): Arra
   return facts;
 }
 
+/** The target's rate limits and --max-rate, where the run met them: 429s by family, the time waited, the pace set. */
+export function pacingFacts(results: Pick<Results, 'timing'>): Array<[label: string, text: string]> {
+  const pacing = results.timing?.pacing;
+  if (!pacing || (pacing.rateLimited === 0 && pacing.waitedMs === 0)) return [];
+  const families = Object.entries(pacing.byFamily)
+    .filter(([, f]) => f.rateLimited || f.rate)
+    .map(([name, f]) => `${name} ${f.rateLimited}${f.rate ? ` (paced at ${f.rate}/s)` : ''}`);
+  const limited = pacing.rateLimited
+    ? `${pacing.rateLimited} answer(s) 429, sent again once allowed and never judged: ${families.join(', ')}; `
+    : '';
+  const max = pacing.maxRate ? `; --max-rate ${pacing.maxRate}/s` : '';
+  return [['rate limits', `${limited}${(pacing.waitedMs / 1000).toFixed(1)} s waited in all, over requests${max}`]];
+}
+
 /** identityFacts, a line each. */
-export const identityLines = (results: Pick<Results, 'target' | 'checks'>): string[] =>
-  identityFacts(results).map(([label, text]) => `${label}: ${text}`);
+export const identityLines = (results: Pick<Results, 'target' | 'checks' | 'timing'>): string[] =>
+  [...identityFacts(results), ...pacingFacts(results)].map(([label, text]) => `${label}: ${text}`);
 
 /** The gate's decision and the rules that made it, as page one of every report states it. */
 export interface GateVerdict {

@@ -53,7 +53,13 @@ export function terminalSummary(results: Results): string {
         ([by, l]) =>
           `${by} ${l.requests} requests, ${l.seconds} s${l.retried ? ` and ${l.retrySeconds} s before ${l.retried} retried answers` : ''}, p95 ${l.p95Ms} ms`,
       );
-    lines.push(`${spent.reason}: ${s.notRun ?? 0} check(s) not run; the target's time went to ${slowest.join('; ')}`);
+    const pacing = results.timing?.pacing;
+    const waited = pacing?.waitedMs
+      ? `; ${pacing.rateLimited} answer(s) 429 and ${(pacing.waitedMs / 1000).toFixed(1)} s of waiting for the target's rate limits${pacing.maxRate ? ' and --max-rate' : ''}`
+      : '';
+    lines.push(
+      `${spent.reason}: ${s.notRun ?? 0} check(s) not run; the target's time went to ${slowest.join('; ')}${waited}`,
+    );
   }
   lines.push(
     `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${s.notRun ? ` (${s.notRun} not run)` : ''}, ${s.xfail} xfail, ${s.xpass} xpass${s.error ? `, ${s.error} error` : ''}`,

@@ -7,6 +7,7 @@
  */
 import { appeared } from '../config/worker.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';
+import type { PacingSummary } from '../http/pacing.js';
 import { profileNamed } from '../model/profiles/index.js';
 import type { RequestToSend } from '../openapi/request.js';
 import {
@@ -30,6 +31,8 @@ export interface CleanupTarget extends Credentials {
   seconds: number;
   /** Why nothing is sent after that time, for the report. */
   why: string;
+  /** --max-rate. */
+  maxRate?: number;
 }
 
 export interface CleanupEnd {
@@ -44,6 +47,8 @@ export interface CleanupDone {
   report: CleanupSummary;
   /** The requests cleanup sent, counted in the run's summary. */
   requests: number;
+  /** The rate limits cleanup met, and its waits for them. */
+  pacing: PacingSummary;
 }
 
 let target: CleanupTarget | undefined;
@@ -87,7 +92,7 @@ export async function finish(end: CleanupEnd): Promise<CleanupDone> {
     const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, end.runTag);
     if (sideEffectsLeft.length) report.sideEffects = sideEffectsLeft;
     if (sideEffectsLeft.some((e) => e.deleted)) await recheckFailed(send, report);
-    return { report, requests: client.requestCount };
+    return { report, requests: client.requestCount, pacing: client.pacing.summary() };
   } finally {
     await client.close();
   }

@@ -25,7 +25,8 @@ export class Scheduler {
   /** When set, jobs not yet started are not started: they settle with what `refuse` gives. */
   private refusal?: () => Error;
 
-  constructor(private readonly width: number) {}
+  /** `width`: how many jobs may run at once, asked anew each time a job could start (it follows the client's limit). */
+  constructor(private readonly width: () => number) {}
 
   run<T>(isolation: JobIsolation, job: () => Promise<T>, priority = 0): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -64,10 +65,11 @@ export class Scheduler {
 
   private fits(isolation: JobIsolation): boolean {
     if (this.running === 0) return true;
-    return isolation !== 'alone' && isolation === this.mode && this.running < this.width;
+    return isolation !== 'alone' && isolation === this.mode && this.running < this.width();
   }
 
-  private pump(): void {
+  /** Start what fits now (called on every change: a job submitted or ended, more room in the client). */
+  pump(): void {
     while (this.queue.length > 0 && (this.refusal || this.fits(this.queue[0].isolation))) {
       const next = this.queue.shift()!;
       this.running++;

@@ -91,6 +91,7 @@ async function createSession(): Promise<Session> {
     // GETs and the documented read POSTs (design.md: filter, count, history, paginate).
     isRead: (request) => isReadOperation({ method: request.method, path: request.template } as Operation),
     readOnly: config.readOnly,
+    maxRate: config.maxRate,
   });
   // The CLI validated the document and wrote it to the run folder before starting the suites.
   const spec = await loadDocument(config.specPath, {
@@ -124,8 +125,10 @@ async function createSession(): Promise<Session> {
   };
   const done = new Map<Operation, OperationRun>();
   // Judgements mostly send one request after another: twice the client's limit keeps it full, and the
-  // client bounds what is in flight.
-  const scheduler = new Scheduler(config.concurrency * 2);
+  // client bounds what is in flight. A judgement whose request waits for its turn (a rate limit) holds no
+  // place: others go on meanwhile.
+  const scheduler = new Scheduler(() => client.inFlightLimit * 2 + client.waitingForTurn);
+  client.onRoom = () => queueMicrotask(() => scheduler.pump());
   const timeBox = new TimeBox(config, (reason) => {
     client.stopSending(reason);
     scheduler.refuse(() => new SendingStopped(`${NOT_RUN} ${reason}`));
@@ -266,6 +269,7 @@ async function createSession(): Promise<Session> {
           firstVerdictAt,
           timeBox: timeBox.info,
           latency: latencyBySender(client.bySender),
+          pacing: client.pacing.summary(),
         },
         ...(selectionLine(config)
           ? {

@@ -2,7 +2,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BlockedByReadOnly, type ClientOptions, HttpClient } from '../../../src/http/client.js';
+import { BlockedByReadOnly, type ClientOptions, HttpClient, SendingStopped } from '../../../src/http/client.js';
+import { MAX_OVERLAP } from '../../../src/http/overlap.js';
 import { Redactor } from '../../../src/http/redact.js';
 
 let server: Server | undefined;
@@ -14,7 +15,7 @@ afterEach(async () => {
 /** A server that answers after a pause, 503 while `busy()` says so, and records how many requests it held at once. */
 async function serving(
   busy: (n: number, path: string) => boolean,
-  pauseMs = 30,
+  pauseMs: number | ((n: number) => number) = 30,
   options: Pick<ClientOptions, 'isRead' | 'readOnly'> = {},
 ) {
   let inFlight = 0;
@@ -46,7 +47,7 @@ async function serving(
       inFlight--;
       served.end = performance.now();
       res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
-    }, pauseMs);
+    }, typeof pauseMs === 'number' ? pauseMs : pauseMs(n));
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   const client = new HttpClient({
@@ -63,13 +64,23 @@ const get = (client: HttpClient) => client.send({ method: 'GET', template: '/x',
 
 describe('HttpClient under 503', () => {
   test('after a 503 the requests in flight halve; with answers that are not 503 they grow back to the limit', async () => {
-    const { client, seen } = await serving((n) => n <= 4);
+    // Answer times of a near server, whose own work is most of them: no more in flight than the limit.
+    const { client, seen } = await serving((n) => n <= 4, (n) => (n % 8 === 0 ? 1 : 30));
     await Promise.all(Array.from({ length: 40 }, () => get(client)));
     const firstOk = seen.findIndex((s) => s.status === 200);
     // Right after the storm of four 503s, one request at a time (4 → 2 → 1 → 1 → 1).
     expect(seen[firstOk].inFlight).toBe(1);
     // And back to four at once before the end.
     expect(Math.max(...seen.slice(firstOk).map((s) => s.inFlight))).toBe(4);
+    await client.close();
+  });
+
+  test('a far server, whose answers are mostly the way there and back, gets more in flight than the limit', async () => {
+    const { client, seen } = await serving(() => false, (n) => 60 + (n % 4));
+    await Promise.all(Array.from({ length: 120 }, () => get(client)));
+    expect(client.inFlightLimit).toBeGreaterThan(4);
+    expect(Math.max(...seen.map((s) => s.inFlight))).toBeGreaterThan(4);
+    expect(Math.max(...seen.map((s) => s.inFlight))).toBeLessThanOrEqual(4 * MAX_OVERLAP);
     await client.close();
   });
 
@@ -236,5 +247,62 @@ describe('HttpClient.curl', () => {
       `curl -sS -X POST "$BASE_URL"'/flows/filter' -H 'content-type: application/json' --data-raw '{"name":"it'\\''s"}'`,
     );
     expect(line).not.toContain('36299');
+  });
+});
+
+/** A server that answers 429 with these headers while `limited(n)` says so, else 200. */
+async function limiting(limited: (n: number) => boolean, headers: Record<string, string>) {
+  let n = 0;
+  const at: number[] = [];
+  server = createServer((_req, res) => {
+    at.push(performance.now());
+    if (limited(++n))
+      res.writeHead(429, { 'content-type': 'application/json', ...headers }).end('{"detail":"slow down"}');
+    else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+  const client = new HttpClient({
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    timeoutMs: 5000,
+    concurrency: 4,
+    redactor: new Redactor([]),
+  });
+  return { client, at };
+}
+
+describe('HttpClient and rate limits (429)', () => {
+  test('a 429 is never the answer: the request is sent again after Retry-After, whatever its method', async () => {
+    const { client, at } = await limiting((n) => n <= 2, { 'retry-after': '0.2' });
+    const answer = await client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} });
+    expect(answer.status).toBe(200);
+    expect(answer.earlier).toEqual([429, 429]);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(190);
+    expect(client.pacing.summary()).toMatchObject({ rateLimited: 2, byFamily: { flows: { rateLimited: 2 } } });
+    await client.close();
+  });
+
+  test('the other requests of the family wait for the pause; another family does not', async () => {
+    const { client, at } = await limiting((n) => n === 1, { 'retry-after': '0.3' });
+    await client.send({ method: 'GET', template: '/flows/', path: '/flows/' });
+    const started = performance.now();
+    const [other] = await Promise.all([
+      client.send({ method: 'GET', template: '/health', path: '/health' }).then(() => performance.now() - started),
+      client.send({ method: 'GET', template: '/flows/', path: '/flows/' }),
+    ]);
+    expect(other).toBeLessThan(150);
+    expect(at).toHaveLength(4);
+    await client.close();
+  });
+
+  test('a target that stays at its limit holds the request until the run stops sending, then SendingStopped', async () => {
+    const { client } = await limiting(() => true, { 'retry-after': '1' });
+    const pending = client.send({ method: 'GET', template: '/flows/', path: '/flows/' });
+    await new Promise((r) => setTimeout(r, 150));
+    const stopped = performance.now();
+    client.stopSending('the budget was spent');
+    await expect(pending).rejects.toBeInstanceOf(SendingStopped);
+    expect(performance.now() - stopped).toBeLessThan(100);
+    expect(client.pacing.summary().rateLimited).toBeGreaterThanOrEqual(1);
+    await client.close();
   });
 });

@@ -6,7 +6,7 @@ const tick = () => new Promise((r) => setTimeout(r, 0));
 
 /** Jobs of random isolations and lengths, run through a scheduler; what ran beside what, and in which order they started. */
 async function runJobs(width: number, jobs: Array<{ isolation: JobIsolation; ticks: number }>) {
-  const scheduler = new Scheduler(width);
+  const scheduler = new Scheduler(() => width);
   const running = new Set<number>();
   const started: number[] = [];
   const overlaps: Array<[JobIsolation, JobIsolation[]]> = [];
@@ -57,7 +57,7 @@ describe('Scheduler', () => {
   });
 
   test('after refuse(), jobs not yet started settle with the error; those running finish', async () => {
-    const scheduler = new Scheduler(1);
+    const scheduler = new Scheduler(() => 1);
     let release!: () => void;
     const first = scheduler.run('shared', () => new Promise<string>((r) => (release = () => r('done'))));
     const second = scheduler.run('shared', async () => 'ran');
@@ -74,7 +74,7 @@ describe('Scheduler', () => {
       fc.asyncProperty(
         fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 20 }),
         async (priorities) => {
-          const scheduler = new Scheduler(1);
+          const scheduler = new Scheduler(() => 1);
           const started: number[] = [];
           let release!: () => void;
           // One job holds the only slot while the others queue, so that the order they start in is the queue's.

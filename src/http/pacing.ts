@@ -1,0 +1,269 @@
+/**
+ * The pace of a run's requests, as a policy the client asks before each attempt and tells after each answer:
+ * a user's `--max-rate` over every request, and the rate limits the target itself applies (RFC 6585 429 with
+ * `Retry-After`; the RateLimit headers where present), per route family (a path's first segment: the
+ * hosted edition limits `flows`, `flow_runs` and `task_runs` per minute).
+ *
+ * A family starts unpaced. A 429 pauses its group (the families limited within a minute of each other: one
+ * budget over several collections) for as long as `Retry-After` says (capped), and paces the group at a sixth
+ * under the rate its answers were accepted at over the ten seconds before: once a limit's budget is spent,
+ * that is the limit's own rate. Every second without a 429 raises the pace by 1 %, so the run settles just
+ * under the limit and meets a 429 every twenty seconds or so rather than bouncing off it. A 429 met during a
+ * pause lowers nothing. A policy the server states (`RateLimit-Policy: 2000;w=60`) sets the rate at once. A
+ * pace is a spacing between requests (one every 1/rate s), not a burst allowance: a limit that allows bursts
+ * is met a little slower than it could be, never exceeded.
+ */
+
+/** The family a request's path belongs to: its first segment (`/flow_runs/filter` → `flow_runs`). */
+export const routeFamily = (path: string): string => path.split('/').filter(Boolean)[0] ?? '';
+
+/** The longest a single `Retry-After` is obeyed for; a longer one is waited in turns of this. */
+export const RETRY_AFTER_CAP_MS = 60_000;
+/** When a 429 names no time: a second, as many servers' windows are. */
+const RETRY_AFTER_DEFAULT_MS = 1000;
+/** The window the accepted rate is measured over when a family meets its first 429. */
+const MEASURE_MS = 10_000;
+const DECREASE = 5 / 6;
+const INCREASE_PER_SECOND = 0.01;
+
+/** `Retry-After` (RFC 9110 §10.2.3): seconds, or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** What the RateLimit headers say, in their drafts' spellings: the quota per window, and what is left until when. */
+export interface StatedLimit {
+  /** Requests per second the policy allows (quota / window). */
+  rate?: number;
+  remaining?: number;
+  /** When the window resets, ms from now. */
+  resetMs?: number;
+}
+
+const param = (text: string, name: string): number | undefined => {
+  const m = new RegExp(`(?:^|[;,\\s])${name}=("?)(\\d+(?:\\.\\d+)?)\\1`).exec(text);
+  return m ? Number(m[2]) : undefined;
+};
+
+/**
+ * `RateLimit-Policy: 100;w=60` or `"default";q=100;w=60`; `RateLimit: limit=100, remaining=5, reset=30` or
+ * `"default";r=5;t=30`; `RateLimit-Remaining`/`-Reset` and their `X-` forms. Undefined when none is there.
+ */
+export function statedLimit(headers: Record<string, string>): StatedLimit | undefined {
+  const h = (name: string) => headers[name] ?? headers[`x-${name}`];
+  const out: StatedLimit = {};
+  const policy = h('ratelimit-policy');
+  if (policy) {
+    const quota = param(policy, 'q') ?? Number(/^\s*(\d+)/.exec(policy)?.[1] ?? Number.NaN);
+    const window = param(policy, 'w');
+    if (quota > 0 && window && window > 0) out.rate = quota / window;
+  }
+  const combined = headers.ratelimit;
+  const remaining = combined ? (param(combined, 'r') ?? param(combined, 'remaining')) : undefined;
+  const reset = combined ? (param(combined, 't') ?? param(combined, 'reset')) : undefined;
+  out.remaining = remaining ?? (h('ratelimit-remaining') ? Number(h('ratelimit-remaining')) : undefined);
+  const resetSeconds = reset ?? (h('ratelimit-reset') ? Number(h('ratelimit-reset')) : undefined);
+  if (resetSeconds !== undefined && Number.isFinite(resetSeconds)) out.resetMs = resetSeconds * 1000;
+  if (out.remaining !== undefined && !Number.isFinite(out.remaining)) out.remaining = undefined;
+  return out.rate === undefined && out.remaining === undefined ? undefined : out;
+}
+
+/**
+ * Families limited together: the hosted edition spends one budget over several collections, so the families
+ * that meet 429s within a minute of each other share one pace. A family limited on its own has its own.
+ */
+interface LimitGroup {
+  families: Set<string>;
+  /** Requests per second over the group; undefined while no 429 has set it (a pause alone). */
+  rate?: number;
+  /** The earliest time the group's next request may start. */
+  nextAt: number;
+  /** Nothing of the group starts before this (a Retry-After, or a window with nothing left). */
+  pausedUntil: number;
+  /** When the rate last changed. */
+  changedAt: number;
+  /** When the group last met a 429. */
+  limitedAt: number;
+}
+
+interface FamilyPace {
+  group?: LimitGroup;
+  /** When its answers were accepted, over the last MEASURE_MS: what a 429 measures the pace from. */
+  accepted: number[];
+  rateLimited: number;
+  waitedMs: number;
+}
+
+/** A 429 within this long of another family's joins that family's group. */
+const TOGETHER_MS = 60_000;
+
+export interface PacingSummary {
+  /** Answers 429, over the whole run. */
+  rateLimited: number;
+  /** Time requests spent waiting for their turn (a pause, a pace, --max-rate), summed over requests. */
+  waitedMs: number;
+  /** By route family: 429s, the time its requests waited, and the rate its group was paced at last (requests/s). */
+  byFamily: Record<string, { rateLimited: number; waitedMs: number; rate?: number }>;
+  /** --max-rate, when given. */
+  maxRate?: number;
+}
+
+export class Pacing {
+  private readonly families = new Map<string, FamilyPace>();
+  private readonly groups: LimitGroup[] = [];
+  /** --max-rate's spacing, over every request. */
+  private nextOverallAt = 0;
+  private waitedOverallMs = 0;
+
+  constructor(private readonly options: { maxRate?: number; now?: () => number } = {}) {}
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  private family(name: string): FamilyPace {
+    let f = this.families.get(name);
+    if (!f) {
+      f = { accepted: [], rateLimited: 0, waitedMs: 0 };
+      this.families.set(name, f);
+    }
+    return f;
+  }
+
+  /** The family's group, joined or made: a group limited within the last minute, else one of its own. */
+  private groupOf(name: string, f: FamilyPace, now: number): LimitGroup {
+    if (f.group) return f.group;
+    let g = this.groups.find((group) => now - group.limitedAt < TOGETHER_MS);
+    if (!g) {
+      g = { families: new Set(), nextAt: 0, pausedUntil: 0, changedAt: now, limitedAt: now };
+      this.groups.push(g);
+    }
+    g.families.add(name);
+    f.group = g;
+    return g;
+  }
+
+  /** The rate a group's answers were accepted at over the measured window (at least over a second). */
+  private acceptedRate(g: LimitGroup, now: number): number {
+    const times = [...g.families].flatMap((name) => this.family(name).accepted).filter((t) => t >= now - MEASURE_MS);
+    const since = times.length ? Math.min(...times) : now;
+    return (times.length * 1000) / Math.max(1000, now - since);
+  }
+
+  /**
+   * How long a request to `path` must wait before it starts, its turn taken: later requests of its group
+   * (and, with --max-rate, any request) are spaced after it.
+   */
+  turn(path: string): number {
+    const now = this.now();
+    const f = this.family(routeFamily(path));
+    const g = f.group;
+    let at = Math.max(now, g?.pausedUntil ?? 0);
+    if (g?.rate) at = Math.max(at, g.nextAt);
+    if (this.options.maxRate) at = Math.max(at, this.nextOverallAt);
+    if (g?.rate) g.nextAt = at + 1000 / g.rate;
+    if (this.options.maxRate) this.nextOverallAt = at + 1000 / this.options.maxRate;
+    const wait = at - now;
+    if (wait > 0) {
+      if (g && (g.pausedUntil > now || g.rate)) f.waitedMs += wait;
+      else this.waitedOverallMs += wait;
+    }
+    return wait;
+  }
+
+  /** How long the group of `path` is paused from now (a 429 met meanwhile): 0 when it is not. */
+  pausedFor(path: string): number {
+    return Math.max(0, (this.families.get(routeFamily(path))?.group?.pausedUntil ?? 0) - this.now());
+  }
+
+  /** An answer of a request to `path`: a 429 pauses and paces its group; a stated limit sets the pace. */
+  answered(path: string, status: number, headers: Record<string, string>): void {
+    const now = this.now();
+    const name = routeFamily(path);
+    const f = this.family(name);
+    const stated = statedLimit(headers);
+    if (stated?.rate) {
+      const g = this.groupOf(name, f, now);
+      g.rate = stated.rate;
+      g.changedAt = now;
+    }
+    if (stated?.remaining === 0 && stated.resetMs !== undefined) {
+      const g = this.groupOf(name, f, now);
+      g.pausedUntil = Math.max(g.pausedUntil, now + Math.min(stated.resetMs, RETRY_AFTER_CAP_MS));
+    }
+    if (status !== 429) {
+      if (status === 0) return;
+      f.accepted.push(now);
+      while (f.accepted.length && f.accepted[0] < now - MEASURE_MS) f.accepted.shift();
+      // Every second without a 429 the pace rises a little: a limit that was raised, or set low, is found again.
+      const g = f.group;
+      if (g?.rate && !stated?.rate && now > g.changedAt) {
+        g.rate *= (1 + INCREASE_PER_SECOND) ** ((now - g.changedAt) / 1000);
+        g.changedAt = now;
+      }
+      return;
+    }
+    f.rateLimited++;
+    const joins = f.group === undefined;
+    const g = this.groupOf(name, f, now);
+    const wait = Math.min(retryAfterMs(headers['retry-after'], now) ?? RETRY_AFTER_DEFAULT_MS, RETRY_AFTER_CAP_MS);
+    const inPause = now < g.pausedUntil;
+    g.pausedUntil = Math.max(g.pausedUntil, now + wait);
+    g.limitedAt = now;
+    g.nextAt = Math.max(g.nextAt, g.pausedUntil);
+    if (stated?.rate || (inPause && !joins)) return;
+    // A 429 outside a pause, or a family that joins the group (it spent the group's budget too): the group
+    // was sent faster than its limit. Its pace becomes a little under the rate its answers were accepted at
+    // just before (the limit's own rate, once its budget was spent).
+    g.rate = Math.max(0.1, this.acceptedRate(g, now) * DECREASE);
+    g.changedAt = now;
+  }
+
+  summary(): PacingSummary {
+    const byFamily: PacingSummary['byFamily'] = {};
+    let rateLimited = 0;
+    let waitedMs = this.waitedOverallMs;
+    for (const [name, f] of this.families) {
+      rateLimited += f.rateLimited;
+      waitedMs += f.waitedMs;
+      const rate = f.group?.rate;
+      if (f.rateLimited || f.waitedMs || rate)
+        byFamily[name] = {
+          rateLimited: f.rateLimited,
+          waitedMs: Math.round(f.waitedMs),
+          ...(rate ? { rate: Number(rate.toFixed(2)) } : {}),
+        };
+    }
+    return {
+      rateLimited,
+      waitedMs: Math.round(waitedMs),
+      byFamily,
+      ...(this.options.maxRate ? { maxRate: this.options.maxRate } : {}),
+    };
+  }
+}
+
+/** Two summaries as one (the suites' client and cleanup's). */
+export function joinedPacing(a: PacingSummary, b: PacingSummary): PacingSummary {
+  const byFamily: PacingSummary['byFamily'] = { ...a.byFamily };
+  for (const [name, f] of Object.entries(b.byFamily)) {
+    const seen = byFamily[name];
+    byFamily[name] = seen
+      ? {
+          rateLimited: seen.rateLimited + f.rateLimited,
+          waitedMs: seen.waitedMs + f.waitedMs,
+          rate: f.rate ?? seen.rate,
+        }
+      : f;
+  }
+  return {
+    rateLimited: a.rateLimited + b.rateLimited,
+    waitedMs: a.waitedMs + b.waitedMs,
+    byFamily,
+    ...(a.maxRate ? { maxRate: a.maxRate } : {}),
+  };
+}
