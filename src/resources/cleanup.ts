@@ -5,7 +5,7 @@
  */
 import type { Profile, SideEffect } from '../model/profiles/profile.js';
 import { is2xx, type Send } from '../openapi/request.js';
-import { Ledger } from './ledger.js';
+import { Ledger, type LedgerEntry } from './ledger.js';
 
 export interface CleanupSummary {
   deleted: number;
@@ -107,9 +107,25 @@ export interface CleanupPass {
 }
 
 /**
- * Deletes the ledger's objects newest first, each through its own delete, children before their parents: an
- * object's delete may do more than a parent's cascade in the database (Prefect's deployment delete removes the
- * deployment's concurrency limit; deleted with its flow, the limit stays). Given an earlier pass, only the
+ * The order deletes may go in: an entry's parents are the entries it names (its refs, or a segment of its
+ * delete path: a schedule under its deployment) and they wait until it is deleted. Entries unrelated to each
+ * other are deleted side by side.
+ */
+function parentsOf(entries: LedgerEntry[]): number[][] {
+  const byId = new Map<string, number[]>();
+  entries.forEach((e, i) => byId.set(e.id, [...(byId.get(e.id) ?? []), i]));
+  return entries.map((e, i) => {
+    const named = new Set([...(e.refs ?? []), ...(e.deletePath?.split('/') ?? []).filter((s) => s !== e.id)]);
+    return [...named].flatMap((id) => byId.get(id) ?? []).filter((p) => p !== i);
+  });
+}
+
+/**
+ * Deletes the ledger's objects, each through its own delete, children before their parents: an object's
+ * delete may do more than a parent's cascade in the database (Prefect's deployment delete removes the
+ * deployment's concurrency limit; deleted with its flow, the limit stays). Objects that name none of each
+ * other go side by side (a far target's round trips overlap; the client bounds what is in flight), the newest
+ * first; objects that name each other in a ring go newest first, one by one. Given an earlier pass, only the
  * entries written since are deleted, into the same report: cleanup starts when the suites end, while vitest
  * still writes its reports, and a test that outlived its timeout may still create an object until vitest's
  * worker is stopped.
@@ -119,10 +135,16 @@ export async function cleanup(send: Send, ledgerFile: string, earlier?: CleanupP
   const handled = earlier?.handled ?? 0;
   const entries = all.slice(handled).reverse();
   const report: CleanupSummary = earlier?.report ?? { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] };
-  for (const entry of entries) {
+  const parents = parentsOf(entries);
+  /** Children of each entry not yet deleted (or tried). */
+  const waitingOn = entries.map(() => 0);
+  for (const ps of parents) for (const p of ps) waitingOn[p]++;
+  const started = entries.map(() => false);
+  const deleteOne = async (i: number): Promise<void> => {
+    const entry = entries[i];
     if (!entry.deletePath) {
       report.notDeletable.push({ collection: entry.collection, id: entry.id });
-      continue;
+      return;
     }
     const answer = await send({
       method: 'DELETE',
@@ -140,6 +162,32 @@ export async function cleanup(send: Send, ledgerFile: string, earlier?: CleanupP
         path: entry.deletePath,
         template: entry.deleteTemplate?.replace(/^DELETE /, ''),
       });
-  }
+  };
+  await new Promise<void>((resolve, reject) => {
+    let running = 0;
+    let done = 0;
+    const launch = (i: number) => {
+      started[i] = true;
+      running++;
+      deleteOne(i).then(() => {
+        running--;
+        done++;
+        for (const p of parents[i]) if (--waitingOn[p] === 0 && !started[p]) launch(p);
+        next();
+      }, reject);
+    };
+    const next = () => {
+      if (done === entries.length) return resolve();
+      // A ring of entries naming each other: its newest goes first, alone.
+      if (running === 0) {
+        const first = started.indexOf(false);
+        if (first >= 0) launch(first);
+      }
+    };
+    entries.forEach((_, i) => {
+      if (waitingOn[i] === 0) launch(i);
+    });
+    next();
+  });
   return { report, handled: Math.max(handled, all.length) };
 }

@@ -13,6 +13,29 @@ export interface LedgerEntry {
   deleteTemplate?: string;
   id: string;
   createdBy: string;
+  /**
+   * The identifiers the created object names (its flow, its flow run, its pool...): whichever of them are
+   * objects of the run are its parents, deleted after it (resources/cleanup.ts).
+   */
+  refs?: string[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Every identifier an object names, however deep (bounded), other than its own: its UUIDs, and the names that
+ * carry the run's tag (a pool or queue named by its name).
+ */
+export function referencesOf(obj: unknown, own: string, runTag: string): string[] {
+  const found = new Set<string>();
+  const walk = (value: unknown, depth: number) => {
+    if (typeof value === 'string') {
+      if ((UUID.test(value) || value.startsWith(runTag)) && value !== own) found.add(value);
+    } else if (value && typeof value === 'object' && depth < 6)
+      for (const v of Array.isArray(value) ? value : Object.values(value)) walk(v, depth + 1);
+  };
+  walk(obj, 0);
+  return [...found];
 }
 
 export class Ledger {

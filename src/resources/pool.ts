@@ -15,7 +15,7 @@ import { is2xx, type Answer, type RequestToSend, type Send } from '../openapi/re
 import type { ApiModel, Collection, Reference } from '../model/model.js';
 import type { Obj } from '../model/oracle.js';
 import type { Operation, Schema } from '../openapi/operations.js';
-import type { Ledger } from './ledger.js';
+import { type Ledger, referencesOf } from './ledger.js';
 
 export class FixtureError extends Error {
   constructor(
@@ -135,7 +135,15 @@ export class FixturePool implements FixtureSource {
     if (id === undefined || id === null) return;
     const params = { ...pathParams, [c.item!.param]: id };
     const deletePath = c.delete ? fillPath(c.item!.path, params) : undefined;
-    this.ledger.record({ collection: c.path, id: String(id), deletePath, deleteTemplate: c.delete?.key, createdBy });
+    const refs = referencesOf(obj, String(id), this.caseContext!.safe.runTag);
+    this.ledger.record({
+      collection: c.path,
+      id: String(id),
+      deletePath,
+      deleteTemplate: c.delete?.key,
+      createdBy,
+      ...(refs.length ? { refs } : {}),
+    });
     this.created.push({ collection: c.path, id: String(id) });
   }
 

@@ -12,7 +12,7 @@ import {
   type CleanupSummary,
 } from '../../../src/resources/cleanup.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
-import { Ledger } from '../../../src/resources/ledger.js';
+import { Ledger, referencesOf } from '../../../src/resources/ledger.js';
 
 /** A server holding the objects at `paths`; DELETE removes one. */
 function server(paths: string[]) {
@@ -131,5 +131,92 @@ describe('cleanup in two passes', () => {
     // nothing new: a third pass sends nothing
     await cleanup(s.send, file, second);
     expect(s.sent).toHaveLength(3);
+  });
+});
+
+describe('the order of deletes', () => {
+  const entry = (collection: string, id: string, refs?: string[], deletePath = `${collection}/${id}`) => ({
+    collection,
+    id,
+    deletePath,
+    deleteTemplate: `DELETE ${collection}/{id}`,
+    createdBy: `POST ${collection}/`,
+    ...(refs ? { refs } : {}),
+  });
+  const F1 = '00000000-0000-4000-8000-000000000001';
+  const F2 = '00000000-0000-4000-8000-000000000002';
+  const D1 = '00000000-0000-4000-8000-000000000003';
+  const R1 = '00000000-0000-4000-8000-000000000004';
+
+  /** A server that answers each DELETE after `ms`, and records when each started and ended. */
+  function slowServer(ms: number) {
+    const log: Array<{ path: string; start: number; end: number }> = [];
+    const send = async (r: RequestToSend): Promise<Answer> => {
+      const start = performance.now();
+      await new Promise((done) => setTimeout(done, ms));
+      log.push({ path: r.path, start, end: performance.now() });
+      return { status: 204, body: '' };
+    };
+    return { send, log };
+  }
+
+  const ledgerOf = (entries: Array<ReturnType<typeof entry>>) => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'ledger.jsonl');
+    const ledger = new Ledger(file);
+    for (const e of entries) ledger.record(e);
+    return file;
+  };
+
+  test('an object is deleted after everything that names it; objects that name none of each other, side by side', async () => {
+    const file = ledgerOf([
+      entry('/flows', F1),
+      entry('/flows', F2),
+      entry('/deployments', D1, [F1]),
+      entry('/flow_runs', R1, [F1, D1]),
+      entry('/deployments/{id}/schedules', 's1', undefined, `/deployments/${D1}/schedules/s1`),
+    ]);
+    const s = slowServer(40);
+    const { report } = await cleanup(s.send, file);
+    expect(report.deleted).toBe(5);
+    const at = (p: string) => s.log.find((l) => l.path === p)!;
+    // The deployment after its run and its schedule; the flow after its deployment and its run.
+    expect(at(`/deployments/${D1}`).start).toBeGreaterThanOrEqual(at(`/flow_runs/${R1}`).end);
+    expect(at(`/deployments/${D1}`).start).toBeGreaterThanOrEqual(at(`/deployments/${D1}/schedules/s1`).end);
+    expect(at(`/flows/${F1}`).start).toBeGreaterThanOrEqual(at(`/deployments/${D1}`).end);
+    // The other flow names nothing and is named by nothing: it went at once, beside the run and the schedule.
+    expect(at(`/flows/${F2}`).start).toBeLessThan(at(`/flow_runs/${R1}`).end);
+    // Three waves of 40 ms, not five deletes one after another.
+    const span = Math.max(...s.log.map((l) => l.end)) - Math.min(...s.log.map((l) => l.start));
+    expect(span).toBeLessThan(5 * 40);
+  });
+
+  test('objects that name each other in a ring are deleted newest first, one at a time', async () => {
+    const file = ledgerOf([entry('/a', F1, [F2]), entry('/b', F2, [F1])]);
+    const s = slowServer(10);
+    const { report } = await cleanup(s.send, file);
+    expect(report.deleted).toBe(2);
+    expect(s.log.map((l) => l.path)).toEqual([`/b/${F2}`, `/a/${F1}`]);
+    expect(s.log[1].start).toBeGreaterThanOrEqual(s.log[0].end);
+  });
+});
+
+describe('what a created object names', () => {
+  test('its UUIDs and the names carrying the run tag, however deep, never its own id', () => {
+    const own = '00000000-0000-4000-8000-00000000000a';
+    const flow = '00000000-0000-4000-8000-00000000000b';
+    const obj = {
+      id: own,
+      flow_id: flow,
+      name: 'conformance-x1-7',
+      work_pool_name: 'conformance-x1-pool',
+      tags: ['conformance-x1', 'team'],
+      parameters: { nested: { deep: [{ ref: flow }] } },
+      description: 'not an id',
+      count: 3,
+    };
+    expect(referencesOf(obj, own, 'conformance-x1').sort()).toEqual(
+      [flow, 'conformance-x1', 'conformance-x1-7', 'conformance-x1-pool'].sort(),
+    );
+    expect(referencesOf({ id: own }, own, 'conformance-x1')).toEqual([]);
   });
 });
