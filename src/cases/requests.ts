@@ -52,9 +52,9 @@ export function fillPath(path: string, params: Record<string, unknown>): string 
 export function fieldHooks(
   safe: SafeValues,
   refs: Record<string, unknown>,
-  namesMadeOnDemand: readonly string[] = [],
-  neverSent: readonly string[] = [],
+  profile: Pick<Profile, 'namesMadeOnDemand' | 'fieldsNeverSent'> = {},
 ): FieldHooks {
+  const { namesMadeOnDemand = [], fieldsNeverSent: neverSent = [] } = profile;
   return {
     minimal(name, schema) {
       if (neverSent.includes(name)) return { value: undefined };
@@ -156,7 +156,7 @@ export async function bodyRefs(
 export function genContext(ctx: CaseContext, refs: Record<string, unknown>): GenContext {
   return {
     doc: ctx.model.doc,
-    hooks: fieldHooks(ctx.safe, refs, ctx.profile.namesMadeOnDemand, ctx.profile.fieldsNeverSent),
+    hooks: fieldHooks(ctx.safe, refs, ctx.profile),
     maxDepth: 4,
   };
 }
@@ -178,6 +178,7 @@ export async function buildRecipe(ctx: CaseContext, op: Operation): Promise<Buil
     Object.assign(query, extra.query ?? {});
   }
   if (json === undefined && op.requestBody?.required) json = {};
+  json = restrained(ctx, op, json);
   return {
     spec: { method: op.method, template: op.path, path: fillPath(op.path, pathParams), query, json },
     pathParams,
@@ -193,8 +194,13 @@ export function bodyArbitrary(
 ): fc.Arbitrary<unknown> | undefined {
   const schema = jsonBodySchema(op);
   if (!schema) return undefined;
-  return arbitraryFor(schema, genContext(ctx, refs));
+  const bodies = arbitraryFor(schema, genContext(ctx, refs));
+  return ctx.profile.restrain ? bodies.map((body) => restrained(ctx, op, body)) : bodies;
 }
+
+/** A valid body with what the profile restrains (a value the server would act on by itself) held to its own. */
+export const restrained = (ctx: Pick<CaseContext, 'profile' | 'safe'>, op: Operation, body: unknown): unknown =>
+  ctx.profile.restrain ? ctx.profile.restrain(op, body, ctx.safe.runTag) : body;
 
 export function withPath(op: Operation, pathParams: Record<string, unknown>): string {
   return fillPath(op.path, pathParams);

@@ -9,6 +9,7 @@ import {
   buildRecipe,
   isReadOperation,
   resolvePathParams,
+  restrained,
   withPath,
   type CaseContext,
 } from '../cases/requests.js';
@@ -144,7 +145,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   for (const replay of ctx.replays(op)) {
     for (let i = 0; i < (replay.repeat ?? 1); i++) {
       const overlay = replay.overlay ? withFreshNames(replay.overlay, () => ctx.cases.safe.name()) : undefined;
-      const json = overlay ? { ...(built.spec.json as object), ...overlay } : replay.json;
+      const json = restrained(ctx.cases, op, overlay ? { ...(built.spec.json as object), ...overlay } : replay.json);
       await send(replay.kind, { ...built.spec, json }, built.pathParams, {
         negative: replay.negative,
         detail: "the baseline's replayed body",

@@ -12,6 +12,29 @@ import { unknownIdentifier, type Profile, type ProfileContext, type Safety } fro
 
 const BULK = /^\/(\w+)\/(bulk_delete|bulk_set_state)\/?$/;
 
+/** The operations that write an automation whole: a create, a replace. */
+const AUTOMATION_WRITE = /^(POST \/automations\/|PUT \/automations\/\{id\})$/;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * An automation trigger that never fires on what the run causes. An event trigger matches the events of the
+ * resources its `match` names, and the `{}` a schema's default gives names every resource: with the server's
+ * services on (as `prefect server start` runs them), the triggers service fires such an automation on every
+ * event the run causes, on the events of its own firings too, and runs its actions (pausing the deployment
+ * an event names). The database lock is then held so often that the run's writes answer 503 for minutes,
+ * and the run's objects change under its checks. Each event trigger of the run's (a compound or sequence
+ * trigger's too) matches a resource that never emits; everything else about it is generated.
+ */
+function quietTrigger(trigger: Record<string, unknown>, runTag: string): Record<string, unknown> {
+  const quiet = { ...trigger };
+  if (Array.isArray(trigger.triggers))
+    quiet.triggers = trigger.triggers.map((t) => (isObject(t) ? quietTrigger(t, runTag) : t));
+  if (trigger.type === undefined || trigger.type === 'event')
+    quiet.match = { 'prefect.resource.id': `${runTag}.no-such-resource` };
+  return quiet;
+}
+
 /** A fresh object of the collection, so that a bulk operation scoped to it touches nothing else. */
 async function scopedToFreshObject(ctx: ProfileContext, collection: string, body: unknown): Promise<{ body: unknown }> {
   const obj = await ctx.fixtures.object(`/${collection}`, 'fresh');
@@ -155,6 +178,10 @@ export const prefectProfile: Profile = {
   // get_runs with an agent_id records an agent, which no operation deletes; on 3.0.11 and 2.20.26 its
   // foreign key then makes the run's work queue undeletable (409), and its pool with it.
   fieldsNeverSent: ['agent_id'],
+  restrain(op, body, runTag) {
+    if (!AUTOMATION_WRITE.test(`${op.method} ${op.path}`) || !isObject(body) || !isObject(body.trigger)) return body;
+    return { ...body, trigger: quietTrigger(body.trigger, runTag) };
+  },
   async madeForRun(send, run) {
     const found: Array<{ path: string; template: string }> = [];
     /** Every object a filter selects, page by page. */

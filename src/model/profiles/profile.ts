@@ -101,6 +101,11 @@ export interface Profile {
    * (so a run would leave it behind, on a shared target too).
    */
   fieldsNeverSent?: string[];
+  /**
+   * A valid body with what would make the server act by itself, beyond the run's requests, held to the run's
+   * own (Prefect: an automation whose trigger matches every event fires on every event, its own firings too).
+   */
+  restrain?(op: Operation, body: unknown, runTag: string): unknown;
   /** The objects the server made on behalf of the run (named with its tag, or attached to its objects), to delete after it. */
   madeForRun?(send: ProfileSend, run: RunMarks): Promise<Array<{ path: string; template: string }>>;
   /** Which database serves a target given by URL, told by reads whose answers differ between databases. */

@@ -6,6 +6,7 @@ import { fieldHooks } from '../../../src/cases/requests.js';
 import { SafeValues } from '../../../src/cases/safeValues.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { OpenApiDocument } from '../../../src/openapi/document.js';
+import type { Operation } from '../../../src/openapi/operations.js';
 
 const doc = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} } as unknown as OpenApiDocument;
 // The body of POST /work_queues/{id}/get_runs, as Prefect documents it.
@@ -19,7 +20,7 @@ const body = {
 };
 
 describe('fields never sent', () => {
-  const hooks = fieldHooks(new SafeValues('conformance-t1'), {}, [], prefectProfile.fieldsNeverSent);
+  const hooks = fieldHooks(new SafeValues('conformance-t1'), {}, prefectProfile);
 
   test("Prefect's profile never sends agent_id (an agent record no operation deletes)", () => {
     expect(prefectProfile.fieldsNeverSent).toContain('agent_id');
@@ -40,5 +41,45 @@ describe('fields never sent', () => {
     const plain = fieldHooks(new SafeValues('conformance-t1'), {});
     const samples = fc.sample(arbitraryFor(body, { doc, hooks: plain }), { numRuns: 200, seed: 3 });
     expect(samples.some((v) => (v as Record<string, unknown>).agent_id !== undefined)).toBe(true);
+  });
+});
+
+describe("Prefect's automations, restrained", () => {
+  const op = (method: string, path: string) => ({ method, path }) as Operation;
+  const never = { 'prefect.resource.id': 'conformance-t1.no-such-resource' };
+  const restrain = prefectProfile.restrain!;
+
+  test('every event trigger of a create or a replace matches a resource that never emits, the rest as generated', () => {
+    const body = {
+      name: 'n',
+      trigger: {
+        type: 'compound',
+        require: 'any',
+        triggers: [
+          { type: 'event', match: {}, posture: 'Reactive', threshold: 1 },
+          { posture: 'Proactive', within: 10, expect: ['x'] },
+          { type: 'sequence', triggers: [{ type: 'event', match: { a: 'b' } }] },
+        ],
+      },
+      actions: [{ type: 'pause-deployment', source: 'inferred' }],
+    };
+    for (const o of [op('POST', '/automations/'), op('PUT', '/automations/{id}')]) {
+      const quiet = restrain(o, body, 'conformance-t1') as typeof body;
+      const [event, proactive, sequence] = quiet.trigger.triggers as Array<Record<string, unknown>>;
+      expect(event).toEqual({ ...body.trigger.triggers[0], match: never });
+      expect(proactive).toEqual({ ...body.trigger.triggers[1], match: never });
+      expect(sequence.triggers).toEqual([{ type: 'event', match: never }]);
+      expect(quiet.actions).toBe(body.actions);
+      expect(quiet.name).toBe('n');
+    }
+  });
+
+  test('other operations, and bodies without a trigger object (a negative case), are sent as they are', () => {
+    const body = { trigger: { type: 'event', match: {} } };
+    expect(restrain(op('POST', '/automations/filter'), body, 't')).toBe(body);
+    expect(restrain(op('PATCH', '/automations/{id}'), body, 't')).toBe(body);
+    const wrongType = { trigger: 'not an object' };
+    expect(restrain(op('POST', '/automations/'), wrongType, 't')).toBe(wrongType);
+    expect(restrain(op('POST', '/automations/'), [body], 't')).toEqual([body]);
   });
 });
