@@ -52,6 +52,8 @@ export interface ProxyOptions {
   prefix?: string;
   /** Answers a request before any mutant or the upstream sees it (a cloud edition's auth). */
   gate?(req: ProxiedRequest): ProxiedResponse | undefined;
+  /** Every answer on its way out, after any mutant, the gate's too (an edition's own rewrite, its latency). */
+  answer?(req: ProxiedRequest, res: ProxiedResponse): ProxiedResponse | Promise<ProxiedResponse>;
 }
 
 export interface RunningProxy {
@@ -127,6 +129,7 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
         );
         if (mutant?.onResponse) res = await mutant.onResponse(req, res, toUpstream);
       }
+      if (options.answer) res = await options.answer(req, res);
       if (res.writeBy) {
         res.writeBy(outgoing);
         return;
