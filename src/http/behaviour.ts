@@ -141,21 +141,35 @@ export function behaviourOf(
   return b;
 }
 
+/** Whether a sequence of a field's values is in order by `key`, its nulls (if any) together at one end. */
+function inOrder(values: unknown[], key: (v: string | number | boolean) => number | string, sign: 1 | -1): boolean {
+  const firstValue = values.findIndex((v) => v !== null);
+  const lastValue = values.length - 1 - [...values].reverse().findIndex((v) => v !== null);
+  const nullsAtOneEnd = firstValue === 0 || lastValue === values.length - 1;
+  if (firstValue < 0 || !nullsAtOneEnd || values.slice(firstValue, lastValue + 1).includes(null)) return false;
+  const seq = values.slice(firstValue, lastValue + 1).map((v) => key(v as string | number | boolean));
+  if (new Set(seq).size < 2) return false;
+  return seq.every((v, i) => i === 0 || sign * (v < seq[i - 1] ? -1 : v > seq[i - 1] ? 1 : 0) >= 0);
+}
+
+/**
+ * The fields the served order follows, as "field:asc" or "field:desc": a masked field (an identifier, a time),
+ * or a plain scalar field whose values differ. Items tied on a sort key come in any order; two runs whose
+ * orders both follow the same field differ in the order of ties, or of masked values, not in behaviour.
+ */
 function maskedOrders(items: unknown[]): string[] {
   if (items.length < 2 || !items.every((i) => i && typeof i === 'object' && !Array.isArray(i))) return [];
   const rows = items as Array<Record<string, unknown>>;
   const out: string[] = [];
-  for (const [field, value] of Object.entries(rows[0])) {
-    if (typeof value !== 'string' || masked(value) === value) continue;
+  for (const field of Object.keys(rows[0])) {
     const values = rows.map((r) => r[field]);
-    if (!values.every((v) => typeof v === 'string')) continue;
-    const seq = values as string[];
-    // Times compare as instants; identifiers as the strings the server sorted.
-    const key = (v: string) => (UUID_ONLY.test(v) ? v.toLowerCase() : Date.parse(v));
-    const asc = seq.every((v, i) => i === 0 || key(seq[i - 1]) <= key(v));
-    const desc = seq.every((v, i) => i === 0 || key(seq[i - 1]) >= key(v));
-    if (asc) out.push(`${field}:asc`);
-    if (desc) out.push(`${field}:desc`);
+    const scalar = (v: unknown) => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+    if (!values.every(scalar) || new Set(values).size < 2) continue;
+    // Times compare as instants; identifiers as the strings the server sorted; the rest as served.
+    const key = (v: string | number | boolean) =>
+      typeof v !== 'string' ? Number(v) : UUID_ONLY.test(v) ? v.toLowerCase() : masked(v) !== v ? Date.parse(v) : v;
+    if (inOrder(values, key, 1)) out.push(`${field}:asc`);
+    if (inOrder(values, key, -1)) out.push(`${field}:desc`);
   }
   return out;
 }

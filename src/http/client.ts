@@ -334,10 +334,17 @@ export class HttpClient {
     this.bySender.set(label, times);
     if (this.options.exchangeLog) {
       const url = new URL(exchange.url);
+      // A request sent without the run's credentials (or with wrong ones) is another request than the same
+      // one with them: `compare` pairs requests by this text.
+      const credentials = spec.withoutAuth
+        ? spec.headers?.authorization
+          ? ' [wrong credentials]'
+          : ' [no credentials]'
+        : '';
       const request = {
         method: exchange.method,
         template: exchange.template,
-        pathAndQuery: url.pathname.slice(this.basePathLength) + url.search,
+        pathAndQuery: url.pathname.slice(this.basePathLength) + url.search + credentials,
         body: exchange.requestBody,
       };
       appendFileSync(

@@ -41,9 +41,28 @@ export interface BehaviourDifference {
   b: string;
 }
 
+/**
+ * Two editions of the API side by side (a local server and a hosted one, SQLite and PostgreSQL): the same
+ * release on both sides, or a side whose release could not be read. Routes one side lacks are an edition
+ * difference, not a regression; checks one side judged and the other skipped for the run's configuration
+ * (credentials given to one side only) are counted apart, not listed as changes.
+ */
+export interface EditionDifferences {
+  /** Why the comparison is one of editions. */
+  why: string;
+  /** Operations only A's document has (B lacks them), and only B's. */
+  onlyA: string[];
+  onlyB: string[];
+  /** Checks on the lacked operations, not listed among the verdict changes. */
+  checksOnLacked: number;
+  /** Checks skipped on one side for the run's configuration, by the skip's reason. */
+  configuration: Array<{ side: 'A' | 'B'; reason: string; checks: number }>;
+}
+
 export interface Comparison {
   a: { label: string; target?: string; seed?: number; checks?: number };
   b: { label: string; target?: string; seed?: number; checks?: number };
+  edition?: EditionDifferences;
   drift?: SpecDrift;
   verdicts?: { compared: number; changes: VerdictChange[] };
   behaviour?: {
@@ -144,7 +163,11 @@ function behaviourDiff(a: Behaviour[], b: Behaviour[]): NonNullable<Comparison['
     const where = { operation: `${first.m} ${first.t}`, request: first.q };
     const statusA = tally(la.map((x) => String(x.s)));
     const statusB = tally(lb.map((x) => String(x.s)));
-    if (statusA !== statusB) {
+    // The same request sent a different number of times (a check that ran on one side only) differs only
+    // where one side answered a status the other never did.
+    const distinct = (l: Behaviour[]) => tally([...new Set(l.map((x) => String(x.s)))]);
+    const differs = la.length === lb.length ? statusA !== statusB : distinct(la) !== distinct(lb);
+    if (differs) {
       differences.push({ ...where, kind: 'status', a: statusA, b: statusB });
       continue;
     }
@@ -205,6 +228,55 @@ export function targetName(target: Results['target']): string {
   return target.serverVersion ? `${target.baseUrl} (server ${target.serverVersion})` : target.baseUrl;
 }
 
+/** The release a run's target runs, as the run found it. */
+const releaseOf = (r: Results) => r.target.identity?.release?.version ?? r.target.serverVersion;
+
+/** Why two runs are editions of one release (see EditionDifferences), or undefined when they are not. */
+function editionsWhy(a: Results, b: Results): string | undefined {
+  const [ra, rb] = [releaseOf(a), releaseOf(b)];
+  if (ra && rb) return ra === rb ? `both sides run release ${ra}` : undefined;
+  // Two sides of unknown releases may be two releases of one server: a route gone is then a regression.
+  if (!ra && !rb) return undefined;
+  return `${ra ? 'A' : 'B'} runs release ${ra ?? rb}, and the release of ${ra ? 'B' : 'A'} could not be read: the sides are compared as editions of it`;
+}
+
+/** A skip that says the run was configured so (no credentials, not disposable, read-only), not the target. */
+const CONFIGURATION_SKIP = /no credentials configured|CONFORMANCE_DISPOSABLE_TARGET|read-only mode/;
+
+function editionDifferences(a: Results, b: Results, why: string, verdicts: NonNullable<Comparison['verdicts']>) {
+  const ops = (r: Results) => new Set(r.operations.map((o) => `${o.method} ${o.path}`));
+  const [opsA, opsB] = [ops(a), ops(b)];
+  const onlyA = [...opsA].filter((o) => !opsB.has(o)).sort();
+  const onlyB = [...opsB].filter((o) => !opsA.has(o)).sort();
+  const lacked = new Set([...onlyA, ...onlyB]);
+  const configuration = new Map<string, { side: 'A' | 'B'; reason: string; checks: number }>();
+  const kept: VerdictChange[] = [];
+  let checksOnLacked = 0;
+  for (const v of verdicts.changes) {
+    if ((v.kind === 'only in A' || v.kind === 'only in B') && lacked.has(v.operation)) {
+      checksOnLacked++;
+      continue;
+    }
+    const skipped =
+      v.kind === 'skipped → ran'
+        ? { side: 'A' as const, ...v.a }
+        : v.kind === 'ran → skipped'
+          ? { side: 'B' as const, ...v.b }
+          : undefined;
+    const reason = skipped?.message?.match(CONFIGURATION_SKIP)?.[0];
+    if (skipped && reason) {
+      const key = `${skipped.side} ${reason}`;
+      const seen = configuration.get(key) ?? { side: skipped.side, reason: skipped.message!, checks: 0 };
+      seen.checks++;
+      configuration.set(key, seen);
+      continue;
+    }
+    kept.push(v);
+  }
+  verdicts.changes = kept;
+  return { why, onlyA, onlyB, checksOnLacked, configuration: [...configuration.values()] };
+}
+
 export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift): Comparison {
   const notes: string[] = [];
   const describe = (s: ComparedSide) => ({
@@ -223,7 +295,20 @@ export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift)
       `the two runs used different seeds (${a.results.seed}, ${b.results.seed}): few generated requests will match`,
     );
   if (!drift) notes.push('spec drift: needs the OpenAPI document of both sides');
-  return { a: describe(a), b: describe(b), drift, verdicts, behaviour, notes };
+  const why = a.results && b.results ? editionsWhy(a.results, b.results) : undefined;
+  const edition = why && verdicts ? editionDifferences(a.results!, b.results!, why, verdicts) : undefined;
+  // Between editions, a route one side lacks is their difference, not a change of the other's document.
+  const lacked = new Set([...(edition?.onlyA ?? []), ...(edition?.onlyB ?? [])]);
+  const shownDrift =
+    drift && edition
+      ? {
+          ...drift,
+          changes: drift.changes.filter(
+            (d) => !(lacked.has(d.operation) && (d.kind === 'operation removed' || d.kind === 'operation added')),
+          ),
+        }
+      : drift;
+  return { a: describe(a), b: describe(b), edition, drift: shownDrift, verdicts, behaviour, notes };
 }
 
 /** The comparison's verdict in one line, the first thing compare.md and compare.html say. */
@@ -238,7 +323,12 @@ export function comparisonVerdict(c: Comparison): string {
     `${fixed} fixed`,
     `${differences} behaviour difference(s)`,
   ];
-  return `${comparisonRegressed(c) ? 'REGRESSED' : 'NO REGRESSION'}: ${parts.join(', ')} (B regresses when a document change is breaking or a check that passed on A fails on B)`;
+  const editions = c.edition
+    ? [
+        `A lacks ${c.edition.onlyB.length} route(s) B has, B lacks ${c.edition.onlyA.length} A has (edition differences)`,
+      ]
+    : [];
+  return `${comparisonRegressed(c) ? 'REGRESSED' : 'NO REGRESSION'}: ${[...editions, ...parts].join(', ')} (B regresses when a document change is breaking or a check that passed on A fails on B${c.edition ? '; a route one edition lacks is not a regression' : ''})`;
 }
 
 /** A comparison that gates: B regressed against A (a check passed on A and fails on B), or B's document breaks A's clients. */

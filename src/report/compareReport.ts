@@ -4,6 +4,7 @@ import {
   type Comparison,
   comparisonRegressed,
   comparisonVerdict,
+  type EditionDifferences,
   type VerdictChange,
 } from './compare.js';
 import type { DriftChange } from '../openapi/drift.js';
@@ -31,6 +32,7 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
     );
   for (const n of c.notes) lines.push(`> ${n}`, '');
 
+  if (c.edition) lines.push('## Editions', '', ...editionLines(c.edition).map((l) => `- ${l}`), '');
   lines.push('## 1. Spec drift', '');
   if (c.drift) {
     const d = c.drift;
@@ -114,6 +116,20 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** What tells the two editions apart: the routes each lacks, and the checks the run's configuration decided. */
+function editionLines(e: EditionDifferences): string[] {
+  const routes = (ops: string[]) => (ops.length ? ops.join(', ') : 'none');
+  return [
+    `compared as editions: ${e.why}`,
+    `B lacks ${e.onlyA.length} route(s) A has: ${routes(e.onlyA)}`,
+    `A lacks ${e.onlyB.length} route(s) B has: ${routes(e.onlyB)}`,
+    `${e.checksOnLacked} check(s) on those routes, judged on one side only, are not listed below`,
+    ...e.configuration.map(
+      (x) => `${x.checks} check(s) skipped on ${x.side} only, for the run's configuration there: ${x.reason}`,
+    ),
+  ];
+}
+
 function table<T>(
   testId: string,
   head: string[],
@@ -187,6 +203,13 @@ tr.bad{background:#fde2e1}tr.good{background:#e3f6e5}h2{border-bottom:1px solid 
 <h1>Comparison</h1><p class="verdict ${comparisonRegressed(c) ? 'bad' : 'good'}" data-testid="verdict"><b>${esc(comparisonVerdict(c))}</b></p>
 <dl><dt>A</dt><dd>${sideLine(c.a)}</dd><dt>B</dt><dd>${sideLine(c.b)}</dd></dl>
 ${c.notes.map((n) => `<p><i>${esc(n)}</i></p>`).join('')}
+${
+  c.edition
+    ? `<h2>Editions</h2><ul data-testid="editions">${editionLines(c.edition)
+        .map((l) => `<li>${esc(l)}</li>`)
+        .join('')}</ul>`
+    : ''
+}
 <h2>1. Spec drift</h2>${drift}
 <h2>2. Verdicts per check</h2>${verdicts}
 <h2>3. Behaviour on the same requests</h2>${behaviour}

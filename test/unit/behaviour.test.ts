@@ -126,3 +126,36 @@ describe('compareRuns: behaviour', () => {
     ).toEqual([]);
   });
 });
+
+describe('compareRuns: what is not a behaviour difference', () => {
+  const tag = 'conformance-aaaa-1111';
+  const answer = (json: unknown, status = 200) =>
+    behaviourOf(
+      { method: 'POST', template: '/artifacts/filter', pathAndQuery: '/artifacts/filter', body: '{"sort":"KEY_ASC"}' },
+      { status, ms: 3, json },
+      tag,
+    );
+  const diff = (a: ReturnType<typeof answer>[], b: ReturnType<typeof answer>[]) =>
+    compareRuns({ label: 'A', behaviours: a }, { label: 'B', behaviours: b }).behaviour!.differences.map((d) => d.kind);
+
+  test('items tied on the sort key (nulls together at one end) in another order', () => {
+    const rows = [
+      { key: null, data: 'x' },
+      { key: null, data: 'y' },
+      { key: 'a', data: 'z' },
+      { key: 'b', data: 'w' },
+    ];
+    expect(diff([answer(rows)], [answer([rows[1], rows[0], rows[2], rows[3]])])).toEqual([]);
+    // Not tied: the keys themselves out of order.
+    expect(diff([answer(rows)], [answer([rows[0], rows[1], rows[3], rows[2]])])).toEqual(['order']);
+    // Nulls at both ends follow no order.
+    const scattered = [rows[0], rows[2], rows[3], rows[1]];
+    expect(diff([answer(rows)], [answer(scattered)])).toEqual(['order']);
+  });
+
+  test('the same request sent more often on one side, answered alike; a status only one side gave is a difference', () => {
+    expect(diff([answer([], 200)], [answer([], 200), answer([], 200)])).toEqual([]);
+    expect(diff([answer([], 200)], [answer([], 200), answer(null, 404)])).toEqual(['status']);
+    expect(diff([answer([], 200), answer(null, 404)], [answer([], 200), answer([], 200)])).toEqual(['status']);
+  });
+});

@@ -106,3 +106,87 @@ describe('a side of a comparison', () => {
     expect([c.a.target, c.b.target]).toEqual(['http://x/api (server 3.0.11)', 'http://x/api (server 3.4.25)']);
   });
 });
+
+describe('two editions of one release', () => {
+  const op = (key: string) => {
+    const [method, path] = key.split(' ');
+    return { method, path, exercised: true, reached2xx: true, requests: 1 };
+  };
+  const check = (operation: string, status: CheckResult['status'], message = '', id = 'contract.no-5xx') => ({
+    ...passed(message),
+    id,
+    check: id,
+    operation,
+    status,
+  });
+  const side = (release: string | undefined, operations: string[], checks: CheckResult[]) =>
+    resultsOf(checks, {
+      runTag: 'conformance-x-1',
+      operations: operations.map(op),
+      target: {
+        baseUrl: 'http://x/api',
+        openapi: '3.1.0',
+        apiVersion: '0',
+        profile: 'prefect',
+        ...(release ? { identity: { release: { version: release, from: 'GET /admin/version' } } } : { identity: {} }),
+      },
+    });
+  const local = side(
+    '3.8.8',
+    ['GET /admin/version', 'POST /flows/'],
+    [
+      check('GET /admin/version', 'passed'),
+      check(
+        'POST /flows/',
+        'skipped',
+        'no credentials configured (CONFORMANCE_API_KEY or CONFORMANCE_AUTH_STRING)',
+        'auth.required',
+      ),
+      check('POST /flows/', 'passed'),
+    ],
+  );
+  const hosted = side(
+    undefined,
+    ['POST /flows/'],
+    [check('POST /flows/', 'passed', 'answered 401', 'auth.required'), check('POST /flows/', 'passed')],
+  );
+  const drift = {
+    a: { operations: 2 },
+    b: { operations: 1 },
+    changes: [
+      {
+        operation: 'GET /admin/version',
+        where: 'GET /admin/version',
+        kind: 'operation removed' as const,
+        breaking: true,
+      },
+    ],
+  };
+
+  test('a route one side lacks is an edition difference, named, and not a regression', () => {
+    const c = compareRuns({ label: 'local', results: local }, { label: 'hosted', results: hosted }, drift);
+    expect(c.edition).toMatchObject({ onlyA: ['GET /admin/version'], onlyB: [], checksOnLacked: 1 });
+    expect(c.edition!.why).toMatch(/A runs release 3\.8\.8, and the release of B could not be read/);
+    expect(c.drift!.changes).toEqual([]);
+    expect(comparisonVerdict(c)).toMatch(/^NO REGRESSION: A lacks 0 route\(s\) B has, B lacks 1 A has/);
+    expect(compareMarkdown(c)).toContain('- B lacks 1 route(s) A has: GET /admin/version');
+  });
+
+  test('checks one side skipped for its configuration are counted apart, not listed as changes', () => {
+    const c = compareRuns({ label: 'local', results: local }, { label: 'hosted', results: hosted }, drift);
+    expect(c.verdicts!.changes).toEqual([]);
+    expect(c.edition!.configuration).toEqual([
+      { side: 'A', reason: 'no credentials configured (CONFORMANCE_API_KEY or CONFORMANCE_AUTH_STRING)', checks: 1 },
+    ]);
+  });
+
+  test('two releases, or two sides whose releases are unknown, are compared as releases: a route gone is breaking', () => {
+    for (const release of ['3.9.0', undefined]) {
+      const other = side(release, ['POST /flows/'], [check('POST /flows/', 'passed')]);
+      const a = release ? local : side(undefined, ['GET /admin/version', 'POST /flows/'], []);
+      const c = compareRuns({ label: 'A', results: a }, { label: 'B', results: other }, drift);
+      expect(c.edition).toBeUndefined();
+      expect(comparisonVerdict(c)).toMatch(/^REGRESSED: 1 breaking document change/);
+    }
+  });
+});

@@ -43,11 +43,14 @@ async function serving(
       end: Number.POSITIVE_INFINITY,
     };
     seen.push(served);
-    setTimeout(() => {
-      inFlight--;
-      served.end = performance.now();
-      res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
-    }, typeof pauseMs === 'number' ? pauseMs : pauseMs(n));
+    setTimeout(
+      () => {
+        inFlight--;
+        served.end = performance.now();
+        res.writeHead(status, { 'content-type': 'application/json' }).end('{}');
+      },
+      typeof pauseMs === 'number' ? pauseMs : pauseMs(n),
+    );
   });
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   const client = new HttpClient({
@@ -65,7 +68,10 @@ const get = (client: HttpClient) => client.send({ method: 'GET', template: '/x',
 describe('HttpClient under 503', () => {
   test('after a 503 the requests in flight halve; with answers that are not 503 they grow back to the limit', async () => {
     // Answer times of a near server, whose own work is most of them: no more in flight than the limit.
-    const { client, seen } = await serving((n) => n <= 4, (n) => (n % 8 === 0 ? 1 : 30));
+    const { client, seen } = await serving(
+      (n) => n <= 4,
+      (n) => (n % 8 === 0 ? 1 : 30),
+    );
     await Promise.all(Array.from({ length: 40 }, () => get(client)));
     const firstOk = seen.findIndex((s) => s.status === 200);
     // Right after the storm of four 503s, one request at a time (4 → 2 → 1 → 1 → 1).
@@ -76,7 +82,10 @@ describe('HttpClient under 503', () => {
   });
 
   test('a far server, whose answers are mostly the way there and back, gets more in flight than the limit', async () => {
-    const { client, seen } = await serving(() => false, (n) => 60 + (n % 4));
+    const { client, seen } = await serving(
+      () => false,
+      (n) => 60 + (n % 4),
+    );
     await Promise.all(Array.from({ length: 120 }, () => get(client)));
     expect(client.inFlightLimit).toBeGreaterThan(4);
     expect(Math.max(...seen.map((s) => s.inFlight))).toBeGreaterThan(4);
