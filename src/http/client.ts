@@ -180,8 +180,8 @@ export class HttpClient {
   private readonly isRead: (spec: RequestToSend) => boolean;
   /** When each request may start: --max-rate, and the rate limits the target answers 429 for (http/pacing.ts). */
   readonly pacing: Pacing;
-  /** Ends every wait for a turn when the run stops sending. */
-  private readonly stopped = new AbortController();
+  /** The waits for a turn now: each ends at once when the run stops sending. */
+  private readonly sleepers = new Set<() => void>();
 
   constructor(readonly options: ClientOptions) {
     this.isRead = options.isRead ?? safeMethod;
@@ -289,7 +289,7 @@ export class HttpClient {
   /** From now on every request is refused with SendingStopped (requests in flight finish). */
   stopSending(reason: string): void {
     this.stoppedBecause ??= reason;
-    this.stopped.abort();
+    for (const wake of this.sleepers) wake();
   }
 
   /**
@@ -427,16 +427,15 @@ export class HttpClient {
   }
 
   private async sleep(ms: number): Promise<void> {
-    const signal = this.stopped.signal;
-    if (!signal.aborted)
+    if (!this.stoppedBecause)
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, ms);
-        function done() {
+        const done = () => {
           clearTimeout(timer);
-          signal.removeEventListener('abort', done);
+          this.sleepers.delete(done);
           resolve();
-        }
-        signal.addEventListener('abort', done);
+        };
+        const timer = setTimeout(done, ms);
+        this.sleepers.add(done);
       });
     if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
   }

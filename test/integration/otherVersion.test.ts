@@ -23,7 +23,7 @@ describe(`a managed Prefect ${OTHER}`, () => {
     expect(r.target.serverVersion).toBe(OTHER);
     expect(r.baseline).toEqual({
       file: `fixtures/baselines/prefect-${OTHER}.json`,
-      why: `fixtures/baselines/prefect-${OTHER}.json (auto: the target is prefect ${OTHER})`,
+      why: `fixtures/baselines/prefect-${OTHER}.json (auto: the target is prefect ${OTHER} (the managed server))`,
     });
   });
 

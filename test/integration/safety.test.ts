@@ -1,49 +1,19 @@
 /**
- * Against a target that is not declared disposable: objects someone else made before the run survive,
- * destructive operations are skipped with a reason, and every object the run recorded is gone after.
+ * Against a target given by its URL and nothing else, not declared disposable: the suite finds its release
+ * and database, objects someone else made before the run survive, destructive operations are skipped with a
+ * reason, and every object the run recorded is gone after.
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
+import { changedCounts, countsOf, postJson } from '../support/collections.js';
 import { objectsLeft } from '../support/objectsLeft.js';
-import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
+import { readPin } from '../../src/managed/prefect.js';
+import { prefectBaseline, repoRoot, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
 
 const base = () => inject('prefectBaseUrl');
 
-async function post<T = Record<string, unknown>>(p: string, body: unknown): Promise<T> {
-  const res = await fetch(`${base()}${p}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(res.status, `POST ${p}`).toBeLessThan(300);
-  return (await res.json()) as T;
-}
-
-/**
- * How many objects each collection holds: by its count operation, else by paging its filter. The
- * collections are those of the served document (`POST /x/count`, `POST /x/filter`); events are the
- * server's own record of what happened, not objects a client makes.
- */
-async function collectionCounts(): Promise<Record<string, number>> {
-  const doc = (await (await fetch(`${base()}/openapi.json`)).json()) as { paths: Record<string, { post?: object }> };
-  const posts = Object.keys(doc.paths).filter((p) => doc.paths[p].post);
-  const counts: Record<string, number> = {};
-  for (const p of posts) {
-    const m = p.match(/^((?:\/v2)?\/[a-z_]+)\/(count|filter)$/);
-    if (!m || m[1] === '/events' || (m[2] === 'filter' && posts.includes(`${m[1]}/count`))) continue;
-    if (m[2] === 'count') counts[m[1]] = await post<number>(p, {});
-    else {
-      let n = 0;
-      for (;;) {
-        const page = await post<unknown[]>(p, { limit: 200, offset: n });
-        n += page.length;
-        if (page.length < 200) break;
-      }
-      counts[m[1]] = n;
-    }
-  }
-  return counts;
-}
+const post = <T = Record<string, unknown>>(p: string, body: unknown) => postJson<T>(base(), p, body);
+const collectionCounts = () => countsOf(base());
 
 const foreign: Record<string, string> = {};
 let before: Record<string, number>;
@@ -59,14 +29,21 @@ beforeAll(async () => {
   foreign['/variables/'] = String((await post('/variables/', { name: 'someone_elses_variable', value: 1 })).id);
   foreign['/artifacts/'] = String((await post('/artifacts/', { type: 'markdown', data: 'someone else' })).id);
   before = await collectionCounts();
-  run = await runCli([], {
-    CONFORMANCE_BASE_URL: base(),
-    CONFORMANCE_BASELINE: prefectBaseline,
-    CONFORMANCE_TARGET_LABEL: sqliteLabel,
-  });
+  // As a user points it at their server: the URL and nothing else (the baseline and the database found).
+  run = await runCli([], { CONFORMANCE_BASE_URL: base() });
 });
 
 describe('a run against a shared (non-disposable) target', () => {
+  test("finds the target's release and database, and applies that release's baseline", () => {
+    const target = run.results!.target;
+    expect(target.identity).toMatchObject({
+      release: { version: readPin().prefect, from: 'GET /admin/version' },
+      database: { name: 'sqlite', how: expect.stringMatching(/^POST \/block_types\/filter with like_ "\\e"/) },
+    });
+    expect(target.label).toBe(sqliteLabel);
+    expect(run.results!.baseline!.file).toBe(path.relative(repoRoot, prefectBaseline));
+  });
+
   test('passes, with destructive operations skipped and their reason given', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
@@ -93,10 +70,7 @@ describe('a run against a shared (non-disposable) target', () => {
     const after = await collectionCounts();
     expect(Object.keys(after).length).toBeGreaterThan(15);
     const named = new Set(run.results!.cleanup!.notDeletable.map((o) => o.collection));
-    const changed = Object.keys(before)
-      .filter((c) => after[c] !== before[c] && !named.has(c))
-      .map((c) => `${c}: ${before[c]} → ${after[c]}`);
-    expect(changed).toEqual([]);
+    expect(changedCounts(before, after, named)).toEqual([]);
   });
 
   test('no flow, flow run or deployment carrying the run tag is left', async () => {
