@@ -88,6 +88,8 @@ interface LimitGroup {
   changedAt: number;
   /** When the group last met a 429. */
   limitedAt: number;
+  /** The pace its first 429 set: it is never lowered under half of it (see `answered`). */
+  firstRate?: number;
 }
 
 interface FamilyPace {
@@ -219,7 +221,11 @@ export class Pacing {
     // A 429 outside a pause, or a family that joins the group (it spent the group's budget too): the group
     // was sent faster than its limit. Its pace becomes a little under the rate its answers were accepted at
     // just before (the limit's own rate, once its budget was spent).
-    g.rate = Math.max(0.1, this.acceptedRate(g, now) * DECREASE);
+    // Never under half the pace the first 429 set: a server that refuses a share of requests whatever their
+    // rate (a throttle, not a limit) would otherwise have the pace fall with every 429, towards nothing.
+    const measured = Math.max(0.1, this.acceptedRate(g, now) * DECREASE);
+    g.firstRate ??= measured;
+    g.rate = Math.max(measured, g.firstRate / 2);
     g.changedAt = now;
   }
 

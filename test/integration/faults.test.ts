@@ -135,6 +135,28 @@ describe('target faults', () => {
     expect(html).toContain('declared JSON does not parse');
   });
 
+  test('a server that throttles (every 20th request answered 429, Retry-After: 1) is waited for, never judged', async () => {
+    let n = 0;
+    const throttle: Mutant = {
+      id: 'throttle',
+      breaks: 'nothing: a conforming server at its rate limit',
+      onRequest: (req) =>
+        ++n % 20 === 0
+          ? {
+              status: 429,
+              headers: { 'content-type': 'application/json', 'retry-after': '1' },
+              body: json.body({ detail: 'Too many requests' }),
+            }
+          : req,
+    };
+    const run = await runWith(throttle, '^(GET|PATCH|DELETE) /flows/\\{id\\}$');
+    expect(run.stderr).toBe('');
+    expect(run.results!.checks.filter((c) => c.status === 'failed')).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(run.results!.timing!.pacing!.rateLimited).toBeGreaterThanOrEqual(3);
+    expect(run.results!.cleanup!.failed).toEqual([]);
+  });
+
   test('a storm of 503s is retried a bounded number of times, then reported', async () => {
     const storm: Mutant = {
       id: 'storm',

@@ -91,12 +91,24 @@ describe('pacing', () => {
     accept(30, 10);
     pacing.answered('/task_runs/', 429, {});
     expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(25, 0);
-    accept(12, 12);
+    accept(18, 12);
     pacing.answered('/task_runs/', 429, { 'retry-after': '1' });
-    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(10, 0);
+    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(15, 0);
     c.advance(60_000);
     pacing.answered('/task_runs/', 200, {});
-    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(10 * 1.01 ** 60, 0);
+    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(15 * 1.01 ** 60, 0);
+  });
+
+  test('a server that refuses a share of requests whatever their rate never brings the pace under half the first', () => {
+    const c = clock();
+    const pacing = new Pacing({ now: c.now });
+    let first: number | undefined;
+    for (let n = 1; n <= 2000; n++) {
+      c.advance(Math.max(pacing.turn('/flows/'), 0) + 10);
+      pacing.answered('/flows/', n % 20 === 0 ? 429 : 200, n % 20 === 0 ? { 'retry-after': '1' } : {});
+      first ??= pacing.summary().byFamily.flows?.rate;
+    }
+    expect(pacing.summary().byFamily.flows.rate).toBeGreaterThanOrEqual(first! / 2);
   });
 
   test('families limited within a minute of each other share one pace; one limited later has its own', () => {
