@@ -68,7 +68,7 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     value: 'file|auto|none',
     type: 'string',
     description:
-      "the known deviations to report as xfail, not failed; auto: the suite's baseline for the target's reported version (fixtures/baselines/<profile>-<version>.json), managed or by URL",
+      "the known deviations to report as xfail, not failed; auto: the suite's baseline for the target's release (fixtures/baselines/<profile>-<release>.json, or the nearest of its minor), managed or by URL",
     default: 'auto',
   },
   {

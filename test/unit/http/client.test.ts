@@ -12,6 +12,18 @@ afterEach(async () => {
   await new Promise((r) => server?.close(r));
 });
 
+/** The server listening on a free port, and a client of it (4 at a time, nothing redacted). */
+async function clientOf(listening: Server, options: Partial<ClientOptions> = {}): Promise<HttpClient> {
+  await new Promise<void>((r) => listening.listen(0, '127.0.0.1', r));
+  return new HttpClient({
+    baseUrl: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`,
+    timeoutMs: 5000,
+    concurrency: 4,
+    redactor: new Redactor([]),
+    ...options,
+  });
+}
+
 /** A server that answers after a pause, 503 while `busy()` says so, and records how many requests it held at once. */
 async function serving(
   busy: (n: number, path: string) => boolean,
@@ -52,14 +64,7 @@ async function serving(
       typeof pauseMs === 'number' ? pauseMs : pauseMs(n),
     );
   });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  const client = new HttpClient({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    timeoutMs: 5000,
-    concurrency: 4,
-    redactor: new Redactor([]),
-    ...options,
-  });
+  const client = await clientOf(server, options);
   return { client, seen };
 }
 
@@ -269,14 +274,7 @@ async function limiting(limited: (n: number) => boolean, headers: Record<string,
       res.writeHead(429, { 'content-type': 'application/json', ...headers }).end('{"detail":"slow down"}');
     else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
-  await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-  const client = new HttpClient({
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    timeoutMs: 5000,
-    concurrency: 4,
-    redactor: new Redactor([]),
-  });
-  return { client, at };
+  return { client: await clientOf(server), at };
 }
 
 describe('HttpClient and rate limits (429)', () => {
