@@ -113,7 +113,9 @@ export interface CleanupPass {
  */
 function parentsOf(entries: LedgerEntry[]): number[][] {
   const byId = new Map<string, number[]>();
-  entries.forEach((e, i) => byId.set(e.id, [...(byId.get(e.id) ?? []), i]));
+  entries.forEach((e, i) => {
+    byId.set(e.id, [...(byId.get(e.id) ?? []), i]);
+  });
   return entries.map((e, i) => {
     const named = new Set([...(e.refs ?? []), ...(e.deletePath?.split('/') ?? []).filter((s) => s !== e.id)]);
     return [...named].flatMap((id) => byId.get(id) ?? []).filter((p) => p !== i);
