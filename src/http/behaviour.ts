@@ -141,20 +141,30 @@ export function behaviourOf(
   return b;
 }
 
-/** Whether a sequence of a field's values is in order by `key`, its nulls (if any) together at one end. */
-function inOrder(values: unknown[], key: (v: string | number | boolean) => number | string, sign: 1 | -1): boolean {
+/**
+ * Whether a sequence of a field's values is in order by `key`, its nulls (if any) together at one end: the
+ * order's name (`asc`, `asc nulls first`, `asc nulls last`), or undefined. Where the nulls go is part of the
+ * name: SQLite puts them first ascending, PostgreSQL last, and that is a difference of behaviour.
+ */
+function orderOf(
+  values: unknown[],
+  key: (v: string | number | boolean) => number | string,
+  sign: 1 | -1,
+): string | undefined {
   const firstValue = values.findIndex((v) => v !== null);
   const lastValue = values.length - 1 - [...values].reverse().findIndex((v) => v !== null);
-  const nullsAtOneEnd = firstValue === 0 || lastValue === values.length - 1;
-  if (firstValue < 0 || !nullsAtOneEnd || values.slice(firstValue, lastValue + 1).includes(null)) return false;
+  const nulls = firstValue > 0 ? ' nulls first' : lastValue < values.length - 1 ? ' nulls last' : '';
+  if (firstValue < 0 || (firstValue > 0 && lastValue < values.length - 1)) return undefined;
+  if (values.slice(firstValue, lastValue + 1).includes(null)) return undefined;
   const seq = values.slice(firstValue, lastValue + 1).map((v) => key(v as string | number | boolean));
-  if (new Set(seq).size < 2) return false;
-  return seq.every((v, i) => i === 0 || sign * (v < seq[i - 1] ? -1 : v > seq[i - 1] ? 1 : 0) >= 0);
+  if (new Set(seq).size < 2) return undefined;
+  const ordered = seq.every((v, i) => i === 0 || sign * (v < seq[i - 1] ? -1 : v > seq[i - 1] ? 1 : 0) >= 0);
+  return ordered ? `${sign === 1 ? 'asc' : 'desc'}${nulls}` : undefined;
 }
 
 /**
- * The fields the served order follows, as "field:asc" or "field:desc": a masked field (an identifier, a time),
- * or a plain scalar field whose values differ. Items tied on a sort key come in any order; two runs whose
+ * The fields the served order follows, as "field:asc" or "field:desc" (with where its nulls are): a masked
+ * field (an identifier, a time), or a plain scalar field whose values differ. Items tied on a sort key come in any order; two runs whose
  * orders both follow the same field differ in the order of ties, or of masked values, not in behaviour.
  */
 function maskedOrders(items: unknown[]): string[] {
@@ -168,8 +178,10 @@ function maskedOrders(items: unknown[]): string[] {
     // Times compare as instants; identifiers as the strings the server sorted; the rest as served.
     const key = (v: string | number | boolean) =>
       typeof v !== 'string' ? Number(v) : UUID_ONLY.test(v) ? v.toLowerCase() : masked(v) !== v ? Date.parse(v) : v;
-    if (inOrder(values, key, 1)) out.push(`${field}:asc`);
-    if (inOrder(values, key, -1)) out.push(`${field}:desc`);
+    for (const sign of [1, -1] as const) {
+      const order = orderOf(values, key, sign);
+      if (order) out.push(`${field}:${order}`);
+    }
   }
   return out;
 }

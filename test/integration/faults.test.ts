@@ -174,7 +174,8 @@ describe('target faults', () => {
 
   test('a target too slow to delete from: cleanup stops at its time, lists what it left, and the run fails', async () => {
     // Only creates are selected, so every DELETE is cleanup's; each waits 6 s, and cleanup has the deadline's 10 s:
-    // two of the run's four or more objects are deleted, the rest are not sent for.
+    // it deletes side by side what names nothing else (4 at a time), so two rounds of the run's dozen or more
+    // objects are deleted, the rest are not sent for.
     const slowDeletes: Mutant = {
       id: 'slow-deletes',
       breaks: 'every DELETE is answered after 6 s',
@@ -188,7 +189,7 @@ describe('target faults', () => {
       CONFORMANCE_BASE_URL: proxy.baseUrl,
       CONFORMANCE_OPERATIONS: '^POST /flows/$',
       CONFORMANCE_DEADLINE: '10',
-      CONFORMANCE_RUNS: '2',
+      CONFORMANCE_RUNS: '12',
       CONFORMANCE_BASELINE: prefectBaseline,
       CONFORMANCE_TARGET_LABEL: sqliteLabel,
     });

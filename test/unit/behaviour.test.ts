@@ -151,6 +151,8 @@ describe('compareRuns: what is not a behaviour difference', () => {
     // Nulls at both ends follow no order.
     const scattered = [rows[0], rows[2], rows[3], rows[1]];
     expect(diff([answer(rows)], [answer(scattered)])).toEqual(['order']);
+    // Nulls last rather than first (PostgreSQL against SQLite) is a difference.
+    expect(diff([answer(rows)], [answer([rows[2], rows[3], rows[0], rows[1]])])).toEqual(['order']);
   });
 
   test('the same request sent more often on one side, answered alike; a status only one side gave is a difference', () => {
