@@ -1,10 +1,11 @@
 /**
  * How far away the target is, from its answer times: the fastest answer of the last few hundred is the round
- * trip with no work (the network, a gateway), and the mean is the round trip with the server's work and queue.
- * Their ratio says how many requests can be in flight for each the server works on: about 1 for a local
- * server (a 1 ms floor under a 10 ms mean), about 12 for one 100 ms away that works 8 ms a request. The client
- * keeps `concurrency` requests at the server (its `--concurrency` means that), so it keeps `concurrency × factor`
- * in flight: latency hidden, not paid, and a busy server's rising mean brings the factor down again.
+ * trip with no work (the network, a gateway), and the median is the round trip of a typical request with the
+ * server's work and queue. Their ratio says how many requests can be in flight for each the server works on:
+ * about 1 for a local server (a 1 ms floor under a 5 ms median), about 12 for one 100 ms away that works 8 ms
+ * a request. The client keeps `concurrency` requests at the server (its `--concurrency` means that), so it
+ * keeps `concurrency × factor` in flight: latency hidden, not paid, and a busy server's rising median brings
+ * the factor down again. The median, not the mean: a few slow writes (SQLite's lock) say nothing of distance.
  */
 
 /** Answer times remembered. */
@@ -13,24 +14,27 @@ const WINDOW = 256;
 const SETTLED = 32;
 /** The most requests kept in flight for each the server works on. */
 export const MAX_OVERLAP = 8;
+/** Below this the target is near: its work is most of each answer, and the factor stays 1. */
+const NEAR = 2;
 
 export class Overlap {
   private readonly times: number[] = [];
-  private sum = 0;
-  /** Requests in flight for each at the server: the mean answer time over the part of it that is the server's. */
+  private seen = 0;
+  /** Requests in flight for each at the server: the median answer time over the part of it that is the server's. */
   factor = 1;
 
   /** An answer's time (ms), of a request the server served (not refused for load or rate: they say nothing of distance). */
   observe(ms: number): void {
     this.times.push(ms);
-    this.sum += ms;
-    if (this.times.length > WINDOW) this.sum -= this.times.shift()!;
-    if (this.times.length < SETTLED) return;
-    const mean = this.sum / this.times.length;
-    const floor = Math.min(...this.times);
-    // The server's part is never taken as less than a tenth of the mean: a target that answers everything in
-    // the same time is far, not idle.
-    const serverPart = Math.max(mean - floor, mean / 10);
-    this.factor = Math.min(MAX_OVERLAP, Math.max(1, mean / serverPart));
+    if (this.times.length > WINDOW) this.times.shift();
+    // Sorting the window is cheap, but not needed for every answer.
+    if (++this.seen < SETTLED || this.seen % 8 !== 0) return;
+    const sorted = [...this.times].sort((a, b) => a - b);
+    const median = sorted[sorted.length >> 1];
+    // The server's part is never taken as less than a tenth of the median: a target that answers everything
+    // in the same time is far, not idle.
+    const serverPart = Math.max(median - sorted[0], median / 10);
+    const factor = median / Math.max(serverPart, Number.EPSILON);
+    this.factor = factor < NEAR ? 1 : Math.min(MAX_OVERLAP, factor);
   }
 }
