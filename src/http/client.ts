@@ -301,12 +301,17 @@ export class HttpClient {
     this.quietAfter = { at, reason };
   }
 
+  /** Whether requests are now answered with no answer, not sent (answerNothingAfter). */
+  private quietNow(): boolean {
+    return this.quietAfter !== undefined && Date.now() >= this.quietAfter.at;
+  }
+
   async send(spec: RequestToSend): Promise<Exchange> {
     if (this.options.readOnly && !this.isRead(spec))
       throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
     if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
     let exchange: Exchange;
-    if (this.quietAfter && Date.now() >= this.quietAfter.at) exchange = this.notSent(spec, this.quietAfter.reason);
+    if (this.quietNow()) exchange = this.notSent(spec, this.quietAfter!.reason);
     else if (this.down && Date.now() - this.lastProbe < 1000)
       exchange = this.notSent(
         spec,
@@ -375,12 +380,19 @@ export class HttpClient {
     for (;;) {
       attempt++;
       await this.paced(spec);
-      if (this.quietAfter && Date.now() >= this.quietAfter.at) return this.notSent(spec, this.quietAfter.reason);
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
       // wait for the fewer slots there are. After two 503s the request goes alone: if the server refused it
       // for a lock other requests held (Prefect on SQLite), it now has no rival.
       const alone = earlier.filter((status) => status === 503).length >= 2;
-      const exchange = await this.slot(() => this.sendOnce(spec, attempt, freshConnection), alone, write);
+      // The time is looked at again once the request has its slot: many wait for one side by side (cleanup's
+      // deletes), and a request whose turn came after the time ran out is not sent.
+      const exchange = await this.slot(
+        async () =>
+          this.quietNow() ? this.notSent(spec, this.quietAfter!.reason) : this.sendOnce(spec, attempt, freshConnection),
+        alone,
+        write,
+      );
+      if (exchange.attempts === 0) return exchange;
       this.adjustLimit(exchange);
       this.pacing.answered(spec.path, exchange.status, exchange.responseHeaders);
       const started = performance.now() - exchange.ms;

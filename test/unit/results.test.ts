@@ -6,6 +6,8 @@ import {
   type CheckResult,
   exitCodeOf,
   gateVerdict,
+  identityFacts,
+  identityLines,
   latencyBySender,
   reasonsNothingCounts,
   timeTaken,
@@ -198,5 +200,63 @@ describe('the HTML report', () => {
     // Two skips whose reasons differ only in an id are one group.
     expect(html).toMatch(/<td class="n">2<\/td><td>prerequisite missing: N for &lt;id&gt;<\/td>/);
     expect(html).toContain('9.9.9 (reported by GET /admin/version) · 0.1 (reported by GET /version)');
+  });
+});
+
+describe('what every report says of the target beyond its document', () => {
+  const target = { baseUrl: 'http://x/api', openapi: '3.1.0', apiVersion: '0', profile: 'prefect' };
+  const xfail = (conditional?: string): CheckResult => ({
+    ...result('xfail'),
+    baseline: { reason: 'r', excused: [{ kind: 'server-error', key: '500 generated' }], notShown: [], conditional },
+  });
+
+  test('the release and the database as found, and the known deviations that may not hold there', () => {
+    const either = "either-database: holds on sqlite, and the target's database could not be told";
+    const passedWithUnconfirmed: CheckResult = {
+      ...result('passed'),
+      baseline: {
+        reason: 'r',
+        excused: [],
+        notShown: [],
+        unconfirmed: [{ kind: 'server-error', key: '500 generated', conditional: either }],
+      },
+    };
+    const r = resultsOf([xfail(either), xfail(either), xfail(), passedWithUnconfirmed], {
+      target: { ...target, identity: { database: { how: 'the database could not be told: no name to filter by' } } },
+    });
+    expect(identityFacts(r)).toEqual([
+      ['release', 'not read (no GET /admin/version, no --server-version)'],
+      ['database', 'unknown (the database could not be told: no name to filter by)'],
+      ['baseline note', `2 known deviation(s) excused by entries that may not hold here (${either})`],
+      ['baseline note', '1 entr(ies) that may not hold here did not show: reported, not gated'],
+    ]);
+    const managed = resultsOf([], {
+      target: { ...target, identity: { release: { version: '3.8.8', from: 'the managed server' } } },
+    });
+    expect(identityFacts(managed)).toEqual([['release', '3.8.8 (the managed server)']]);
+    expect(identityFacts(resultsOf([]))).toEqual([]);
+  });
+
+  test("the target's rate limits, where the run met them, in the reports' lines and on page one", () => {
+    const timing = {
+      suitesStartedAt: '',
+      timeBox: { kind: 'deadline', seconds: 1800 },
+      latency: {},
+      pacing: {
+        rateLimited: 7,
+        waitedMs: 12_340,
+        byFamily: { flows: { rateLimited: 7, waitedMs: 12_340, rate: 31.5 } },
+      },
+    } satisfies Timing;
+    const r = resultsOf([result('passed')], { timing });
+    expect(identityLines(r)).toEqual([
+      'rate limits: 7 answer(s) 429, sent again once allowed and never judged: flows 7 (paced at 31.5/s); 12.3 s waited in all, over requests',
+    ]);
+    expect(htmlReport(r)).toContain('flows 7 (paced at 31.5/s)');
+    expect(
+      identityLines(
+        resultsOf([result('passed')], { timing: { ...timing, pacing: { rateLimited: 0, waitedMs: 0, byFamily: {} } } }),
+      ),
+    ).toEqual([]);
   });
 });

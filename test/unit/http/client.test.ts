@@ -241,6 +241,17 @@ describe('HttpClient.answerNothingAfter', () => {
   });
 });
 
+describe('HttpClient.answerNothingAfter, with requests waiting for a slot', () => {
+  test('a request whose slot comes after the time ran out is not sent, though it was asked for before', async () => {
+    const { client, seen } = await serving(() => false, 100);
+    client.answerNothingAfter(Date.now() + 150, "cleanup's time ran out");
+    const answers = await Promise.all(Array.from({ length: 12 }, () => get(client)));
+    expect(seen).toHaveLength(8);
+    expect(answers.filter((a) => a.error === "not sent: cleanup's time ran out")).toHaveLength(4);
+    await client.close();
+  });
+});
+
 describe('HttpClient.curl', () => {
   const exchange = {
     method: 'POST',
