@@ -243,7 +243,13 @@ function editionsWhy(a: Results, b: Results): string | undefined {
 /** A skip that says the run was configured so (no credentials, not disposable, read-only), not the target. */
 const CONFIGURATION_SKIP = /no credentials configured|CONFORMANCE_DISPOSABLE_TARGET|read-only mode/;
 
-function editionDifferences(a: Results, b: Results, why: string, verdicts: NonNullable<Comparison['verdicts']>) {
+/** The editions' differences, and the verdict changes left to list once they are set apart. */
+function editionDifferences(
+  a: Results,
+  b: Results,
+  why: string,
+  changes: VerdictChange[],
+): { edition: EditionDifferences; changes: VerdictChange[] } {
   const ops = (r: Results) => new Set(r.operations.map((o) => `${o.method} ${o.path}`));
   const [opsA, opsB] = [ops(a), ops(b)];
   const onlyA = [...opsA].filter((o) => !opsB.has(o)).sort();
@@ -252,7 +258,7 @@ function editionDifferences(a: Results, b: Results, why: string, verdicts: NonNu
   const configuration = new Map<string, { side: 'A' | 'B'; reason: string; checks: number }>();
   const kept: VerdictChange[] = [];
   let checksOnLacked = 0;
-  for (const v of verdicts.changes) {
+  for (const v of changes) {
     if ((v.kind === 'only in A' || v.kind === 'only in B') && lacked.has(v.operation)) {
       checksOnLacked++;
       continue;
@@ -273,8 +279,10 @@ function editionDifferences(a: Results, b: Results, why: string, verdicts: NonNu
     }
     kept.push(v);
   }
-  verdicts.changes = kept;
-  return { why, onlyA, onlyB, checksOnLacked, configuration: [...configuration.values()] };
+  return {
+    edition: { why, onlyA, onlyB, checksOnLacked, configuration: [...configuration.values()] },
+    changes: kept,
+  };
 }
 
 export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift): Comparison {
@@ -296,7 +304,9 @@ export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift)
     );
   if (!drift) notes.push('spec drift: needs the OpenAPI document of both sides');
   const why = a.results && b.results ? editionsWhy(a.results, b.results) : undefined;
-  const edition = why && verdicts ? editionDifferences(a.results!, b.results!, why, verdicts) : undefined;
+  const editions = why && verdicts ? editionDifferences(a.results!, b.results!, why, verdicts.changes) : undefined;
+  const edition = editions?.edition;
+  const listed = editions && verdicts ? { ...verdicts, changes: editions.changes } : verdicts;
   // Between editions, a route one side lacks is their difference, not a change of the other's document.
   const lacked = new Set([...(edition?.onlyA ?? []), ...(edition?.onlyB ?? [])]);
   const shownDrift =
@@ -308,7 +318,7 @@ export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift)
           ),
         }
       : drift;
-  return { a: describe(a), b: describe(b), edition, drift: shownDrift, verdicts, behaviour, notes };
+  return { a: describe(a), b: describe(b), edition, drift: shownDrift, verdicts: listed, behaviour, notes };
 }
 
 /** The comparison's verdict in one line, the first thing compare.md and compare.html say. */
