@@ -5,6 +5,7 @@
 import { SendingStopped } from '../http/client.js';
 import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
+import { drawsOf, SentAhead } from '../cases/sentAhead.js';
 import { filterBodyArbitrary, filterCases, noFilterCase } from '../cases/filters.js';
 import type { Obj } from '../model/oracle.js';
 import { micros } from '../model/profiles/operators.js';
@@ -72,33 +73,47 @@ export const aggregatesChecks = [
       let shown: Verdict | undefined;
       const { seed, runs } = ctx.settings;
       const counts = new JudgedOnce<boolean>();
-      const result = await fc.check(
-        fc.asyncProperty(filterBodyArbitrary(model, cases), ({ body }) => {
-          // ANDed with the run's ids: a count over a shared workspace then counts only the run's objects.
-          const sent = scoped(body, key, q.ids(key), false);
-          // The run ends at the first failure, so an outcome reused is a filter whose count agreed.
-          return counts.outcome(JSON.stringify(sent), async () => {
-            const filtered = await q.query(model.op, sent);
-            const { limit: _limit, ...countBody } = sent;
-            const counted = await ctx.send({ method: 'POST', template: op.path, path: op.path, json: countBody });
-            if (!is2xx(counted) || !is2xx(filtered.exchange)) return true; // the contract checks report those
-            const size = (filtered.exchange.json as Obj[]).length;
-            if (counted.json === size) return true;
-            shown = fail(
-              'aggregate.mismatch',
-              'count',
-              `count ${JSON.stringify(counted.json)}, filter ${size} for ${JSON.stringify(countBody)}`,
-              [counted, filtered.exchange],
-              {
-                count: counted.json,
-                filtered: size,
-              },
-            );
-            return false;
-          });
+      // ANDed with the run's ids: a count over a shared workspace then counts only the run's objects.
+      const sentOf = (body: Obj) => scoped(body, key, q.ids(key), false);
+      const countBodyOf = ({ limit: _limit, ...countBody }: Obj) => countBody;
+      /** The filter's answer and the count's, asked side by side. */
+      const ask = (sent: Obj) =>
+        Promise.all([
+          q.query(model.op, sent),
+          ctx.send({ method: 'POST', template: op.path, path: op.path, json: countBodyOf(sent) }),
+        ]);
+      const filters = filterBodyArbitrary(model, cases);
+      const property = fc.asyncProperty(filters, ({ body }) => {
+        const sent = sentOf(body);
+        const asked = JSON.stringify(sent);
+        // The run ends at the first failure, so an outcome reused is a filter whose count agreed.
+        return counts.outcome(asked, async () => {
+          const [filtered, counted] = await ahead.answer(asked, () => ask(sent));
+          if (!is2xx(counted) || !is2xx(filtered.exchange)) return true; // the contract checks report those
+          const size = (filtered.exchange.json as Obj[]).length;
+          if (counted.json === size) return true;
+          shown = fail(
+            'aggregate.mismatch',
+            'count',
+            `count ${JSON.stringify(counted.json)}, filter ${size} for ${JSON.stringify(countBodyOf(sent))}`,
+            [counted, filtered.exchange],
+            {
+              count: counted.json,
+              filtered: size,
+            },
+          );
+          return false;
+        });
+      });
+      const params = { seed, numRuns: runs, endOnFailure: true };
+      // The draws' filters and counts, asked side by side before the property judges them one by one.
+      const ahead = new SentAhead(
+        drawsOf([filters], params).map(([{ body }]) => {
+          const sent = sentOf(body);
+          return { key: JSON.stringify(sent), send: () => ask(sent) };
         }),
-        { seed, numRuns: runs, endOnFailure: true },
       );
+      const result = await fc.check(property, params);
       // The time box stopped sending mid-property: not run, never a counterexample.
       if (result.errorInstance instanceof SendingStopped) throw result.errorInstance;
       return result.failed

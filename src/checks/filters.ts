@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
+import { drawsOf, SentAhead } from '../cases/sentAhead.js';
 import { bodyOf, filterBodyArbitrary, filterCases, noFilterCase, tripleOf, type Criterion } from '../cases/filters.js';
 import { SendingStopped, type Exchange } from '../http/client.js';
 import { evaluate, Unsupported, withReading, type FilterSemantics, type Obj } from '../model/oracle.js';
@@ -64,6 +65,7 @@ export const filtersChecks = [
       );
       const { runs, seed } = ctx.settings;
       let budget = examples.length + runs * 3 + 40;
+      const agreed = new JudgedOnce<Mismatch | undefined>();
       /** The server's answer to a filter, against the oracle's: undefined when they agree. */
       const compare = async (
         body: Obj,
@@ -73,7 +75,7 @@ export const filtersChecks = [
       ): Promise<Mismatch | undefined> => {
         if (budget-- <= 0) return undefined;
         for (const c of criteria) ctx.noteFilterCoverage(tripleOf(c), { checked: 1 });
-        const { exchange, ids } = await q.query(op, sent);
+        const { exchange, ids } = await ahead.answer(JSON.stringify(sent), () => q.query(op, sent));
         const same = (oracle: Set<string>) => ids.length === oracle.size && ids.every((id) => oracle.has(id));
         if (is2xx(exchange) && same(expected)) return undefined;
         // An empty pattern means what the implementation makes of it: either reading agrees, and is reported.
@@ -97,24 +99,37 @@ export const filtersChecks = [
         }
         return { body: sent, criteria, server: is2xx(exchange) ? ids : [], oracle: expected, exchange };
       };
-      // A filter drawn again (or met again while shrinking) is judged by its first answer, not sent twice.
-      const agreed = new JudgedOnce<Mismatch | undefined>();
-      const result = await fc.check(
-        fc.asyncProperty(filterBodyArbitrary(model, cases), async ({ body, criteria, or }) => {
-          let expected: Set<string>;
-          try {
-            expected = evaluate(model, q.semantics, q.built.corpus, body);
-          } catch (e) {
-            if (e instanceof Unsupported) return true;
-            throw e;
-          }
+      /** A drawn filter as sent, with the oracle's answer; undefined for a filter the oracle cannot evaluate. */
+      const queryOf = ({ body, or }: { body: Obj; or: boolean }) => {
+        try {
+          const expected = evaluate(model, q.semantics, q.built.corpus, body);
           const sent = scoped(body, key, q.ids(key), or);
-          const mismatch = await agreed.outcome(JSON.stringify(sent), () => compare(body, sent, criteria, expected));
-          if (mismatch) last = mismatch;
-          return !mismatch;
+          return { sent, expected, key: JSON.stringify(sent) };
+        } catch (e) {
+          if (e instanceof Unsupported) return undefined;
+          throw e;
+        }
+      };
+      const filters = filterBodyArbitrary(model, cases);
+      const property = fc.asyncProperty(filters, async (drawn) => {
+        const query = queryOf(drawn);
+        if (!query) return true;
+        const mismatch = await agreed.outcome(query.key, () =>
+          compare(drawn.body, query.sent, drawn.criteria, query.expected),
+        );
+        if (mismatch) last = mismatch;
+        return !mismatch;
+      });
+      const params = { seed, numRuns: examples.length + runs * 3, examples, endOnFailure: false };
+      // The draws' filters, sent side by side before the property judges them one by one.
+      const ahead = new SentAhead(
+        drawsOf([filters], params).map(([drawn]) => {
+          const query = queryOf(drawn);
+          return query && { key: query.key, send: () => q.query(op, query.sent) };
         }),
-        { seed, numRuns: examples.length + runs * 3, examples, endOnFailure: false },
       );
+      // A filter drawn again (or met again while shrinking) is judged by its first answer, not sent twice.
+      const result = await fc.check(property, params);
       // The time box stopped sending mid-property: not run, never a counterexample; unless a mismatch was
       // already seen (then stopped while shrinking): that failure stands, unshrunk, without a replay path.
       const stopped = result.errorInstance instanceof SendingStopped;

@@ -6,6 +6,7 @@
 import { SendingStopped } from '../http/client.js';
 import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
+import { drawsOf, SentAhead } from '../cases/sentAhead.js';
 import type { Obj } from '../model/oracle.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
@@ -48,25 +49,34 @@ export const paginationChecks = [
       let shown: Verdict | undefined;
       const { seed, runs } = ctx.settings;
       const windows = new JudgedOnce<boolean>();
-      const result = await fc.check(
-        fc.asyncProperty(fc.integer({ min: 1, max: n + 1 }), fc.integer({ min: 0, max: n + 1 }), (limit, offset) =>
-          // The run ends at the first failure, so an outcome reused is a window that agreed.
-          windows.outcome(`${limit} ${offset}`, async () => {
-            const { exchange, ids } = await q.query(op, { ...base, limit, offset });
-            const expected = full.ids.slice(offset, offset + limit);
-            if (JSON.stringify(ids) === JSON.stringify(expected)) return true;
-            shown = fail(
-              'aggregate.mismatch',
-              'window',
-              `limit ${limit}, offset ${offset}: ${JSON.stringify(ids)}; the window is ${JSON.stringify(expected)}`,
-              [exchange, full.exchange],
-              { limit, offset },
-            );
-            return false;
-          }),
-        ),
-        { seed, numRuns: runs, endOnFailure: true },
+      const windowOf = (limit: number, offset: number) => q.query(op, { ...base, limit, offset });
+      const limits = fc.integer({ min: 1, max: n + 1 });
+      const offsets = fc.integer({ min: 0, max: n + 1 });
+      const property = fc.asyncProperty(limits, offsets, (limit, offset) =>
+        // The run ends at the first failure, so an outcome reused is a window that agreed.
+        windows.outcome(`${limit} ${offset}`, async () => {
+          const { exchange, ids } = await ahead.answer(`${limit} ${offset}`, () => windowOf(limit, offset));
+          const expected = full.ids.slice(offset, offset + limit);
+          if (JSON.stringify(ids) === JSON.stringify(expected)) return true;
+          shown = fail(
+            'aggregate.mismatch',
+            'window',
+            `limit ${limit}, offset ${offset}: ${JSON.stringify(ids)}; the window is ${JSON.stringify(expected)}`,
+            [exchange, full.exchange],
+            { limit, offset },
+          );
+          return false;
+        }),
       );
+      const params = { seed, numRuns: runs, endOnFailure: true };
+      // The draws' windows, asked side by side before the property judges them one by one.
+      const ahead = new SentAhead(
+        drawsOf([limits, offsets], params).map(([limit, offset]) => ({
+          key: `${limit} ${offset}`,
+          send: () => windowOf(limit, offset),
+        })),
+      );
+      const result = await fc.check(property, params);
       // The time box stopped sending mid-property: not run, never a counterexample.
       if (result.errorInstance instanceof SendingStopped) throw result.errorInstance;
       return result.failed
