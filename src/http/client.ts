@@ -128,6 +128,13 @@ const noAnswer = () => ({ status: 0, responseHeaders: {}, contentType: '', body:
  * lost the database lock, and under concurrent writes the lock can stay taken for a few seconds.
  */
 const MAX_ATTEMPTS = 6;
+/**
+ * Attempts for a request of an operation one of whose requests was refused with 503 at every attempt: that
+ * operation's 503 is its answer more than a passing state (Prefect on PostgreSQL answers 503 for queries it
+ * cannot run, whatever the load), and the full backoff (8 s a request, the last attempts alone) would be
+ * paid again for each. Three attempts, the third alone, still get through a lock a write lost by chance.
+ */
+const ATTEMPTS_WHERE_UNAVAILABLE_BEFORE = 3;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A request of a safe method (RFC 9110 §9.2.1): it does not change the server's state. */
@@ -161,6 +168,8 @@ export class HttpClient {
   private readonly waiting: Array<() => void> = [];
   private seq = 0;
   requestCount = 0;
+  /** "METHOD template" of operations one of whose requests was refused with 503 at every attempt. */
+  private readonly unavailableBefore = new Set<string>();
   /** One normalised line per exchange: what the run asked for, whatever the ids, names and clock. */
   readonly signatures: string[] = [];
   /** "METHOD template" → requests sent (retries included), and how many needed a retry after 503. */
@@ -377,6 +386,8 @@ export class HttpClient {
     const firstStarted = performance.now();
     // A body refused by validation takes no database lock on a conforming server: it goes beside a write.
     const write = !this.isRead(spec) && !spec.refusedByValidation;
+    const operation = `${spec.method.toUpperCase()} ${spec.template}`;
+    const attempts = this.unavailableBefore.has(operation) ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE : MAX_ATTEMPTS;
     for (;;) {
       attempt++;
       await this.paced(spec);
@@ -411,7 +422,11 @@ export class HttpClient {
         continue;
       }
       const unavailable = earlier.filter((status) => status === 503).length;
-      if (exchange.status !== 503 || unavailable >= MAX_ATTEMPTS) return exchange;
+      if (exchange.status !== 503) return exchange;
+      if (unavailable >= attempts) {
+        this.unavailableBefore.add(operation);
+        return exchange;
+      }
       // Jitter, so that requests that lost the lock together do not retry together.
       await new Promise((r) => setTimeout(r, 100 * 2 ** unavailable * (1 + Math.random() / 2)));
     }

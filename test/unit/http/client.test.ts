@@ -116,6 +116,20 @@ describe('HttpClient under 503', () => {
     await client.close();
   });
 
+  test('after a request of an operation was refused at every attempt, the next of that operation is tried three times, of another six', async () => {
+    const { client, seen } = await serving((_n, path) => path !== '/x');
+    const down = () => client.send({ method: 'POST', template: '/down', path: '/down', json: {} });
+    expect((await down()).attempts).toBe(6);
+    const [again, other] = await Promise.all([
+      down(),
+      client.send({ method: 'POST', template: '/other', path: '/other', json: {} }),
+    ]);
+    expect([again.status, again.attempts]).toEqual([503, 3]);
+    expect([other.status, other.attempts]).toEqual([503, 6]);
+    expect(seen.filter((s) => s.path === '/down')).toHaveLength(9);
+    await client.close();
+  }, 30_000);
+
   test('a server that answers 503 to everything is still asked as often as the retries say, and reported', async () => {
     const { client, seen } = await serving(() => true);
     const answers = await Promise.all(Array.from({ length: 3 }, () => get(client)));
