@@ -279,6 +279,7 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
       baseUrl,
       timeoutMs: config.requestTimeoutMs,
       ledger: files.ledger,
+      exchanges: files.exchanges,
       suitesEnded: files.suitesEnded,
       seconds: cleanupSeconds,
       why: `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,

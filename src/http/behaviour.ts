@@ -5,7 +5,8 @@
  * One line per exchange goes to the run's exchange log; `compare` reads two of them.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { Overlap } from './overlap.js';
 
 export interface Behaviour {
   /** Hash of the masked request: method, path and query, body. */
@@ -43,6 +44,15 @@ export function readExchangeLog(file: string): Behaviour[] {
     .split('\n')
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Behaviour);
+}
+
+/** The answer times of the last `count` exchanges the target served (http/overlap.ts), from an exchange log. */
+export function servedAnswerTimes(file: string, count: number): number[] {
+  if (!existsSync(file)) return [];
+  return readExchangeLog(file)
+    .filter((b) => Overlap.served(b.s))
+    .slice(-count)
+    .map((b) => b.ms);
 }
 
 /** The run's tag as `<run>`, in any case: a pattern operand may carry it uppercased. */

@@ -255,13 +255,22 @@ export class HttpClient {
     if (status === 503) {
       this.limit = Math.max(1, this.limit / 2);
       this.oneWriter = true;
-    } else if (status !== 0 && status !== 429) {
+    } else if (Overlap.served(status)) {
       const before = this.inFlightLimit;
       this.overlap.observe(exchange.ms);
       this.limit = Math.min(this.options.concurrency, this.limit + 0.25);
       this.wake();
       if (this.inFlightLimit > before) this.onRoom?.();
     }
+  }
+
+  /**
+   * Answer times another client of the same target saw (the suites', for cleanup's client): it starts
+   * knowing how far the target is, rather than with one request in flight for each at the server until its
+   * own answers say (behind 100 ms, cleanup's first seconds).
+   */
+  learnDistance(answerTimes: number[]): void {
+    for (const ms of answerTimes) this.overlap.observe(ms);
   }
 
   /** How many requests may be in flight now: those at the server times how far away it is (the scheduler keeps twice as many judgements going). */
@@ -394,7 +403,7 @@ export class HttpClient {
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
       // wait for the fewer slots there are. After two 503s the request goes alone: if the server refused it
       // for a lock other requests held (Prefect on SQLite), it now has no rival.
-      const alone = earlier.filter((status) => status === 503).length >= 2;
+      const alone = earlier.filter((status) => status === 503).length >= 3;
       // The time is looked at again once the request has its slot: many wait for one side by side (cleanup's
       // deletes), and a request whose turn came after the time ran out is not sent.
       const exchange = await this.slot(

@@ -9,7 +9,7 @@
  */
 
 /** Answer times remembered. */
-const WINDOW = 256;
+export const WINDOW = 256;
 /** Answers seen before the factor moves from 1. */
 const SETTLED = 32;
 /** The most requests kept in flight for each the server works on. */
@@ -22,6 +22,11 @@ export class Overlap {
   private seen = 0;
   /** Requests in flight for each at the server: the median answer time over the part of it that is the server's. */
   factor = 1;
+
+  /** Whether an answer's status says anything of distance: served, not refused for load or rate, not lost. */
+  static served(status: number): boolean {
+    return status !== 0 && status !== 429 && status !== 503;
+  }
 
   /** An answer's time (ms), of a request the server served (not refused for load or rate: they say nothing of distance). */
   observe(ms: number): void {

@@ -6,7 +6,9 @@
  * configuration, and `finish` once vitest has closed.
  */
 import { appeared } from '../config/worker.js';
+import { servedAnswerTimes } from '../http/behaviour.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';
+import { WINDOW } from '../http/overlap.js';
 import type { PacingSummary } from '../http/pacing.js';
 import { profileNamed } from '../model/profiles/index.js';
 import type { RequestToSend } from '../openapi/request.js';
@@ -25,6 +27,8 @@ export interface CleanupTarget extends Credentials {
   timeoutMs: number;
   /** The ledger of what the suites made. */
   ledger: string;
+  /** The suites' exchange log: their answer times tell cleanup's client how far the target is. */
+  exchanges: string;
   /** The file the suites' results reporter writes when nothing more will be sent. */
   suitesEnded: string;
   /** Cleanup's own time, from its start: what is not deleted by then is reported, not waited for. */
@@ -69,6 +73,7 @@ export function watch(run: CleanupTarget): void {
   client = watching;
   firstPass = appeared(run.suitesEnded, () => suitesOver, 50).then((ended) => {
     watching.answerNothingAfter(Date.now() + run.seconds * 1000, run.why);
+    watching.learnDistance(servedAnswerTimes(run.exchanges, WINDOW));
     return ended ? cleanup(send, run.ledger) : undefined;
   });
   // Its failure is thrown by finish; unhandled until then, it would end the thread.

@@ -1,7 +1,17 @@
 /** The masked behaviour of an exchange, and the comparison of two runs built on it. */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { behaviourOf, maskRunTag, sameShape, shapeOf, type Behaviour } from '../../src/http/behaviour.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  behaviourOf,
+  maskRunTag,
+  sameShape,
+  servedAnswerTimes,
+  shapeOf,
+  type Behaviour,
+} from '../../src/http/behaviour.js';
 import { normalizedBody } from '../../src/http/client.js';
 import { compareRuns } from '../../src/report/compare.js';
 
@@ -159,5 +169,19 @@ describe('compareRuns: what is not a behaviour difference', () => {
     expect(diff([answer([], 200)], [answer([], 200), answer([], 200)])).toEqual([]);
     expect(diff([answer([], 200)], [answer([], 200), answer(null, 404)])).toEqual(['status']);
     expect(diff([answer([], 200), answer(null, 404)], [answer([], 200), answer([], 200)])).toEqual(['status']);
+  });
+});
+
+describe('servedAnswerTimes', () => {
+  test('the answer times of the last exchanges the target served: not 503, 429 or no answer', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'log-')), 'exchanges.jsonl');
+    const statuses = [200, 503, 201, 429, 0, 404, 500, 204];
+    writeFileSync(
+      file,
+      statuses.map((s, i) => `${JSON.stringify({ k: 'k', q: 'q', m: 'GET', t: '/x', s, ms: i })}\n`).join(''),
+    );
+    expect(servedAnswerTimes(file, 3)).toEqual([5, 6, 7]);
+    expect(servedAnswerTimes(file, 100)).toEqual([0, 2, 5, 6, 7]);
+    expect(servedAnswerTimes(`${file}.absent`, 3)).toEqual([]);
   });
 });

@@ -98,9 +98,17 @@ describe('HttpClient under 503', () => {
     await client.close();
   });
 
-  test('a request that met 503 twice goes alone: nothing else is in flight when it is sent again', async () => {
+  test("a client told another's answer times starts as far from the target as they say", async () => {
+    const { client } = await serving(() => false);
+    expect(client.inFlightLimit).toBe(4);
+    client.learnDistance(Array.from({ length: 64 }, (_, i) => 100 + (i % 4)));
+    expect(client.inFlightLimit).toBe(4 * MAX_OVERLAP);
+    await client.close();
+  });
+
+  test('a request that met 503 three times goes alone: nothing else is in flight when it is sent again', async () => {
     let locked = 0;
-    const { client, seen } = await serving((_n, path) => path === '/locked' && ++locked <= 2, 100);
+    const { client, seen } = await serving((_n, path) => path === '/locked' && ++locked <= 3, 100);
     // Beside it, four steady streams of requests that succeed, and so give the client its slots back.
     let done = false;
     const streams = Array.from({ length: 4 }, async () => {
@@ -109,8 +117,8 @@ describe('HttpClient under 503', () => {
     const retried = await client.send({ method: 'POST', template: '/locked', path: '/locked', json: {} });
     done = true;
     await Promise.all(streams);
-    expect([retried.status, retried.attempts]).toEqual([200, 3]);
-    const third = seen.filter((s) => s.path === '/locked')[2];
+    expect([retried.status, retried.attempts]).toEqual([200, 4]);
+    const third = seen.filter((s) => s.path === '/locked')[3];
     const beside = seen.filter((s) => s !== third && s.start < third.end && s.end > third.start);
     expect(beside).toEqual([]);
     await client.close();
