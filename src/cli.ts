@@ -204,6 +204,8 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
     const start = workerStart(config, { runDir, startedAt });
     suites = runSuites(start);
     let baseUrl = config.baseUrl;
+    // Said before anything is sent: the target a user's Prefect settings name is theirs, not the suite's.
+    if (config.readOnlyBecause) log(`read-only: ${config.readOnlyBecause}`);
     if (!baseUrl) {
       // An unknown or uninstallable release is bad input, found before anything starts.
       const version = readPin(config.prefectVersion).prefect;

@@ -23,6 +23,12 @@ export interface Config {
   authString?: string;
   outDir: string;
   readOnly: boolean;
+  /**
+   * Why the run is read-only when the user did not ask for it: its target came from Prefect's own settings
+   * (PREFECT_API_URL, the active profile), which name the server a user works with, not one they named for
+   * the suite. `--allow-writes`, or naming the target (--base-url, CONFORMANCE_BASE_URL, baseUrl), lifts it.
+   */
+  readOnlyBecause?: string;
   /** The managed server and any target the user declares disposable may run destructive operations. */
   disposable: boolean;
   seed: number;
@@ -135,6 +141,11 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     env.CONFORMANCE_SEED === 'random'
       ? Math.floor(Math.random() * 2 ** 31)
       : integer(env, 'CONFORMANCE_SEED', DEFAULT_SEED, 0, 2 ** 31 - 1);
+  const fromPrefectSettings = baseUrl !== undefined && !env.CONFORMANCE_BASE_URL;
+  const readOnlyBecause =
+    fromPrefectSettings && !truthy(env.CONFORMANCE_ALLOW_WRITES) && !truthy(env.CONFORMANCE_READ_ONLY)
+      ? `the target came from ${origin.target ?? baseSource}, Prefect's own settings, not from --base-url: nothing is written to it unless --allow-writes says so`
+      : undefined;
   const runTag = env.CONFORMANCE_RUN_TAG || `conformance-${seed.toString(36)}-${Date.now().toString(36)}`;
   if (!/^[a-z0-9-]{4,40}$/.test(runTag))
     throw new UsageError(`CONFORMANCE_RUN_TAG must match [a-z0-9-]{4,40}, got "${runTag}"`);
@@ -144,7 +155,8 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     apiKey: env.CONFORMANCE_API_KEY || env.PREFECT_API_KEY || undefined,
     authString,
     outDir: path.resolve(env.CONFORMANCE_OUT || 'reports'),
-    readOnly: truthy(env.CONFORMANCE_READ_ONLY),
+    readOnly: truthy(env.CONFORMANCE_READ_ONLY) || readOnlyBecause !== undefined,
+    readOnlyBecause,
     disposable: baseUrl === undefined || truthy(env.CONFORMANCE_DISPOSABLE_TARGET),
     seed,
     baselinePath: env.CONFORMANCE_BASELINE || undefined,
@@ -182,8 +194,9 @@ export function configFrom(flags: Env, overrides: Env = {}, cwd = process.cwd())
   if (flags.CONFORMANCE_BASE_URL) target = 'the --base-url flag';
   else if (overrides.CONFORMANCE_BASE_URL || overrides.PREFECT_API_URL) target = 'the command';
   else if (process.env.CONFORMANCE_BASE_URL) target = 'CONFORMANCE_BASE_URL';
-  else if (process.env.PREFECT_API_URL) target = 'PREFECT_API_URL';
+  // The file's baseUrl is CONFORMANCE_BASE_URL's, which wins over PREFECT_API_URL (loadConfig).
   else if (fromFile.CONFORMANCE_BASE_URL) target = `baseUrl in ${file}`;
+  else if (process.env.PREFECT_API_URL) target = 'PREFECT_API_URL';
   // A managed release asked for names the target too: the profile's server is not it.
   // (An empty value, as a managed side of compare sets, names no target and forbids the profile's.)
   const named =

@@ -81,6 +81,16 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: 'off',
   },
   {
+    flag: '--allow-writes',
+    env: 'CONFORMANCE_ALLOW_WRITES',
+    key: 'allowWrites',
+    boolean: true,
+    type: 'boolean',
+    description:
+      "let the suite create, change and delete its own objects on a target taken from Prefect's settings (PREFECT_API_URL, the active profile), which is otherwise run read-only",
+    default: 'off',
+  },
+  {
     flag: '--disposable',
     env: 'CONFORMANCE_DISPOSABLE_TARGET',
     key: 'disposable',

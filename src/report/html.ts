@@ -76,7 +76,7 @@ function headerBlock(r: Results): string {
     ],
     ['started', r.startedAt],
     ['duration', `${(r.durationMs / 1000).toFixed(1)} s · ${r.summary.requests} requests`],
-    ['mode', r.readOnly ? 'read-only' : 'read-write'],
+    ['mode', r.readOnly ? `read-only${r.readOnlyBecause ? `: ${r.readOnlyBecause}` : ''}` : 'read-write'],
     ['exit code', String(r.exitCode ?? '')],
   ];
   return `<dl class="run">${fields.map(([k, v]) => `<dt>${esc(k)}</dt><dd data-field="${esc(k)}">${esc(v)}</dd>`).join('')}</dl>`;

@@ -104,6 +104,8 @@ export interface RunInfo {
   runTag: string;
   runs: number;
   readOnly: boolean;
+  /** Why the run was read-only when the user did not ask for it (its target came from Prefect's settings). */
+  readOnlyBecause?: string;
   /** The run's selection in one line, when it covered only part of the document or of the checks. */
   selection?: string;
   /** What the selection left out: never run, never counted as passed. */

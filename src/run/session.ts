@@ -264,6 +264,7 @@ async function createSession(): Promise<Session> {
         runTag: config.runTag,
         runs: config.runs,
         readOnly: config.readOnly,
+        readOnlyBecause: config.readOnlyBecause,
         timing: {
           suitesStartedAt: suitesStartedAt,
           firstVerdictAt,

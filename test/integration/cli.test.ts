@@ -123,6 +123,8 @@ describe('selection and where the target came from', () => {
         'contract.available,errors.*-json',
         '--exclude-operations',
         'filter$',
+        // The profile's server is the user's: writes only when allowed (README: the target).
+        '--allow-writes',
       ],
       { PREFECT_HOME: prefectHome, GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary },
       300_000,

@@ -83,4 +83,35 @@ describe('the active Prefect profile', () => {
     expect(managed.prefectVersion).toBe('3.4.25');
     expect(managed.apiKey).toBeUndefined();
   });
+
+  test("a target from Prefect's settings is run read-only, and says why, unless --allow-writes; one named for the suite is not", () => {
+    for (const o of RUN_OPTIONS) vi.stubEnv(o.env, undefined);
+    for (const name of ['PREFECT_API_URL', 'PREFECT_API_KEY', 'PREFECT_API_AUTH_STRING', 'PREFECT_PROFILES_PATH'])
+      vi.stubEnv(name, undefined);
+    vi.stubEnv('PREFECT_HOME', home());
+    vi.stubEnv('PREFECT_PROFILE', 'local');
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'conformance-cwd-'));
+    const fromProfile = configFrom({}, {}, cwd);
+    expect(fromProfile.readOnly).toBe(true);
+    expect(fromProfile.readOnlyBecause).toMatch(/^the target came from Prefect profile "local" .*--allow-writes/);
+    expect(configFrom({ CONFORMANCE_ALLOW_WRITES: '1' }, {}, cwd)).toMatchObject({ readOnly: false });
+    vi.stubEnv('PREFECT_API_URL', 'http://other:1/api');
+    expect(configFrom({}, {}, cwd).readOnlyBecause).toMatch(/^the target came from PREFECT_API_URL/);
+    // Asked for: read-only for the user's reason, not the suite's.
+    expect(configFrom({ CONFORMANCE_READ_ONLY: '1' }, {}, cwd)).toMatchObject({
+      readOnly: true,
+      readOnlyBecause: undefined,
+    });
+    // Named for the suite, by flag or file: writes, as before.
+    expect(configFrom({ CONFORMANCE_BASE_URL: 'http://other:1/api' }, {}, cwd)).toMatchObject({ readOnly: false });
+    writeFileSync(path.join(cwd, 'conformance.config.json'), JSON.stringify({ baseUrl: 'http://mine:2/api' }));
+    const fromFile = configFrom({}, {}, cwd);
+    expect(fromFile).toMatchObject({ baseUrl: 'http://mine:2/api', readOnly: false, readOnlyBecause: undefined });
+    expect(fromFile.targetSource).toBe(`baseUrl in ${path.join(cwd, 'conformance.config.json')}`);
+    // The managed server is the suite's own.
+    vi.stubEnv('PREFECT_API_URL', undefined);
+    expect(
+      configFrom({ CONFORMANCE_PREFECT_VERSION: '3.4.25' }, {}, mkdtempSync(path.join(os.tmpdir(), 'c-'))),
+    ).toMatchObject({ readOnly: false });
+  });
 });
