@@ -49,7 +49,7 @@ import { markdownSummary } from './report/markdown.js';
 import { updatedBaseline } from './report/baselineUpdate.js';
 import { junitReport } from './report/junit.js';
 import { type CheckResult, exitCodeOf, reasonsNothingCounts, summarize, type Results } from './report/results.js';
-import { terminalSummary } from './report/terminal.js';
+import { terminalSummary, verdictLine } from './report/terminal.js';
 import { clearReplaced, discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
@@ -156,6 +156,8 @@ async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) =
     if (ended) {
       publish(stage, requested.outDir);
       log(`reports in ${where}: index.html, results.json, junit.xml, summary.md`);
+      const published = readResults(path.join(requested.outDir, 'results.json'));
+      if (published) process.stdout.write(`${verdictLine(published)}\n`);
     } else discard(stage); // the error says why, in its one line; the previous reports stay
   }
 }

@@ -23,6 +23,8 @@ export interface Config {
   authString?: string;
   outDir: string;
   readOnly: boolean;
+  /** SHOULD failures gate too (results.ts `gates`). */
+  gateShould: boolean;
   /**
    * Why the run is read-only when the user did not ask for it: its target came from Prefect's own settings
    * (PREFECT_API_URL, the active profile), which name the server a user works with, not one they named for
@@ -157,6 +159,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     outDir: path.resolve(env.CONFORMANCE_OUT || 'reports'),
     readOnly: truthy(env.CONFORMANCE_READ_ONLY) || readOnlyBecause !== undefined,
     readOnlyBecause,
+    gateShould: truthy(env.CONFORMANCE_GATE_SHOULD),
     disposable: baseUrl === undefined || truthy(env.CONFORMANCE_DISPOSABLE_TARGET),
     seed,
     baselinePath: env.CONFORMANCE_BASELINE || undefined,

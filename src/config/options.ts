@@ -81,6 +81,16 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: 'off',
   },
   {
+    flag: '--gate-should',
+    env: 'CONFORMANCE_GATE_SHOULD',
+    key: 'gateShould',
+    boolean: true,
+    type: 'boolean',
+    description:
+      'SHOULD failures fail the run too, and show as failed tests in junit.xml and Allure (MAY failures never do)',
+    default: 'off: only MUST failures gate',
+  },
+  {
     flag: '--allow-writes',
     env: 'CONFORMANCE_ALLOW_WRITES',
     key: 'allowWrites',

@@ -104,6 +104,8 @@ export interface RunInfo {
   runTag: string;
   runs: number;
   readOnly: boolean;
+  /** SHOULD failures fail the run too (--gate-should); MAY failures never do. */
+  gateShould?: boolean;
   /** Why the run was read-only when the user did not ask for it (its target came from Prefect's settings). */
   readOnlyBecause?: string;
   /** The run's selection in one line, when it covered only part of the document or of the checks. */
@@ -290,20 +292,26 @@ export interface GateVerdict {
   reasons: string[];
 }
 
+/** Whether a failure of this level fails the run: a MUST's always, a SHOULD's with --gate-should, a MAY's never. */
+export const gates = (level: CheckResult['level'], gateShould = false): boolean =>
+  level === 'MUST' || (gateShould && level === 'SHOULD');
+
 /**
  * design.md: the run passes when every MUST check passed with the baseline applied; it fails on a MUST
- * failure, a baselined failure that passed (xpass), a check that could not be judged, or a run error.
+ * failure (and a SHOULD one with --gate-should), a baselined failure that passed (xpass), a check that could
+ * not be judged, or a run error.
  */
-export function gateVerdict(results: Pick<Results, 'checks' | 'errors' | 'timing'>): GateVerdict {
+export function gateVerdict(results: Pick<Results, 'checks' | 'errors' | 'timing' | 'gateShould'>): GateVerdict {
   const n = (pred: (c: CheckResult) => boolean) => results.checks.filter(pred).length;
-  const must = n((c) => c.status === 'failed' && c.level === 'MUST');
+  const must = n((c) => c.status === 'failed' && gates(c.level, results.gateShould));
+  const gated = results.gateShould ? 'MUST or SHOULD' : 'MUST';
   const xpass = n((c) => c.status === 'xpass');
   const error = n((c) => c.status === 'error');
   const notRun = n((c) => c.notRun === true);
   // A run cut by its deadline did not do what it was asked: it cannot pass. A budget asks for the cut.
   const cut = notRun > 0 && results.timing?.timeBox.kind !== 'budget';
   const reasons = [
-    ...(must ? [`${must} MUST check(s) failed outside the baseline`] : []),
+    ...(must ? [`${must} ${gated} check(s) failed outside the baseline`] : []),
     ...(xpass ? [`${xpass} baselined failure(s) no longer fail (xpass): update the baseline`] : []),
     ...(error ? [`${error} check(s) could not be judged: the target stopped answering`] : []),
     ...(cut
@@ -320,12 +328,12 @@ export function gateVerdict(results: Pick<Results, 'checks' | 'errors' | 'timing
   return {
     pass: true,
     reasons: [
-      `every MUST check passed with the baseline applied${other ? `; ${other} SHOULD/MAY failure(s) are reported, not gated` : ''}${boxed}`,
+      `every ${gated} check passed with the baseline applied${other ? `; ${other} ${results.gateShould ? 'MAY' : 'SHOULD/MAY'} failure(s) are reported, not gated` : ''}${boxed}`,
     ],
   };
 }
 
-export const exitCodeOf = (results: Pick<Results, 'checks' | 'errors' | 'timing'>): 0 | 1 =>
+export const exitCodeOf = (results: Pick<Results, 'checks' | 'errors' | 'timing' | 'gateShould'>): 0 | 1 =>
   gateVerdict(results).pass ? 0 : 1;
 
 /**

@@ -1,5 +1,5 @@
 /** The terminal summary: counts by family and by level, then each failure with the curl line that repeats it. */
-import { curlNote, identityLines, type Results, timeTaken } from './results.js';
+import { curlNote, exitCodeOf, gateVerdict, identityLines, type Results, timeTaken } from './results.js';
 
 export function terminalSummary(results: Results): string {
   const lines: string[] = [];
@@ -65,4 +65,13 @@ export function terminalSummary(results: Results): string {
     `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped${s.notRun ? ` (${s.notRun} not run)` : ''}, ${s.xfail} xfail, ${s.xpass} xpass${s.error ? `, ${s.error} error` : ''}`,
   );
   return lines.join('\n');
+}
+
+/**
+ * The gate's verdict and its rule, the run's last line: the one summary.md, page one and the exit code give
+ * (gateVerdict), where people look first.
+ */
+export function verdictLine(results: Results): string {
+  const gate = gateVerdict(results);
+  return `${gate.pass ? 'PASS' : 'FAIL'} (exit ${results.exitCode ?? exitCodeOf(results)}): ${gate.reasons.join('; ')}`;
 }

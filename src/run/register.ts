@@ -325,9 +325,10 @@ export function registerFamily(session: Session, family: Family): void {
       task.meta.conformance = r;
       await labelForAllure(r);
       // The test's outcome is the verdict's JUnit outcome (report/junit.ts), so that Allure counts as junit.xml
-      // does: a failure of any level or an xpass fails (an assertion: Allure's "failed"), an xfail is skipped
-      // with its reason, a check the target stopped answering for is broken. The gate is the exit code.
-      const outcome = junitOutcomeOf(r.status);
+      // does, and both as the gate: a failure the gate counts or an xpass fails (an assertion: Allure's
+      // "failed"), a SHOULD or MAY failure passes with its warning in its description and `verdict: failed`
+      // label, an xfail is skipped with its reason, a check the target stopped answering for is broken.
+      const outcome = junitOutcomeOf(r.status, check.level, session.config.gateShould);
       if (outcome === 'skipped')
         skipTest(r.status === 'xfail' ? `XFAIL (baseline: ${r.baseline!.reason}): ${r.message}` : r.message);
       if (outcome === 'error') throw new Error(r.message);

@@ -265,6 +265,7 @@ async function createSession(): Promise<Session> {
         runs: config.runs,
         readOnly: config.readOnly,
         readOnlyBecause: config.readOnlyBecause,
+        gateShould: config.gateShould || undefined,
         timing: {
           suitesStartedAt: suitesStartedAt,
           firstVerdictAt,

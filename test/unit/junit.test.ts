@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { junitOutcomeOf, junitReport } from '../../src/report/junit.js';
+import { type JunitOutcome, junitOutcomeOf, junitReport } from '../../src/report/junit.js';
 import type { CheckResult } from '../../src/report/results.js';
 import { checkResult, resultsOf } from './support.js';
 
@@ -29,17 +29,28 @@ describe('junitReport', () => {
 
   test('one test case per verdict, one suite per family, counts by outcome', () => {
     expect(xml.match(/<testcase /g)).toHaveLength(checks.length);
-    expect(xml).toMatch(/<testsuites name="conformance" tests="7" failures="3" errors="1" skipped="2"/);
-    expect(xml).toMatch(/<testsuite name="contract" tests="6" failures="3" errors="1" skipped="1"/);
+    expect(xml).toMatch(/<testsuites name="conformance" tests="7" failures="2" errors="1" skipped="2"/);
+    expect(xml).toMatch(/<testsuite name="contract" tests="6" failures="2" errors="1" skipped="1"/);
     expect(xml).toMatch(/<testsuite name="auth" tests="1" failures="0" errors="0" skipped="1"/);
   });
 
-  test('a failure of any level fails its case, typed by its level; level and status are properties', () => {
+  test('a failure the gate counts fails its case, typed by its level; a SHOULD one is a passing case with its warning', () => {
     expect(testCase('contract.b')).toMatch(/<failure type="MUST" message="\[MUST\] [^"]*answered 500"/);
-    expect(testCase('contract.c')).toMatch(/<failure type="SHOULD" message="\[SHOULD\] [^"]*answered 503 5 times"/);
+    expect(testCase('contract.c')).not.toMatch(/<failure|<skipped|<error/);
+    expect(testCase('contract.c')).toMatch(/<system-out>WARNING \[SHOULD\] [^<]*answered 503 5 times<\/system-out>/);
     expect(testCase('contract.c')).toContain('<property name="level" value="SHOULD"/>');
     expect(testCase('contract.c')).toContain('<property name="status" value="failed"/>');
     expect(testCase('contract.a')).not.toMatch(/<failure|<skipped|<error/);
+  });
+
+  test('with --gate-should a SHOULD failure fails its case too; a MAY one never does', () => {
+    const may = named(checkResult('failed', 'MAY'), 'contract.m', { message: 'no upsert' });
+    const gated = junitReport(resultsOf([...checks, may], { gateShould: true }));
+    const inGated = (id: string) =>
+      gated.match(new RegExp(`<testcase [^>]*name="${id.replace('.', '\\.')} [^"]*"[^>]*>(.*?)</testcase>`))![1];
+    expect(inGated('contract.c')).toMatch(/<failure type="SHOULD" message="\[SHOULD\] [^"]*answered 503 5 times"/);
+    expect(inGated('contract.m')).toMatch(/<system-out>WARNING \[MAY\]/);
+    expect(gated).toMatch(/<testsuites name="conformance" tests="8" failures="3"/);
   });
 
   test('xfail is skipped with its baseline reason, xpass fails, error errs, and every skip says why', () => {
@@ -67,14 +78,17 @@ describe('junitReport', () => {
     expect(withErrors.match(/<testcase /g)).toHaveLength(checks.length);
   });
 
-  test.each([
-    ['passed', 'passed'],
-    ['failed', 'failure'],
-    ['xpass', 'failure'],
-    ['error', 'error'],
-    ['skipped', 'skipped'],
-    ['xfail', 'skipped'],
-  ] as const)('%s is a JUnit %s', (status, outcome) => {
-    expect(junitOutcomeOf(status)).toBe(outcome);
+  test.each<[CheckResult['status'], JunitOutcome, CheckResult['level'], boolean]>([
+    ['passed', 'passed', 'MUST', false],
+    ['failed', 'failure', 'MUST', false],
+    ['failed', 'warning', 'SHOULD', false],
+    ['failed', 'failure', 'SHOULD', true],
+    ['failed', 'warning', 'MAY', true],
+    ['xpass', 'failure', 'MAY', false],
+    ['error', 'error', 'MUST', false],
+    ['skipped', 'skipped', 'MUST', false],
+    ['xfail', 'skipped', 'MUST', false],
+  ])('%s is a JUnit %s (%s, --gate-should %s)', (status, outcome, level, gateShould) => {
+    expect(junitOutcomeOf(status, level, gateShould)).toBe(outcome);
   });
 });

@@ -1,0 +1,36 @@
+/** The terminal's last line: the gate's verdict and its rule, the same the exit code, summary.md and page one give. */
+import { describe, expect, test } from 'vitest';
+import { exitCodeOf } from '../../../src/report/results.js';
+import { verdictLine } from '../../../src/report/terminal.js';
+import { checkResult, resultsOf } from '../support.js';
+
+describe('verdictLine', () => {
+  test('a MUST failure: FAIL with exit 1 and the rule it broke', () => {
+    const results = resultsOf([checkResult('passed'), checkResult('failed', 'MUST')]);
+    expect(exitCodeOf(results)).toBe(1);
+    expect(verdictLine(results)).toBe('FAIL (exit 1): 1 MUST check(s) failed outside the baseline');
+  });
+
+  test('only a SHOULD failure: PASS with exit 0, and the failure said to be reported, not gated', () => {
+    const results = resultsOf([checkResult('passed'), checkResult('failed', 'SHOULD'), checkResult('xfail')]);
+    expect(exitCodeOf(results)).toBe(0);
+    expect(verdictLine(results)).toBe(
+      'PASS (exit 0): every MUST check passed with the baseline applied; 1 SHOULD/MAY failure(s) are reported, not gated',
+    );
+  });
+
+  test("the run's own errors fail it, each named", () => {
+    const results = resultsOf([checkResult('passed')], { errors: ['cleanup could not delete 2 object(s)'] });
+    expect(verdictLine(results)).toBe('FAIL (exit 1): cleanup could not delete 2 object(s)');
+  });
+
+  test('with --gate-should a SHOULD failure fails the run; a MAY one still does not', () => {
+    const should = resultsOf([checkResult('passed'), checkResult('failed', 'SHOULD')], { gateShould: true });
+    expect(exitCodeOf(should)).toBe(1);
+    expect(verdictLine(should)).toBe('FAIL (exit 1): 1 MUST or SHOULD check(s) failed outside the baseline');
+    const may = resultsOf([checkResult('passed'), checkResult('failed', 'MAY')], { gateShould: true });
+    expect(verdictLine(may)).toBe(
+      'PASS (exit 0): every MUST or SHOULD check passed with the baseline applied; 1 MAY failure(s) are reported, not gated',
+    );
+  });
+});
