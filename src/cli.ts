@@ -41,7 +41,13 @@ import {
 import { readExchangeLog } from './http/behaviour.js';
 import { joinedPacing } from './http/pacing.js';
 import { entryName, isExpired, loadBaseline, loadBaselineForUpdate } from './report/baseline.js';
-import { chooseBaseline, shippedBaselines, type BaselineChoice, type ReleaseClues } from './report/baselineChoice.js';
+import {
+  chooseBaseline,
+  namedBaselineFile,
+  shippedBaselines,
+  type BaselineChoice,
+  type ReleaseClues,
+} from './report/baselineChoice.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from './report/compare.js';
 import { compareHtml, compareMarkdown } from './report/compareReport.js';
 import { htmlReport } from './report/html.js';
@@ -208,6 +214,9 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
     let baseUrl = config.baseUrl;
     // Said before anything is sent: the target a user's Prefect settings name is theirs, not the suite's.
     if (config.readOnlyBecause) log(`read-only: ${config.readOnlyBecause}`);
+    // A baseline file named is read before a server is started or asked: a wrong one is bad input, at once.
+    const named = namedBaselineFile(config.baselinePath);
+    if (named) loadBaseline(named);
     if (!baseUrl) {
       // An unknown or uninstallable release is bad input, found before anything starts.
       const version = readPin(config.prefectVersion).prefect;

@@ -83,6 +83,10 @@ export function operationsShared(a: string[], b: string[]): number {
   return union === 0 ? 0 : common / union;
 }
 
+/** The file `--baseline` names, if it names one (not `auto`, not `none`). */
+export const namedBaselineFile = (named: string | undefined): string | undefined =>
+  named && named !== 'auto' && named !== 'none' ? named : undefined;
+
 export function chooseBaseline(
   named: string | undefined,
   profile: string,
@@ -91,7 +95,8 @@ export function chooseBaseline(
   shown: (file: string) => string = (file) => file,
 ): BaselineChoice {
   if (named === 'none') return { why: 'none (--baseline none)' };
-  if (named && named !== 'auto') return { path: named, why: `${named} (given)` };
+  const file = namedBaselineFile(named);
+  if (file) return { path: file, why: `${file} (given)` };
   const release = clues.given
     ? { version: clues.given, from: '--server-version' }
     : clues.managed

@@ -78,6 +78,15 @@ describe('bad input exits 2 with one line', () => {
     );
   });
 
+  test('a baseline file that cannot be read is refused before the target is asked or a server started', async () => {
+    // The target refuses connections: a run that asked it first would say it is unreachable.
+    const port = await freePort();
+    expectOneLine(
+      await runCli(['--baseline', '/no/such/baseline.json'], { CONFORMANCE_BASE_URL: `http://127.0.0.1:${port}/api` }),
+      /cannot read baseline \/no\/such\/baseline\.json: ENOENT/,
+    );
+  });
+
   test('an unknown flag', async () => {
     expectOneLine(await runCli(['--no-such-flag']), /unknown option '--no-such-flag'/);
   });
