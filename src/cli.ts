@@ -628,8 +628,16 @@ function program(result: { code: number }): Command {
     .description('Conformance suite for the Orchestration REST API (Prefect server and compatible implementations)')
     .option('-V, --version', "the suite's version and the API versions it knows")
     .helpOption('-h, --help', 'this help')
-    .showSuggestionAfterError(false)
-    .configureOutput({ outputError: (text, write) => write(`conformance: ${text.replace(/^error: /, '').trim()}\n`) })
+    // Commander's "(Did you mean --base-url?)" goes on the error's own line: every error is one line.
+    .configureOutput({
+      outputError: (text, write) =>
+        write(
+          `conformance: ${text
+            .replace(/^error: /, '')
+            .trim()
+            .replace(/\s*\n\s*/g, ' ')}\n`,
+        ),
+    })
     .exitOverride()
     .addHelpText(
       'after',
@@ -712,13 +720,52 @@ function program(result: { code: number }): Command {
   return root;
 }
 
+/** The command of `names` nearest a mistyped word, as commander suggests it, if one is near. */
+function nearestCommand(word: string, names: string[]): string | undefined {
+  let said = '';
+  const probe = new Command().exitOverride().configureOutput({
+    writeErr: (text) => {
+      said += text;
+    },
+    writeOut: () => {},
+  });
+  for (const name of names) probe.command(name);
+  try {
+    probe.parse([word], { from: 'user' });
+  } catch {
+    // The unknown command is the point: its message holds the suggestion.
+  }
+  return /Did you mean (\S+)\?/.exec(said)?.[1];
+}
+
+/**
+ * The run flags npm took for itself: `npm run conformance --base-url URL`, the `--` forgotten, gives npm the
+ * flag (it sets npm_config_base_url) and the suite its value, as a word where a command goes.
+ */
+function flagsNpmTook(env: NodeJS.ProcessEnv = process.env): string[] {
+  if (!env.npm_lifecycle_event) return [];
+  return RUN_OPTIONS.map((o) => o.flag).filter((f) => env[`npm_config_${f.slice(2).replace(/-/g, '_')}`] !== undefined);
+}
+
+/** Why a word where a command goes is none, and what was meant. */
+function unknownCommand(word: string, known: string[]): UsageError {
+  const took = flagsNpmTook();
+  if (took.length)
+    return new UsageError(
+      `unknown command "${word}": npm took ${took.join(', ')} for itself; after \`npm run conformance\` the suite's flags go after --: npm run conformance -- ${took[0]} ${word}`,
+    );
+  const near = nearestCommand(word, known);
+  return new UsageError(
+    `unknown command "${word}"${near ? ` (did you mean ${near}?)` : ''} (commands: ${known.join(', ')}; see --help)`,
+  );
+}
+
 export async function main(argv: string[]): Promise<number> {
   const result = { code: 0 };
   const root = program(result);
   // A word where a command goes that is no command would otherwise reach `run` as a stray argument.
   const known = [...root.commands.map((c) => c.name()), 'help'];
-  if (argv[0] && !argv[0].startsWith('-') && !known.includes(argv[0]))
-    throw new UsageError(`unknown command "${argv[0]}" (commands: ${known.join(', ')}; see --help)`);
+  if (argv[0] && !argv[0].startsWith('-') && !known.includes(argv[0])) throw unknownCommand(argv[0], known);
   try {
     await root.parseAsync(argv, { from: 'user' });
   } catch (e) {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Env } from './env.js';
 import { UsageError } from './errors.js';
 import { configFileOf, readConfigFile } from './file.js';
-import { CONFIG_OPTION } from './options.js';
+import { CONFIG_OPTION, RUN_OPTIONS } from './options.js';
 import { activeProfileTarget } from './prefectProfile.js';
 import { describeSelection, isPartial, type Selection, selectionFrom } from './selection.js';
 
@@ -213,7 +213,21 @@ export function configFrom(flags: Env, overrides: Env = {}, cwd = process.cwd())
     }
   }
   if (flags.CONFORMANCE_QUIET) process.env.CONFORMANCE_QUIET = flags.CONFORMANCE_QUIET;
-  return loadConfig(env, { target, configFile: file });
+  try {
+    return loadConfig(env, { target, configFile: file });
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    // The setting named as the user gave it: the flag typed, or the file's key, not the variable behind it.
+    const given = (variable: string): string => {
+      const option = RUN_OPTIONS.find((o) => o.env === variable);
+      if (!option) return variable;
+      if (variable in flags) return option.flag;
+      if (variable in fromFile && !(variable in process.env) && !(variable in overrides) && option.key)
+        return `${option.key} in ${file}`;
+      return variable;
+    };
+    throw new UsageError(e.message.replace(/\bCONFORMANCE_[A-Z_]+\b/g, given));
+  }
 }
 
 /** The selection of a run in one line, or undefined when it covers everything. */

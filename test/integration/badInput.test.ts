@@ -98,6 +98,18 @@ describe('bad input exits 2 with one line', () => {
     );
   });
 
+  test('a mistyped flag or command: the one meant', async () => {
+    expectOneLine(await runCli(['--base-ur', 'http://x']), /unknown option '--base-ur' \(Did you mean --base-url\?\)$/);
+    expectOneLine(await runCli(['chekcs']), /unknown command "chekcs" \(did you mean checks\?\)/);
+  });
+
+  test("a flag npm took for itself (npm run conformance --base-url URL): where the suite's flags go", async () => {
+    expectOneLine(
+      await runCli(['http://x/api'], { npm_lifecycle_event: 'conformance', npm_config_base_url: 'true' }),
+      /npm took --base-url for itself; .*npm run conformance -- --base-url http:\/\/x\/api$/,
+    );
+  });
+
   test('an unknown command', async () => {
     expectOneLine(await runCli(['frobnicate']), /unknown command "frobnicate"/);
     expectOneLine(await runCli(['baseline', 'frobnicate']), /unknown command 'frobnicate'/);

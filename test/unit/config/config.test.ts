@@ -1,8 +1,9 @@
 /** Configuration: environment and flags, with bad input as a UsageError (exit 2, one line). */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
-import { loadConfig, secretsOf, UsageError } from '../../../src/config/config.js';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { configFrom, loadConfig, secretsOf, UsageError } from '../../../src/config/config.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from '../../../src/config/options.js';
 import { Redactor } from '../../../src/http/redact.js';
 
@@ -71,5 +72,26 @@ describe('config', () => {
       Authorization: 'Bearer ***',
       'x-other': '***',
     });
+  });
+});
+
+describe('a bad setting is named as the user gave it', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  test('the flag typed, the key of the file, or the variable set', () => {
+    for (const o of RUN_OPTIONS) vi.stubEnv(o.env, undefined);
+    vi.stubEnv('PREFECT_API_URL', undefined);
+    vi.stubEnv('PREFECT_HOME', mkdtempSync(path.join(os.tmpdir(), 'prefect-home-')));
+    const cwd = mkdtempSync(path.join(os.tmpdir(), 'conformance-cwd-'));
+    expect(() => configFrom({ CONFORMANCE_SEED: 'abc' }, {}, cwd)).toThrow(/^--seed must be an integer/);
+    expect(() => configFrom({ CONFORMANCE_OPERATIONS: '(' }, {}, cwd)).toThrow(/^--operations is not a valid/);
+    writeFileSync(path.join(cwd, 'conformance.config.json'), JSON.stringify({ runs: 0 }));
+    expect(() => configFrom({}, {}, cwd)).toThrow(
+      `runs in ${path.join(cwd, 'conformance.config.json')} must be an integer from 1 to 10000, got "0"`,
+    );
+    // The flag wins over the file, and is named.
+    expect(() => configFrom({ CONFORMANCE_RUNS: '-1' }, {}, cwd)).toThrow(/^--runs must be/);
+    vi.stubEnv('CONFORMANCE_RUNS', 'x');
+    expect(() => configFrom({}, {}, cwd)).toThrow(/^CONFORMANCE_RUNS must be/);
   });
 });
