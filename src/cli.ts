@@ -28,6 +28,7 @@ import {
   type Config,
   type Env,
 } from './config/config.js';
+import { flagsNpmTook } from './config/npmRun.js';
 import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { narrowsChecks, selectsOperation } from './config/selection.js';
 import {
@@ -736,15 +737,6 @@ function nearestCommand(word: string, names: string[]): string | undefined {
     // The unknown command is the point: its message holds the suggestion.
   }
   return /Did you mean (\S+)\?/.exec(said)?.[1];
-}
-
-/**
- * The run flags npm took for itself: `npm run conformance --base-url URL`, the `--` forgotten, gives npm the
- * flag (it sets npm_config_base_url) and the suite its value, as a word where a command goes.
- */
-function flagsNpmTook(env: NodeJS.ProcessEnv = process.env): string[] {
-  if (!env.npm_lifecycle_event) return [];
-  return RUN_OPTIONS.map((o) => o.flag).filter((f) => env[`npm_config_${f.slice(2).replace(/-/g, '_')}`] !== undefined);
 }
 
 /** Why a word where a command goes is none, and what was meant. */
