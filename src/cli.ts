@@ -55,7 +55,14 @@ import { htmlReport } from './report/html.js';
 import { markdownSummary } from './report/markdown.js';
 import { updatedBaseline } from './report/baselineUpdate.js';
 import { junitReport } from './report/junit.js';
-import { type CheckResult, exitCodeOf, reasonsNothingCounts, summarize, type Results } from './report/results.js';
+import {
+  type CheckResult,
+  exitCodeOf,
+  gates,
+  reasonsNothingCounts,
+  summarize,
+  type Results,
+} from './report/results.js';
 import { terminalSummary, verdictLine } from './report/terminal.js';
 import { clearReplaced, discard, freshStagingFolder, publish } from './report/publish.js';
 import { TOOL } from './report/tool.js';
@@ -145,7 +152,13 @@ function writeReports(results: Results, outDir: string): number {
  * baseline) leaves the previous reports as they were. Once the suites have judged, the previous run's
  * entries of the names this run has written go (clearReplaced), while cleanup ends.
  */
-async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) => Config = (c) => c): Promise<number> {
+/** `verdictLast`: the run's last line is its verdict (replay prints its cases first, then the verdict itself). */
+async function runCommand(
+  flags: Env,
+  overrides: Env = {},
+  narrow: (c: Config) => Config = (c) => c,
+  verdictLast = true,
+): Promise<number> {
   const requested = narrow(configFrom(flags, overrides));
   const stage = freshStagingFolder(requested.outDir);
   let ended = false;
@@ -164,7 +177,7 @@ async function runCommand(flags: Env, overrides: Env = {}, narrow: (c: Config) =
       publish(stage, requested.outDir);
       log(`reports in ${where}: index.html, results.json, junit.xml, summary.md`);
       const published = readResults(path.join(requested.outDir, 'results.json'));
-      if (published) process.stdout.write(`${verdictLine(published)}\n`);
+      if (published && verdictLast) process.stdout.write(`${verdictLine(published)}\n`);
     } else discard(stage); // the error says why, in its one line; the previous reports stay
   }
 }
@@ -508,14 +521,15 @@ interface ReplayedCase {
   operation: string;
   before: { status: string; kind?: string; key?: string };
   after?: { status: string; kind?: string; key?: string; message?: string };
-  outcome: 'still fails' | 'fails differently' | 'passes now' | 'not judged';
+  outcome: 'still fails' | 'still fails, known' | 'fails differently' | 'passes now' | 'not judged';
 }
 
 function replayOutcome(before: CheckResult, after: CheckResult | undefined): ReplayedCase['outcome'] {
   if (!after || !['passed', 'failed', 'xfail', 'xpass'].includes(after.status)) return 'not judged';
   if (after.status === 'passed' || after.status === 'xpass') return 'passes now';
   const same = (after.failures ?? []).some((f) => f.kind === before.kind && f.key === before.key);
-  if (same) return 'still fails';
+  // Failing as the baseline says it does: the gate does not count it, and the line says so.
+  if (same) return after.status === 'xfail' ? 'still fails, known' : 'still fails';
   // The failure is gone and only what the baseline names is left: the case passes as the gate sees it.
   return after.status === 'xfail' ? 'passes now' : 'fails differently';
 }
@@ -524,7 +538,8 @@ function replayOutcome(before: CheckResult, after: CheckResult | undefined): Rep
  * `replay [results.json | DIR] [--check ID] [--operation "METHOD /path"] [--known] [run flags]`: the failing
  * cases of an earlier run, rerun exactly (those checks on those operations, with the recorded seed) against
  * the target the flags give, each said to still fail, to fail differently, to pass now, or not to be judged.
- * Exit 1 when any still fails (or fails differently).
+ * The rerun applies the recorded run's baseline and gate rule unless the flags name others, and its exit
+ * code is the rerun's gate verdict: the per-case lines, summary.md and the exit code say the same thing.
  */
 async function replayCommand(
   source: string | undefined,
@@ -541,17 +556,28 @@ async function replayCommand(
       (!opts.check || c.id === opts.check || c.check === opts.check) &&
       (!opts.operation || c.operation === opts.operation),
   );
-  if (wanted.length === 0)
+  if (wanted.length === 0) {
+    const known = opts.known ? 0 : previous.checks.filter((c) => c.status === 'xfail').length;
     throw new UsageError(
-      `replay: no ${opts.known ? 'failing or known-failing' : 'failing'} case in ${from}${opts.check ? ` for ${opts.check}` : ''}${opts.operation ? ` on ${opts.operation}` : ''}`,
+      `replay: no ${opts.known ? 'failing or known-failing' : 'failing'} case in ${from}${opts.check ? ` for ${opts.check}` : ''}${opts.operation ? ` on ${opts.operation}` : ''}${known ? `; it has ${known} known deviation(s) (xfail), which --known replays` : ''}`,
     );
+  }
   const cases = [...new Set(wanted.map((c) => `${c.check} ${c.operation}`))];
   const out = flags.CONFORMANCE_OUT ?? path.join(path.dirname(path.resolve(from)), 'replay');
   log(`replay: ${wanted.length} case(s) of ${from} with seed ${previous.seed}, reports in ${out}`);
-  await runCommand(
+  // What the recorded run judged by, unless the flags say otherwise: its seed, its baseline (a file, or none),
+  // its gate rule. A rerun with another baseline would call the same answer by another name.
+  const recorded: Env = {
+    CONFORMANCE_OUT: out,
+    CONFORMANCE_SEED: String(previous.seed),
+    CONFORMANCE_BASELINE: previous.baseline?.file ? path.resolve(repoRoot, previous.baseline.file) : 'none',
+    ...(previous.gateShould ? { CONFORMANCE_GATE_SHOULD: '1' } : {}),
+  };
+  const code = await runCommand(
     flags,
-    { CONFORMANCE_OUT: out, ...(flags.CONFORMANCE_SEED ? {} : { CONFORMANCE_SEED: String(previous.seed) }) },
+    recorded, // the flags win over it (configFrom)
     (c) => ({ ...c, selection: { ...c.selection, cases } }),
+    false,
   );
   const rerun = readResults(path.join(out, 'results.json'));
   const replayed: ReplayedCase[] = wanted.map((before) => {
@@ -565,11 +591,17 @@ async function replayCommand(
     };
   });
   writeFileSync(path.join(out, 'replay.json'), `${JSON.stringify({ from, seed: previous.seed, replayed }, null, 2)}\n`);
-  for (const r of replayed)
+  const gateShould = rerun?.gateShould ?? false;
+  for (const [i, r] of replayed.entries()) {
+    const failing = r.outcome === 'still fails' || r.outcome === 'fails differently';
+    const level = wanted[i].level;
+    const gated = failing && !gates(level, gateShould) ? `; ${level}: reported, not gated` : '';
     process.stdout.write(
-      `${r.outcome.toUpperCase()}: ${r.id} ${r.operation}${r.after && r.outcome !== 'passes now' ? ` (${r.after.status}: ${(r.after.message ?? '').split('\n')[0].slice(0, 200)})` : ''}\n`,
+      `${r.outcome.toUpperCase()}: ${r.id} ${r.operation}${r.after && r.outcome !== 'passes now' ? ` (${r.after.status}: ${(r.after.message ?? '').split('\n')[0].slice(0, 200)}${gated})` : ''}\n`,
     );
-  return replayed.some((r) => r.outcome === 'still fails' || r.outcome === 'fails differently') ? 1 : 0;
+  }
+  if (rerun) process.stdout.write(`${verdictLine(rerun)}\n`);
+  return code;
 }
 
 /** `checks [--json | --markdown]`: every check of the registry. */

@@ -43,11 +43,15 @@ describe('replay', () => {
     );
     for (const r of replay.replayed) expect(r.outcome, `${r.id} ${r.operation}`).toBe('still fails');
     expect(again.stdout).toContain(`STILL FAILS: ${killedBy[0]}`);
+    // Its last line is the rerun's gate verdict, which its exit code follows.
+    expect(again.stdout.trim().split('\n').at(-1)).toMatch(/^FAIL \(exit 1\): \d+ MUST check\(s\) failed/);
     // Exactly those cases: no other check, no other operation was run.
     const rerun = again.results ?? JSON.parse(readFileSync(path.join(first.outDir, 'again', 'results.json'), 'utf8'));
     const ran = new Set(rerun.checks.map((c: { check: string; operation: string }) => `${c.check} ${c.operation}`));
     expect([...ran].sort()).toEqual([...new Set(failing.map((c) => `${c.check} ${c.operation}`))].sort());
     expect(rerun.seed).toBe(4242);
+    // Judged by the recorded run's baseline, as it was judged.
+    expect(rerun.baseline.file).toBe(first.results!.baseline!.file);
 
     const fixed = await runCli(
       ['replay', first.outDir, '--check', killedBy[0].split(' ')[0], '--out', path.join(first.outDir, 'fixed')],
@@ -60,11 +64,14 @@ describe('replay', () => {
   test('nothing to replay: one line, exit 2', async () => {
     const clean = await runCli([], {
       ...env(inject('prefectBaseUrl')),
-      CONFORMANCE_OPERATIONS: '^GET /flows/\\{id\\}$',
+      // POST /flows/count has a known deviation (errors.wrong-content-type): a run with nothing but xfails.
+      CONFORMANCE_OPERATIONS: '^(GET /flows/\\{id\\}|POST /flows/count)$',
     });
     const r = await runCli(['replay', clean.outDir], env(inject('prefectBaseUrl')));
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/replay: no failing case in/);
+    // Its known deviations are there to replay, and the line says how.
+    expect(r.stderr.trim()).toMatch(/it has \d+ known deviation\(s\) \(xfail\), which --known replays$/);
   });
 });
