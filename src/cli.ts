@@ -29,7 +29,7 @@ import {
   type Env,
 } from './config/config.js';
 import { flagsNpmTook } from './config/npmRun.js';
-import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
+import { CONFIG_OPTION, OPTION_GROUPS, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { narrowsChecks, selectsOperation } from './config/selection.js';
 import {
   handOver,
@@ -606,12 +606,14 @@ async function replayCommand(
 
 /** `checks [--json | --markdown]`: every check of the registry. */
 async function checksCommand(format: 'text' | 'json' | 'markdown'): Promise<number> {
+  // The title starts with the level: one column of it is enough.
   // The registry loads every check's code (and the HTTP client): only this command needs it in the CLI.
   const { CHECKS } = await import('./checks/registry.js');
   if (format === 'json') process.stdout.write(`${JSON.stringify(checkListing(CHECKS), null, 2)}\n`);
   else if (format === 'markdown') process.stdout.write(checkListMarkdown(CHECKS));
   else
-    for (const c of checkListing(CHECKS)) process.stdout.write(`${c.id.padEnd(44)} ${c.level.padEnd(6)} ${c.title}\n`);
+    for (const c of checkListing(CHECKS))
+      process.stdout.write(`${c.id.padEnd(44)} ${c.family.padEnd(13)} ${c.title} (clause: ${c.clause})\n`);
   return 0;
 }
 
@@ -643,16 +645,44 @@ function givenFlags(command: Command): Env {
   return env;
 }
 
-function addRunOptions(command: Command): Command {
-  for (const option of [...RUN_OPTIONS, CONFIG_OPTION]) {
-    // The default and the variable are part of the description: commander's own .env() and .default() would
-    // read them itself, and the file's values must sit between the environment and the defaults.
-    const extra = `(${option.default ? `default: ${option.default}; ` : ''}env: ${option.env})`;
-    const flags = option.value ? `${option.flag} <${option.value}>` : option.flag;
-    command.addOption(new Option(flags, `${option.description} ${extra}`));
-  }
+/**
+ * The run flags on a command that runs the suite. `listed`: in its help (run's); compare and replay take
+ * them too, for the runs they make, and their help points at run's rather than repeating 33 flags.
+ */
+function addRunOptions(command: Command, listed = true): Command {
+  const all = [...RUN_OPTIONS, CONFIG_OPTION];
+  if (!listed) command.addHelpText('after', '\nThe run flags (`conformance run --help`) apply to the runs it makes.');
+  for (const group of OPTION_GROUPS)
+    for (const flag of group.flags) {
+      const option = all.find((o) => o.flag === flag)!;
+      // The default and the variable are part of the description: commander's own .env() and .default() would
+      // read them itself, and the file's values must sit between the environment and the defaults.
+      const extra = `(${option.default ? `default: ${option.default}; ` : ''}env: ${option.env})`;
+      const flags = option.value ? `${option.flag} <${option.value}>` : option.flag;
+      const added = new Option(flags, `${option.description} ${extra}`).helpGroup(group.heading);
+      command.addOption(listed ? added : added.hideHelp());
+    }
   return command;
 }
+
+/** The run flags most runs need, in the root's help. */
+const COMMON_RUN_FLAGS = [
+  '--base-url <url>         the API root of the target (default: a managed local Prefect)',
+  '--read-only              send only reads: safe against production',
+  "--baseline <file|auto|none>  the known deviations (default: auto, the release's own)",
+  '--operations <regex>     only these operations ("METHOD /path")',
+  '--families <list>        only these families of checks',
+  '--out <dir>              where the reports go (default: reports)',
+];
+
+/** What `run --help` ends with: the commands people start from. */
+const RUN_EXAMPLES = `
+Examples:
+  conformance                                        a managed local Prefect, every check; reports in reports/
+  conformance --base-url https://prefect.example/api your server (CONFORMANCE_API_KEY for its key)
+  conformance --base-url URL --read-only             against production: reads only
+  conformance --families filters,sorting --budget 60 two families, at most a minute of sending
+  conformance replay reports --check contract.no-5xx rerun a failing check of the last run`;
 
 /** The command line: commands, flags and help, by commander; every error one line and exit 2. */
 function program(result: { code: number }): Command {
@@ -674,7 +704,7 @@ function program(result: { code: number }): Command {
     .exitOverride()
     .addHelpText(
       'after',
-      `\nSecrets, from the environment only:\n${secrets}\n\nExit codes: 0 every MUST check passed (baseline applied), 1 a gate failure, 2 bad input.`,
+      `\nThe common run flags (run is the default command; \`conformance run --help\` lists all ${RUN_OPTIONS.length + 1}, grouped, with examples):\n${COMMON_RUN_FLAGS.map((f) => `  ${f}`).join('\n')}\n\nSecrets, from the environment only:\n${secrets}\n\nExit codes: 0 every MUST check passed (baseline applied), 1 a gate failure, 2 bad input.`,
     );
   // Read only when asked (commander's .version() wants the text up front): the reference document it names is
   // 1.3 MB of JSON, not worth parsing on every start.
@@ -685,7 +715,8 @@ function program(result: { code: number }): Command {
   addRunOptions(
     root
       .command('run', { isDefault: true })
-      .description('run the suite against a target (the default command) and write the reports'),
+      .description('run the suite against a target (the default command) and write the reports')
+      .addHelpText('after', RUN_EXAMPLES),
   ).action(async (_opts, command: Command) => {
     result.code = await runCommand(givenFlags(command));
   });
@@ -700,6 +731,7 @@ function program(result: { code: number }): Command {
       .description(
         'compare two runs, documents or targets (URL and managed sides are run with the same seed); exit 1 when B regressed',
       ),
+    false,
   ).action(async (a: string, b: string, _opts, command: Command) => {
     result.code = await compareCommand(a, b, givenFlags(command));
   });
@@ -711,8 +743,9 @@ function program(result: { code: number }): Command {
       .option('--operation <key>', 'only the failures on this operation ("METHOD /path")')
       .option('--known', 'the known deviations (xfail) too')
       .description(
-        'rerun exactly the failing cases of an earlier run (same checks, same operations, the recorded seed) against the target, and say whether each still fails; exit 1 when one does',
+        "rerun exactly the failing cases of an earlier run (same checks, same operations, the recorded seed and baseline) against the target, say whether each still fails, and exit with the rerun's verdict",
       ),
+    false,
   ).action(
     async (
       results: string | undefined,
@@ -748,6 +781,7 @@ function program(result: { code: number }): Command {
     .option('--json', 'as JSON')
     .option('--markdown', 'as a Markdown table')
     .action(async (opts: { json?: boolean; markdown?: boolean }) => {
+      if (opts.json && opts.markdown) throw new UsageError('checks: --json or --markdown, not both');
       result.code = await checksCommand(opts.json ? 'json' : opts.markdown ? 'markdown' : 'text');
     });
   return root;

@@ -323,6 +323,46 @@ export const RUN_OPTIONS: readonly RunOption[] = [
   },
 ];
 
+/**
+ * The run options in the groups help shows them in, a user's questions in turn: what to test, what to
+ * include, how to judge, how fast and for how long, and where the results go.
+ */
+export const OPTION_GROUPS: ReadonlyArray<{ heading: string; flags: readonly string[] }> = [
+  {
+    heading: 'The target:',
+    flags: [
+      '--base-url',
+      '--spec',
+      '--read-only',
+      '--allow-writes',
+      '--disposable',
+      '--db',
+      '--prefect-version',
+      '--server-version',
+      '--target-label',
+    ],
+  },
+  {
+    heading: 'What to run:',
+    flags: [
+      '--operations',
+      '--exclude-operations',
+      '--tags',
+      '--exclude-tags',
+      '--methods',
+      '--exclude-methods',
+      '--checks',
+      '--exclude-checks',
+      '--families',
+      '--exclude-families',
+      '--shard',
+    ],
+  },
+  { heading: 'The verdict:', flags: ['--baseline', '--gate-should', '--seed', '--runs'] },
+  { heading: 'Pace and time:', flags: ['--concurrency', '--max-rate', '--timeout-ms', '--budget', '--deadline'] },
+  { heading: 'Reports and settings:', flags: ['--out', '--run-tag', '--quiet', '--config'] },
+];
+
 /** The option that names the configuration file; it is read before the file is. */
 export const CONFIG_OPTION: RunOption = {
   flag: '--config',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
 import { CHECKS } from '../../src/checks/registry.js';
 import { CONFIG_FILE_NAME } from '../../src/config/file.js';
-import { RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
+import { OPTION_GROUPS, RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
 import { readPin } from '../../src/managed/prefect.js';
 import { TOOL } from '../../src/report/tool.js';
 import { runCli } from '../support/runCli.js';
@@ -37,10 +37,18 @@ describe('help and version', () => {
           expect(text).toContain(`env: ${o.env}`);
           if (o.default) expect(text).toContain(`default: ${flat(o.default)}`);
         }
+        // In groups, a user's questions in turn, and examples to start from.
+        const headings = OPTION_GROUPS.map((g) => r.stdout.indexOf(`\n${g.heading}\n`));
+        expect(headings.every((at) => at >= 0)).toBe(true);
+        expect([...headings].sort((a, b) => a - b)).toEqual(headings);
+        expect(r.stdout).toMatch(/\nExamples:\n {2}conformance /);
       } else {
         for (const command of ['run', 'compare', 'replay', 'merge', 'baseline', 'checks'])
           expect(text).toContain(command);
         for (const v of SECRET_VARIABLES) expect(text).toContain(v.env);
+        // run is the default command: its common flags are in the first help a user reads.
+        for (const flag of ['--base-url', '--read-only', '--baseline', '--operations', '--out'])
+          expect(text).toContain(flag);
       }
     },
   );
@@ -52,6 +60,11 @@ describe('help and version', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^Usage: conformance ${command.join(' ')}`));
       expect(r.stdout).toContain('--help');
+      // compare and replay take the run flags for the runs they make, and point at run's help for them.
+      if (command[0] === 'compare' || command[0] === 'replay') {
+        expect(r.stdout).not.toContain('--max-rate');
+        expect(flat(r.stdout)).toContain('The run flags (`conformance run --help`) apply to the runs it makes.');
+      }
     },
   );
 
@@ -69,6 +82,15 @@ describe('help and version', () => {
     const listed = JSON.parse(r.stdout) as Array<Record<string, string>>;
     expect(listed.map((c) => c.id).sort()).toEqual(CHECKS.map((c) => c.id).sort());
     for (const c of listed) for (const field of ['family', 'level', 'clause', 'title']) expect(c[field]).toBeTruthy();
+  });
+
+  test('checks: a line each with id, family, title (its level first) and clause; one format at a time', async () => {
+    const r = await runCli(['checks']);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(CHECKS.length);
+    for (const [i, c] of CHECKS.entries())
+      expect(flat(lines[i])).toBe(`${c.id} ${c.family} ${c.title} (clause: ${c.clause})`);
+    expectOneLine(await runCli(['checks', '--json', '--markdown']), /checks: --json or --markdown, not both/);
   });
 
   test('an unknown option, and an extra word: one line, exit 2', async () => {
@@ -153,12 +175,15 @@ describe('selection and where the target came from', () => {
         !/^(contract|errors)\./.test(c.id) || c.id === 'contract.available' || /^errors\..*-json$/.test(c.id),
       );
     expect(results.selection).toContain('excludeChecks=contract.available,errors.*-json');
-    // GitHub Actions: the step summary is summary.md; each failed check is an annotation.
+    // GitHub Actions: the step summary is summary.md; each failure the gate counts is an error annotation,
+    // each it does not (SHOULD, MAY) a warning.
     expect(readFileSync(stepSummary, 'utf8')).toBe(`${readFileSync(path.join(r.outDir, 'summary.md'), 'utf8')}\n`);
-    const failed = results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass').length;
-    const annotations = (r.stdout.match(/^::error /gm) ?? []).length;
-    expect(failed).toBeGreaterThan(0);
-    expect(annotations).toBe(failed);
+    const gated = results.checks.filter((c) => (c.status === 'failed' && c.level === 'MUST') || c.status === 'xpass');
+    const warned = results.checks.filter((c) => c.status === 'failed' && c.level !== 'MUST');
+    expect(gated.length).toBeGreaterThan(0);
+    expect(warned.length).toBeGreaterThan(0);
+    expect((r.stdout.match(/^::error /gm) ?? []).length).toBe(gated.length);
+    expect((r.stdout.match(/^::warning /gm) ?? []).length).toBe(warned.length);
   });
 });
 

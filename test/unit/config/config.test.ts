@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { configFrom, loadConfig, secretsOf, UsageError } from '../../../src/config/config.js';
-import { CONFIG_OPTION, RUN_OPTIONS, SECRET_VARIABLES } from '../../../src/config/options.js';
+import { CONFIG_OPTION, OPTION_GROUPS, RUN_OPTIONS, SECRET_VARIABLES } from '../../../src/config/options.js';
 import { Redactor } from '../../../src/http/redact.js';
 
 describe('config', () => {
@@ -93,5 +93,12 @@ describe('a bad setting is named as the user gave it', () => {
     expect(() => configFrom({ CONFORMANCE_RUNS: '-1' }, {}, cwd)).toThrow(/^--runs must be/);
     vi.stubEnv('CONFORMANCE_RUNS', 'x');
     expect(() => configFrom({}, {}, cwd)).toThrow(/^CONFORMANCE_RUNS must be/);
+  });
+});
+
+describe('the groups of help', () => {
+  test('every run option, and the configuration file, in exactly one group', () => {
+    const grouped = OPTION_GROUPS.flatMap((g) => g.flags);
+    expect([...grouped].sort()).toEqual([...RUN_OPTIONS, CONFIG_OPTION].map((o) => o.flag).sort());
   });
 });
