@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Env } from './env.js';
 import { UsageError } from './errors.js';
-import { RUN_OPTIONS, type RunOption } from './options.js';
+import { RUN_OPTIONS, type RunOption, SECRET_VARIABLES } from './options.js';
 
 export const CONFIG_FILE_NAME = 'conformance.config.json';
 
@@ -67,6 +67,12 @@ export function configFileSchema(): Record<string, unknown> {
 
 let validator: ReturnType<Ajv2020['compile']> | undefined;
 
+/** An unknown key; one that looks like a secret says where secrets go (a file is often committed). */
+function unknownSetting(key: string): string {
+  const secret = /key|token|secret|password|auth/i.test(key);
+  return `unknown setting "${key}"${secret ? `: secrets are read from the environment only (${SECRET_VARIABLES.map((v) => v.env).join(', ')}), never from a file` : ''}`;
+}
+
 /** The variables a configuration file sets; a file that is not valid JSON or breaks the schema is a UsageError. */
 export function readConfigFile(file: string): Env {
   let parsed: unknown;
@@ -85,7 +91,7 @@ export function readConfigFile(file: string): Env {
     const option = RUN_OPTIONS.find((o) => o.key === key);
     const what =
       error?.keyword === 'additionalProperties'
-        ? `unknown setting "${(error.params as { additionalProperty: string }).additionalProperty}"`
+        ? unknownSetting((error.params as { additionalProperty: string }).additionalProperty)
         : // A setting of several forms (a seed: a number or "random") fails on one of them: name them all.
           error?.schemaPath.includes('/oneOf/') && option
           ? `is not ${option.type === 'list' ? 'a list of strings or a comma-separated string' : `${option.value}`}`

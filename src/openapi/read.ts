@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../config/errors.js';
+import { unreachableReason } from './unreachable.js';
 import type { OpenApiDocument } from './document.js';
 
 /** A document as served: its text, and that text parsed. */
@@ -33,12 +34,7 @@ async function fetchText(url: string, headers: Record<string, string>, timeoutMs
     status = res.status;
     text = await res.text();
   } catch (e) {
-    // fetch says "fetch failed" and puts the reason (ECONNREFUSED, ...) in its cause.
-    const err = e as Error & { cause?: { code?: string; message?: string } };
-    const reason = err.cause?.message
-      ? `${err.cause.code ?? 'error'}: ${err.cause.message}`
-      : `${err.name}: ${err.message}`;
-    throw new UsageError(`target unreachable: ${url} (${reason})`);
+    throw new UsageError(`target unreachable: ${url} (${unreachableReason(e, url)})`);
   }
   if (status >= 400) throw new UsageError(`${url} serves no OpenAPI document (HTTP ${status})`);
   return text;

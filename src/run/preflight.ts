@@ -11,6 +11,7 @@
 import { type Selection, selectsCheck } from '../config/selection.js';
 import { UsageError } from '../config/errors.js';
 import { authHeaders } from '../http/auth.js';
+import { unreachableReason } from '../openapi/unreachable.js';
 import type { DocumentSurvey } from '../model/documentSurvey.js';
 import type { DatabaseFinding } from '../model/profiles/profile.js';
 import type { ReportedVersion } from '../http/serverVersion.js';
@@ -44,10 +45,7 @@ async function assertReachable(target: SurveyTarget): Promise<void> {
       signal: AbortSignal.timeout(Math.min(target.timeoutMs, 15000)),
     });
   } catch (e) {
-    const cause = (e as Error & { cause?: { code?: string; message?: string } }).cause;
-    throw new UsageError(
-      `target unreachable: ${target.baseUrl} (${cause?.code ?? cause?.message ?? (e as Error).message})`,
-    );
+    throw new UsageError(`target unreachable: ${target.baseUrl} (${unreachableReason(e, target.baseUrl)})`);
   }
 }
 

@@ -69,7 +69,11 @@ describe('configuration file', () => {
     ['not JSON', '{ "seed": ', /is not valid JSON/],
     ['an unknown setting', { sed: 5 }, /\/ unknown setting "sed"/],
     ['a wrong type', { runs: 'ten' }, /\/runs must be integer/],
-    ['a secret', { apiKey: 'pnu_x' }, /unknown setting "apiKey"/],
+    [
+      'a secret',
+      { apiKey: 'pnu_x' },
+      /unknown setting "apiKey": secrets are read from the environment only \(CONFORMANCE_API_KEY, CONFORMANCE_AUTH_STRING\), never from a file/,
+    ],
     ['a bad seed', { seed: 'often' }, /\/seed is not n\|random/],
   ])('%s is one line of usage error', (_what, content, pattern) => {
     const file = path.join(folderWith(content), CONFIG_FILE_NAME);
