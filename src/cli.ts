@@ -64,7 +64,7 @@ import {
   type Results,
 } from './report/results.js';
 import { terminalSummary, verdictLine } from './report/terminal.js';
-import { clearReplaced, discard, freshStagingFolder, publish } from './report/publish.js';
+import { clearReplaced, discard, freshStagingFolder, publish, shownPath } from './report/publish.js';
 import { TOOL } from './report/tool.js';
 import { checkListing, checkListMarkdown } from './report/checkList.js';
 import { specDrift } from './openapi/drift.js';
@@ -170,7 +170,7 @@ async function runCommand(
     ended = true;
     return code;
   } finally {
-    const where = path.relative(process.cwd(), requested.outDir) || '.';
+    const where = shownPath(requested.outDir);
     // What it could not delete, publish replaces.
     await clearing?.catch(() => {});
     if (ended) {
@@ -511,7 +511,7 @@ async function compareCommand(a: string, b: string, flags: Env): Promise<number>
   writeFileSync(path.join(config.outDir, 'compare.md'), markdown);
   writeFileSync(path.join(config.outDir, 'compare.html'), compareHtml(comparison));
   process.stdout.write(compareMarkdown(comparison, 20));
-  log(`comparison in ${path.relative(process.cwd(), config.outDir) || '.'}: compare.html, compare.md, compare.json`);
+  log(`comparison in ${shownPath(config.outDir)}: compare.html, compare.md, compare.json`);
   return comparisonRegressed(comparison) ? 1 : 0;
 }
 

@@ -92,11 +92,14 @@ function verdictBanner(r: Results): string {
 </section>`;
 }
 
-/** Ids, times and numbers masked: messages that differ only in them say the same thing. */
-const shape = (text: string) =>
+/**
+ * Ids, times and numbers masked: messages that differ only in them say the same thing. A number is a token
+ * of its own: digits within a word (charset=utf-8, /v2/) are part of it.
+ */
+export const shape = (text: string) =>
   text
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
-    .replace(/\d+(\.\d+)?/g, 'N')
+    .replace(/(?<![\w.-])\d+(\.\d+)?(?![\w.-])/g, 'N')
     .slice(0, 160);
 
 function groupBy<T>(items: T[], key: (x: T) => string): Array<[string, T[]]> {

@@ -1,5 +1,5 @@
 /** A Markdown summary of a run, for a CI step summary ($GITHUB_STEP_SUMMARY and the like). */
-import { gateVerdict, identityLines, type Results } from './results.js';
+import { gateVerdict, identityLines, type Results, targetHeading } from './results.js';
 
 function countsTable(heading: string, rows: Record<string, Record<string, number>>): string[] {
   return [
@@ -17,7 +17,7 @@ export function markdownSummary(results: Results): string {
   const gate = gateVerdict(results);
   const identity = identityLines(results);
   const lines = [
-    `## Conformance: ${results.target.title ?? 'target'} ${results.target.apiVersion}`,
+    `## Conformance: ${targetHeading(results.target)}`,
     '',
     `${gate.pass ? '✅ PASS' : '❌ FAIL'}: ${gate.reasons.join('; ')}`,
     '',

@@ -67,3 +67,9 @@ export function publish(stage: string, outDir: string): void {
 export function discard(stage: string): void {
   rmSync(stage, { recursive: true, force: true });
 }
+
+/** A folder as the user can find it: relative when it is within the working folder, else whole (never `../x`). */
+export function shownPath(folder: string, cwd = process.cwd()): string {
+  const relative = path.relative(cwd, folder);
+  return relative === '' ? '.' : relative.startsWith('..') || path.isAbsolute(relative) ? folder : relative;
+}

@@ -281,6 +281,17 @@ export function pacingFacts(results: Pick<Results, 'timing'>): Array<[label: str
   return [['rate limits', `${limited}${(pacing.waitedMs / 1000).toFixed(1)} s waited in all, over requests${max}`]];
 }
 
+/**
+ * What a report's heading names: the server, by its release where it is known (a document's own version is
+ * often not the release: Prefect 2's says 0.1.0), then the document; else the document alone.
+ */
+export function targetHeading(target: Results['target']): string {
+  const document = `${target.title ?? 'target'} ${target.apiVersion}`;
+  if (!target.serverVersion) return document;
+  const database = target.identity?.database?.name ? ` on ${target.identity.database.name}` : '';
+  return `${target.profile} ${target.serverVersion}${database} (document: ${document})`;
+}
+
 /** identityFacts, a line each. */
 export const identityLines = (results: Pick<Results, 'target' | 'checks' | 'timing'>): string[] =>
   [...identityFacts(results), ...pacingFacts(results)].map(([label, text]) => `${label}: ${text}`);

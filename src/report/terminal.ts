@@ -1,11 +1,11 @@
 /** The terminal summary: counts by family and by level, then each failure with the curl line that repeats it. */
-import { curlNote, exitCodeOf, gateVerdict, identityLines, type Results, timeTaken } from './results.js';
+import { curlNote, exitCodeOf, gateVerdict, identityLines, type Results, targetHeading, timeTaken } from './results.js';
 
 export function terminalSummary(results: Results): string {
   const lines: string[] = [];
   const s = results.summary;
   lines.push(
-    `conformance: ${results.target.title ?? 'target'} ${results.target.apiVersion} at ${results.target.baseUrl} (OpenAPI ${results.target.openapi}, profile ${results.target.profile}), seed ${results.seed}`,
+    `conformance: ${targetHeading(results.target)} at ${results.target.baseUrl} (OpenAPI ${results.target.openapi}, profile ${results.target.profile}), seed ${results.seed}`,
   );
   const exercised = results.operations.filter((o) => o.exercised).length;
   const reached = results.operations.filter((o) => o.reached2xx).length;

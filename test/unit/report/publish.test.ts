@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { clearReplaced, freshStagingFolder, publish } from '../../../src/report/publish.js';
+import { clearReplaced, freshStagingFolder, publish, shownPath } from '../../../src/report/publish.js';
 
 function write(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -54,5 +54,14 @@ describe('clearReplaced', () => {
     write(path.join(root, '.reports.old', 'junit.xml'), 'older');
     await clearReplaced(stage, outDir);
     expect(existsSync(path.join(root, '.reports.old'))).toBe(false);
+  });
+});
+
+describe('shownPath', () => {
+  test('relative within the working folder, whole outside it, never ../x', () => {
+    expect(shownPath('/work/repo/reports', '/work/repo')).toBe('reports');
+    expect(shownPath('/work/repo', '/work/repo')).toBe('.');
+    expect(shownPath('/tmp/x', '/work/repo')).toBe('/tmp/x');
+    expect(shownPath('/work/other/reports', '/work/repo')).toBe('/work/other/reports');
   });
 });

@@ -1,6 +1,6 @@
 /** The terminal's last line: the gate's verdict and its rule, the same the exit code, summary.md and page one give. */
 import { describe, expect, test } from 'vitest';
-import { exitCodeOf } from '../../../src/report/results.js';
+import { exitCodeOf, targetHeading } from '../../../src/report/results.js';
 import { verdictLine } from '../../../src/report/terminal.js';
 import { checkResult, resultsOf } from '../support.js';
 
@@ -32,5 +32,26 @@ describe('verdictLine', () => {
     expect(verdictLine(may)).toBe(
       'PASS (exit 0): every MUST or SHOULD check passed with the baseline applied; 1 MAY failure(s) are reported, not gated',
     );
+  });
+
+  test('the heading names the server by its release where it is known, then the document', () => {
+    const target = {
+      baseUrl: 'http://x/api',
+      openapi: '3.1.0',
+      apiVersion: '0.1.0',
+      title: 'Prefect REST API',
+      profile: 'prefect',
+    };
+    expect(targetHeading(target)).toBe('Prefect REST API 0.1.0');
+    expect(targetHeading({ ...target, serverVersion: '2.20.26' })).toBe(
+      'prefect 2.20.26 (document: Prefect REST API 0.1.0)',
+    );
+    expect(
+      targetHeading({
+        ...target,
+        serverVersion: '2.20.26',
+        identity: { database: { name: 'postgres', how: 'probe' } },
+      }),
+    ).toBe('prefect 2.20.26 on postgres (document: Prefect REST API 0.1.0)');
   });
 });
