@@ -92,9 +92,8 @@ function reporters(): string[] {
 /** The suites of a run, by vitest in this process, given what they know at their start. */
 function runSuites(start: WorkerStart): Suites {
   const names = reporters();
-  // Progress only for a person at a terminal: never in CI, in a pipe, or when asked to be quiet.
-  if (process.stderr.isTTY && !start.ci && !start.quiet)
-    names.push(path.join(repoRoot, 'src', 'report', 'progress.ts'));
+  // Progress unless asked to be quiet: a line rewritten in place at a terminal, plain lines in CI or a pipe.
+  if (!start.quiet) names.push(path.join(repoRoot, 'src', 'report', 'progress.ts'));
   // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge` (i/n: blob-i-n.json).
   const blobFile = start.shard && path.join(start.outDir, 'blob', `blob-${start.shard.replace('/', '-')}.json`);
   if (blobFile) names.push('blob');

@@ -1,11 +1,17 @@
 /**
- * Progress on a terminal during a long run: the family being checked, its operations and checks done out
- * of its total, and failures so far, on one line rewritten in place. The CLI adds this reporter only when
- * stderr is a TTY and the run is not in CI, so that logs and CI output stay quiet.
+ * Progress during a long run: the time since the run started, the family being checked (of how many), its
+ * operations and checks done out of its total, and failures so far. For a person at a terminal, one line
+ * rewritten in place; in CI or a pipe, where a rewritten line is noise, a plain line when a family starts
+ * and at most every 30 s within one, so that a CI log shows the run alive and where it is. The CLI adds this
+ * reporter unless the run is quiet.
  */
 import path from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
+import { readWorkerConfig } from '../config/worker.js';
 import './taskMeta.js';
+
+/** In CI or a pipe, a line within a family at most this often. */
+const PLAIN_EVERY_MS = 30_000;
 
 export default class ProgressReporter implements Reporter {
   private families = 0;
@@ -19,6 +25,15 @@ export default class ProgressReporter implements Reporter {
   private lastDraw = 0;
 
   private readonly out = process.stderr;
+  /** A line rewritten in place (a person at a terminal), or plain lines (CI, a pipe). */
+  private readonly inPlace: boolean;
+  private readonly startedAt: number;
+
+  constructor() {
+    const config = readWorkerConfig();
+    this.inPlace = Boolean(this.out.isTTY) && !config?.ci;
+    this.startedAt = config?.startedAt ? Date.parse(config.startedAt) : Date.now();
+  }
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.families = specifications.length;
@@ -44,14 +59,16 @@ export default class ProgressReporter implements Reporter {
   }
 
   onTestRunEnd(): void {
-    this.out.write('\r\x1b[2K');
+    if (this.inPlace) this.out.write('\r\x1b[2K');
   }
 
   private draw(force: boolean): void {
     const now = Date.now();
-    if (!force && now - this.lastDraw < 200) return;
+    if (!force && now - this.lastDraw < (this.inPlace ? 200 : PLAIN_EVERY_MS)) return;
     this.lastDraw = now;
-    const line = `conformance: [${this.familyIndex}/${this.families} ${this.family}] operations ${this.operationsDone.size}/${this.operations.size} · checks ${this.done}/${this.total} · ${this.failed} failed so far`;
-    this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns || 120) - 1)}`);
+    const elapsed = Math.round((now - this.startedAt) / 1000);
+    const line = `conformance: ${elapsed} s [${this.familyIndex}/${this.families} ${this.family}] operations ${this.operationsDone.size}/${this.operations.size} · checks ${this.done}/${this.total} · ${this.failed} failed so far`;
+    if (this.inPlace) this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns || 120) - 1)}`);
+    else this.out.write(`${line}\n`);
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Progress goes to a terminal only: under a pseudo-terminal (util-linux `script`) the run draws its
- * progress line; with CI set, or through a pipe, it stays quiet.
+ * Progress: under a pseudo-terminal (util-linux `script`) the run draws its progress line in place; with CI
+ * set, it writes plain lines instead, a CI log's view of where the run is.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -31,13 +31,19 @@ describe('progress', () => {
   test('on a terminal: the family, operations and checks done out of the total, failures so far', () => {
     const r = runUnderTerminal({});
     expect(r.status).toBe(0);
-    expect(r.output).toMatch(/\[\d+\/\d+ contract\] operations \d+\/\d+ · checks \d+\/\d+ · \d+ failed so far/);
+    expect(r.output).toMatch(/\d+ s \[\d+\/\d+ contract\] operations \d+\/\d+ · checks \d+\/\d+ · \d+ failed so far/);
   });
 
-  test('on a terminal in CI: no progress line', () => {
+  test('in CI: a plain line when a family starts, with the time since the start, never a line rewritten', () => {
     const r = runUnderTerminal({ CI: 'true' });
     expect(r.status).toBe(0);
     expect(r.output).toContain('passed');
-    expect(r.output).not.toMatch(/checks \d+\/\d+/);
+    const lines = r.output.split(/\r?\n/).filter((l) => / · checks \d+\/\d+ · /.test(l));
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^conformance: \d+ s \[\d+\/\d+ \w+\] operations \d+\/\d+ · checks \d+\/\d+ · \d+ failed so far$/,
+      );
+    expect(r.output).not.toContain('\x1b[2K');
   });
 });
