@@ -1,0 +1,45 @@
+/**
+ * The GitHub Action (action.yml) and the example workflows of docs/examples: valid by a validator of action
+ * and workflow files (action-validator, the schemas GitHub's own editor support uses), and naming only the
+ * suite's own settings.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
+
+const root = path.join(import.meta.dirname, '..', '..');
+const validator = path.join(root, 'node_modules', '.bin', 'action-validator');
+const validate = (file: string) => spawnSync(validator, [file], { encoding: 'utf8' });
+const examples = readdirSync(path.join(root, 'docs', 'examples'))
+  .filter((f) => f.startsWith('github-'))
+  .map((f) => path.join(root, 'docs', 'examples', f));
+
+describe('the GitHub Action', () => {
+  test.each([path.join(root, 'action.yml'), ...examples])('%s is valid', (file) => {
+    const r = validate(file);
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  test('the validator finds a broken action and a broken workflow', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'action-'));
+    const action = readFileSync(path.join(root, 'action.yml'), 'utf8').replace('using: composite', 'using: composit');
+    writeFileSync(path.join(dir, 'action.yml'), action);
+    expect(validate(path.join(dir, 'action.yml')).status).not.toBe(0);
+    const workflow = readFileSync(examples[0], 'utf8').replace('runs-on:', 'run-on:');
+    writeFileSync(path.join(dir, 'github-broken.yml'), workflow);
+    expect(validate(path.join(dir, 'github-broken.yml')).status).not.toBe(0);
+  });
+
+  test("it sets only the suite's own variables, and gives the key only from its input", () => {
+    const text = readFileSync(path.join(root, 'action.yml'), 'utf8');
+    const known = new Set([...RUN_OPTIONS.map((o) => o.env), ...SECRET_VARIABLES.map((v) => v.env)]);
+    const set = [...text.matchAll(/^\s+(CONFORMANCE_[A-Z_]+):/gm)].map((m) => m[1]);
+    expect(set.length).toBeGreaterThan(5);
+    for (const variable of set) expect(known.has(variable), variable).toBe(true);
+    expect(text).toMatch(/CONFORMANCE_API_KEY: \$\{\{ inputs\.api-key \}\}/);
+  });
+});
