@@ -80,6 +80,16 @@ function run(cmd: string, args: string[], what: string): void {
   }
 }
 
+/** pip's "no such version" in a line, with the newest it has, rather than its whole list of versions. */
+export function notOnIndex(version: string, pipMessage: string): string | undefined {
+  const listed = /Could not find a version that satisfies the requirement[^(]*\(from versions: ([^)]*)\)/.exec(
+    pipMessage,
+  );
+  if (!listed) return undefined;
+  const versions = listed[1].split(',').map((v) => v.trim());
+  return `the package index has no prefect ${version} (its newest: ${versions.at(-1) || 'none'})`;
+}
+
 /** Install a Prefect release (the pin by default) into its cached venv unless it is there already; returns the prefect binary. */
 export function ensurePrefect(log: (line: string) => void = () => {}, pin: PrefectPin = readPin()): string {
   const dir = venvDir(pin);
@@ -101,7 +111,9 @@ export function ensurePrefect(log: (line: string) => void = () => {}, pin: Prefe
       `pip install prefect==${pin.prefect}`,
     );
   } catch (e) {
-    throw new Error(`${(e as Error).message}${hint}`);
+    // A failed install leaves nothing behind: the next try starts clean, and no half venv fills the cache.
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${notOnIndex(pin.prefect, (e as Error).message) ?? (e as Error).message}${hint}`);
   }
   writeFileSync(marker, spec);
   return bin;
