@@ -50,7 +50,9 @@ describe('readDocument', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
     await expect(readDocument(`http://127.0.0.1:${port}/openapi.json`)).rejects.toThrow(
-      new RegExp(`^target unreachable: http://127.0.0.1:${port}/openapi.json \\(ECONNREFUSED: `),
+      new RegExp(
+        `^target unreachable: http://127.0.0.1:${port}/openapi.json \\(nothing accepts connections at 127.0.0.1:${port} \\(connection refused\\)`,
+      ),
     );
   });
 
