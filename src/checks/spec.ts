@@ -81,12 +81,15 @@ export const specChecks = [
     id: 'spec.json-response-schema',
     level: 'SHOULD',
     clause: '1 (the document describes the interface)',
-    title: 'SHOULD document a JSON response schema for success (or a body-less 204)',
+    title: 'SHOULD document a JSON response schema for success (or a success without a body)',
     run: (op) => {
       const success = Object.entries(op.responses).filter(([s]) => /^2/.test(s));
       if (success.length === 0) return violated('none', `${op.key} documents no success response`);
+      // A success documented with no content (a 204, or a 200 a server answers without a body) is described:
+      // the document says there is no body to have a schema.
       const described = ([s, r]: (typeof success)[number]) =>
         s === '204' ||
+        Object.keys(r.content).length === 0 ||
         Object.entries(r.content).some(([ct, schema]) => /json/.test(ct) && schema && Object.keys(schema).length > 0);
       if (success.some(described)) return pass();
       const shown = success.map(([s, r]) => `${s} ${Object.keys(r.content).join(',') || '(no content)'}`).join('; ');

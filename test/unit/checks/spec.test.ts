@@ -108,6 +108,15 @@ describe('spec checks', () => {
     expect(
       await lint('spec.json-response-schema', doc({ '/flows/': { get: { responses: csv } } }), 'GET /flows/'),
     ).toBe('convention.violated 200');
+    // A 200 with no content says there is no body: described, not a missing schema (Prefect's /templates/validate).
+    const bodiless = { '200': { description: 'ok' } };
+    expect(
+      await lint('spec.json-response-schema', doc({ '/flows/': { post: { responses: bodiless } } }), 'POST /flows/'),
+    ).toBe('passed');
+    const noSchema = { '200': { description: 'ok', content: { 'application/json': { schema: {} } } } };
+    expect(
+      await lint('spec.json-response-schema', doc({ '/flows/': { post: { responses: noSchema } } }), 'POST /flows/'),
+    ).toBe('convention.violated 200');
   });
 
   test('spec.no-needless-nesting', async () => {
