@@ -76,7 +76,7 @@ const isDeleteOfObservableObject = (op: Operation, ctx: CheckContext) => {
 };
 
 /** A field PATCH can change that the object shows, and a new value for it. */
-function patchField(current: Obj, schemaProps: Obj, tag: string): [string, unknown] | undefined {
+export function patchField(current: Obj, schemaProps: Obj, tag: string): [string, unknown] | undefined {
   for (const [field, value] of [
     ['description', `${tag} patched`],
     ['tags', [tag, `${tag}-patched`]],
@@ -84,7 +84,20 @@ function patchField(current: Obj, schemaProps: Obj, tag: string): [string, unkno
     if (field in schemaProps && field in current) return [field, value];
   for (const field of Object.keys(schemaProps))
     if (field in current && typeof current[field] === 'boolean') return [field, !current[field]];
+  // Else a string the schema leaves free (no format, pattern, enum or const): a task run's name.
+  for (const [field, schema] of Object.entries(schemaProps))
+    if (field in current && typeof current[field] === 'string' && freeString(schema)) return [field, `${tag}-patched`];
   return undefined;
+}
+
+/** A property schema that takes any string (alone or with null): no format, pattern, enum, const or short maximum. */
+function freeString(schema: unknown): boolean {
+  const text = JSON.stringify(schema);
+  return (
+    /"type":"string"/.test(text) &&
+    !/"(format|pattern|enum|const|\$ref)"/.test(text) &&
+    !/"maxLength":([0-9]|[1-3][0-9])[,}]/.test(text)
+  );
 }
 
 /** The same answer twice: status, then body (volatile fields left out). */

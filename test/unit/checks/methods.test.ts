@@ -1,5 +1,6 @@
 /** Family `methods` on a scripted server: the verb semantics each check enforces, kept and broken. */
 import { describe, expect, test } from 'vitest';
+import { patchField } from '../../../src/checks/methods.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
 import { type Obj, type Reply, applies, fakeContext, judge, outcome } from './fake.js';
 
@@ -118,5 +119,28 @@ describe('methods checks', () => {
       server: (r) => (r.method === 'DELETE' ? { status: 500, json: {} } : flowServer()(r)),
     });
     expect(outcome(await judge('methods.delete-then-404', 'DELETE /flows/{id}', fake))).toBe('status.unexpected 500');
+  });
+});
+
+describe('the field methods.patch-partial changes', () => {
+  const tag = 'conformance-t';
+  test('description, then tags, then a boolean, then a string the schema leaves free; none when nothing fits', () => {
+    expect(patchField({ description: 'd', name: 'n' }, { description: {}, name: { type: 'string' } }, tag)).toEqual([
+      'description',
+      'conformance-t patched',
+    ]);
+    expect(patchField({ active: true }, { active: { type: 'boolean' } }, tag)).toEqual(['active', false]);
+    // A task run: only its name can be changed and read back.
+    const name = { anyOf: [{ type: 'string' }, { type: 'null' }] };
+    expect(patchField({ name: 'run', state: {} }, { name, state: {} }, tag)).toEqual(['name', 'conformance-t-patched']);
+    // Strings the schema constrains are left alone: a format, a pattern, an enum, a short maximum.
+    for (const constrained of [
+      { type: 'string', format: 'date-time' },
+      { type: 'string', pattern: '^[a-z]+$' },
+      { type: 'string', enum: ['a', 'b'] },
+      { type: 'string', maxLength: 10 },
+    ])
+      expect(patchField({ field: 'x' }, { field: constrained }, tag)).toBeUndefined();
+    expect(patchField({ data: {} }, { data: { type: 'object' } }, tag)).toBeUndefined();
   });
 });
