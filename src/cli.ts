@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
 import {
+  asGiven,
   configFrom,
   githubActions,
   quietRequested,
@@ -258,7 +259,10 @@ async function runInto(config: Config, judged: () => void = () => {}): Promise<n
     if (!operations.some((op) => selectsOperation(selection, op)))
       throw new UsageError(
         selection.operations && Object.keys(selection).length === 1
-          ? `CONFORMANCE_OPERATIONS "${selection.operations.replace(/\\\//g, '/')}" selects none of the document's ${operations.length} operations ("METHOD /path")`
+          ? asGiven(
+              `CONFORMANCE_OPERATIONS "${selection.operations.replace(/\\\//g, '/')}" selects none of the document's ${operations.length} operations ("METHOD /path")`,
+              config.givenAs,
+            )
           : `the selection (${selectionLine(config)}) selects none of the document's ${operations.length} operations`,
       );
     const state = await preflight.call('targetState', {

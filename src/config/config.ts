@@ -67,6 +67,8 @@ export interface Config {
   targetSource: string;
   /** The configuration file read, if any. */
   configFile?: string;
+  /** Variable → how the user gave it (`--seed`, `runs in <file>`), where not by the variable: for messages. */
+  givenAs?: Record<string, string>;
 }
 
 export type { Env };
@@ -213,22 +215,25 @@ export function configFrom(flags: Env, overrides: Env = {}, cwd = process.cwd())
     }
   }
   if (flags.CONFORMANCE_QUIET) process.env.CONFORMANCE_QUIET = flags.CONFORMANCE_QUIET;
+  // The settings named as the user gave them: the flag typed, or the file's key, not the variable behind it.
+  const givenAs: Record<string, string> = {};
+  for (const option of RUN_OPTIONS) {
+    const variable = option.env;
+    if (variable in flags) givenAs[variable] = option.flag;
+    else if (variable in fromFile && !(variable in process.env) && !(variable in overrides) && option.key)
+      givenAs[variable] = `${option.key} in ${file}`;
+  }
   try {
-    return loadConfig(env, { target, configFile: file });
+    return { ...loadConfig(env, { target, configFile: file }), givenAs };
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    // The setting named as the user gave it: the flag typed, or the file's key, not the variable behind it.
-    const given = (variable: string): string => {
-      const option = RUN_OPTIONS.find((o) => o.env === variable);
-      if (!option) return variable;
-      if (variable in flags) return option.flag;
-      if (variable in fromFile && !(variable in process.env) && !(variable in overrides) && option.key)
-        return `${option.key} in ${file}`;
-      return variable;
-    };
-    throw new UsageError(e.message.replace(/\bCONFORMANCE_[A-Z_]+\b/g, given));
+    throw new UsageError(asGiven(e.message, givenAs));
   }
 }
+
+/** A message with each variable it names replaced by how the user gave the setting (Config.givenAs). */
+export const asGiven = (message: string, givenAs: Record<string, string> = {}): string =>
+  message.replace(/\bCONFORMANCE_[A-Z_]+\b/g, (variable) => givenAs[variable] ?? variable);
 
 /** The selection of a run in one line, or undefined when it covers everything. */
 export const selectionLine = (config: Pick<Config, 'selection'>): string | undefined =>

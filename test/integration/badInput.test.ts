@@ -63,7 +63,7 @@ describe('bad input exits 2 with one line', () => {
   test('a selection of operations that selects none of the document', async () => {
     expectOneLine(
       await runCli(['--operations', '^GET /no/such/path$'], { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') }),
-      /CONFORMANCE_OPERATIONS "\^GET \/no\/such\/path\$" selects none of the document's \d+ operations/,
+      /--operations "\^GET \/no\/such\/path\$" selects none of the document's \d+ operations/,
     );
   });
 
