@@ -132,7 +132,7 @@ const MAX_ATTEMPTS = 6;
  * Attempts for a request of an operation one of whose requests was refused with 503 at every attempt: that
  * operation's 503 is its answer more than a passing state (Prefect on PostgreSQL answers 503 for queries it
  * cannot run, whatever the load), and the full backoff (8 s a request, the last attempts alone) would be
- * paid again for each. Three attempts, the third alone, still get through a lock a write lost by chance.
+ * paid again for each. Three attempts still get through a lock a write lost by chance.
  */
 const ATTEMPTS_WHERE_UNAVAILABLE_BEFORE = 3;
 
@@ -401,8 +401,9 @@ export class HttpClient {
       attempt++;
       await this.paced(spec);
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
-      // wait for the fewer slots there are. After two 503s the request goes alone: if the server refused it
-      // for a lock other requests held (Prefect on SQLite), it now has no rival.
+      // wait for the fewer slots there are. After three 503s the request goes alone: if the server refused it
+      // for a lock other requests held (Prefect on SQLite), it now has no rival. Not after two: behind 100 ms
+      // a request alone stops every other for two round trips, and a second lost lock is common there.
       const alone = earlier.filter((status) => status === 503).length >= 3;
       // The time is looked at again once the request has its slot: many wait for one side by side (cleanup's
       // deletes), and a request whose turn came after the time ran out is not sent.
