@@ -1,5 +1,5 @@
 /**
- * The one-way flow (README.md, "Layout"), enforced by dependency-cruiser with the repository's own rules:
+ * The one-way flow (docs/layout.md), enforced by dependency-cruiser with the repository's own rules:
  * the source passes them, and the rules catch an import of a later stage and a cycle.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
