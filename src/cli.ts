@@ -30,7 +30,7 @@ import {
   type Env,
 } from './config/config.js';
 import { flagsNpmTook } from './config/npmRun.js';
-import { CONFIG_OPTION, OPTION_GROUPS, RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
+import { CONFIG_OPTION, OPTION_GROUPS, RUN_OPTIONS, type RunOption, SECRET_VARIABLES } from './config/options.js';
 import { narrowsChecks, selectsOperation } from './config/selection.js';
 import {
   handOver,
@@ -661,22 +661,22 @@ function addRunOptions(command: Command, listed = true): Command {
       // The default and the variable are part of the description: commander's own .env() and .default() would
       // read them itself, and the file's values must sit between the environment and the defaults.
       const extra = `(${option.default ? `default: ${option.default}; ` : ''}env: ${option.env})`;
-      const flags = option.value ? `${option.flag} <${option.value}>` : option.flag;
-      const added = new Option(flags, `${option.description} ${extra}`).helpGroup(group.heading);
+      const added = new Option(flagWithValue(option), `${option.description} ${extra}`).helpGroup(group.heading);
       command.addOption(listed ? added : added.hideHelp());
     }
   return command;
 }
 
-/** The run flags most runs need, in the root's help. */
-const COMMON_RUN_FLAGS = [
-  '--base-url <url>         the API root of the target (default: a managed local Prefect)',
-  '--read-only              send only reads: safe against production',
-  "--baseline <file|auto|none>  the known deviations (default: auto, the release's own)",
-  '--operations <regex>     only these operations ("METHOD /path")',
-  '--families <list>        only these families of checks',
-  '--out <dir>              where the reports go (default: reports)',
-];
+/** An option as help shows it: its flag, and the placeholder of its value. */
+const flagWithValue = (option: RunOption) => (option.value ? `${option.flag} <${option.value}>` : option.flag);
+
+/** The run flags most runs need, in the root's help, described as RUN_OPTIONS describes them (one source for help). */
+const COMMON_RUN_FLAGS = ['--base-url', '--read-only', '--baseline', '--operations', '--families', '--out'].map(
+  (flag) => {
+    const option = RUN_OPTIONS.find((o) => o.flag === flag)!;
+    return `${flagWithValue(option).padEnd(29)} ${option.description}${option.default ? ` (default: ${option.default})` : ''}`;
+  },
+);
 
 /** What `run --help` ends with: the commands people start from. */
 const RUN_EXAMPLES = `
