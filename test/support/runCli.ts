@@ -50,6 +50,7 @@ export function runCli(
   env: Record<string, string> = {},
   timeoutMs = 300_000,
   cwd = repoRoot,
+  entry = cliEntry,
 ): Promise<CliRun> {
   const outDir = env.CONFORMANCE_OUT ?? mkdtempSync(path.join(os.tmpdir(), 'conformance-out-'));
   // No Prefect profile of the machine's user may give the target: a Prefect home of its own, empty unless given.
@@ -57,7 +58,7 @@ export function runCli(
     env.PREFECT_HOME || env.PREFECT_PROFILES_PATH
       ? {}
       : { PREFECT_HOME: mkdtempSync(path.join(os.tmpdir(), 'prefect-home-')) };
-  const child = spawn(cliEntry, args, {
+  const child = spawn(entry, args, {
     cwd,
     env: cleanEnv({ CONFORMANCE_OUT: outDir, ...prefectHome, ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
