@@ -1,7 +1,7 @@
 /**
  * The options of a run, one record each (as the OCI conformance config names each field's variable): its
  * flag, its environment variable, its key in the configuration file, what it means and its default. The
- * command line's help, the configuration file's schema and README.md's table are all read from here, so
+ * command line's help, the configuration file's schema and docs/usage.md's table are all read from here, so
  * that the three can never disagree. Values travel as strings under their variable's name: flags win over
  * the environment, which wins over the file, which wins over the defaults (config.ts).
  */

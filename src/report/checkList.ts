@@ -32,7 +32,7 @@ export function checkListMarkdown(checks: readonly Check[]): string {
     '<!-- Generated from the check registry (src/checks/registry.ts) by `npm run docs:checks`; a test keeps it current. -->',
     '',
     `${checks.length} checks. Each has a stable id (reports, baselines and comparisons key on it), a level from the spec's`,
-    'words, and the clause it enforces. A failure carries a kind and a key (README.md, "Typed failures").',
+    'words, and the clause it enforces. A failure carries a kind and a key (docs/reports.md, "Typed failures").',
   ];
   const families = [...new Set(checks.map((c) => c.family))];
   for (const family of families) {

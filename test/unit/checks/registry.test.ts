@@ -34,6 +34,13 @@ describe('the check registry', () => {
     expect(() => familyOf('style.anything')).toThrow(/does not start with a family/);
   });
 
+  test("README's count of the checks and its table of the families are the registry's", () => {
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    expect(readme).toContain(`all ${CHECKS.length} are`);
+    const rows = [...readme.matchAll(/^\| `([a-z]+)` \|/gm)].map((m) => m[1]);
+    expect(new Set(rows)).toEqual(new Set(FAMILIES));
+  });
+
   test('docs/checks.md lists every check as the registry has it (npm run docs:checks writes it)', () => {
     const committed = readFileSync(path.join(repoRoot, 'docs', 'checks.md'), 'utf8');
     expect(committed).toBe(checkListMarkdown(CHECKS));

@@ -55,8 +55,8 @@ describe('config', () => {
     for (const secret of SECRET_VARIABLES) expect(all.some((o) => o.env === secret.env)).toBe(false);
   });
 
-  test("README's table names every flag, variable and file key", () => {
-    const readme = readFileSync(path.join(import.meta.dirname, '..', '..', '..', 'README.md'), 'utf8');
+  test("docs/usage.md's table names every flag, variable and file key", () => {
+    const readme = readFileSync(path.join(import.meta.dirname, '..', '..', '..', 'docs', 'usage.md'), 'utf8');
     for (const o of [...RUN_OPTIONS, CONFIG_OPTION, ...SECRET_VARIABLES]) {
       expect(readme).toContain(`\`${o.env}\``);
       if ('flag' in o) expect(readme).toContain(`\`${o.flag}`);
