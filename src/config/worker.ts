@@ -127,6 +127,8 @@ export function runFiles(runDir: string) {
     exchanges: path.join(runDir, 'exchanges.jsonl'),
     spec: path.join(runDir, 'openapi.json'),
     requests: path.join(runDir, 'requests.txt'),
+    /** The exchanges the suites expect to send (register.ts), for progress's estimate of what is left. */
+    expectedExchanges: path.join(runDir, 'expected-exchanges'),
     /**
      * Written by the results reporter, after results.json, when every suite file has ended: nothing more
      * is sent, and the CLI starts cleanup while the reporters after it still write (allure's ~4,000 files

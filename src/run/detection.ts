@@ -99,6 +99,17 @@ export const EXCHANGES_PER_CASE: Readonly<Record<string, number>> = {
 /** The exchanges of exercising one operation (the same run: 1,987 for 187 operations), shared by its readers. */
 export const EXERCISE_EXCHANGES = 10.6;
 
+/**
+ * What a run is expected to send, for progress to estimate what is left: each case's exchanges (a case of a
+ * family that reads the exercise costs it nothing more) and the exercise of each operation.
+ */
+export function expectedExchanges(cases: Array<{ check: { id: string; family: string } }>, exercised: number): number {
+  const judging = cases
+    .filter((c) => !readsExercise(c.check.family))
+    .reduce((sum, c) => sum + (EXCHANGES_PER_CASE[c.check.id] ?? 1), 0);
+  return Math.round(judging + exercised * EXERCISE_EXCHANGES);
+}
+
 /** The families whose checks read the exercise of their operation (CheckContext.exchangesOf). */
 export const readsExercise = (family: string) => family === 'contract' || family === 'errors';
 

@@ -3,11 +3,13 @@
  * reported id, so that vitest's runner, sharding and reporters serve us. The verdict, with the baseline
  * applied, travels to the reporters in the test's meta.
  */
+import { writeFileSync } from 'node:fs';
 import { afterAll, assert, test } from 'vitest';
 import { FAMILIES, reportedId, type Check, type Family } from '../checks/check.js';
 import { clauseText } from '../checks/clauses.js';
 import { checksOf } from '../checks/registry.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
+import { runFiles } from '../config/worker.js';
 import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
 import { BlockedByReadOnly, HttpClient, NOT_RUN, SendingStopped, sendingFor, type Exchange } from '../http/client.js';
 import type { Operation } from '../openapi/operations.js';
@@ -17,7 +19,7 @@ import type { CheckResult, RecordedExchange, ResultStatus } from '../report/resu
 import '../report/taskMeta.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { labelForAllure } from './allureLabels.js';
-import { budgetOrder, byDetection, readsExercise } from './detection.js';
+import { budgetOrder, byDetection, expectedExchanges, readsExercise } from './detection.js';
 import { CORE } from '../checks/queryContext.js';
 import { getSession, type Session } from './session.js';
 
@@ -261,6 +263,21 @@ function casesOf(session: Session, family: Family, known = true): Case[] {
     );
 }
 
+const expecting = new WeakSet<Session>();
+
+/**
+ * The exchanges the whole run is expected to send, written once for the progress line: every selected family's
+ * cases (those of contract and errors are known only after the exercise, and cost little beside it), and the
+ * exercise of every operation unless spec, which sends nothing, is all that runs.
+ */
+function expectOnce(session: Session): void {
+  if (expecting.has(session) || session.config.shard) return;
+  expecting.add(session);
+  const cases = FAMILIES.flatMap((family) => casesOf(session, family, !readsExercise(family)));
+  const exercised = cases.some((c) => c.check.family !== 'spec') ? session.operations.length : 0;
+  writeFileSync(runFiles(session.config.runDir).expectedExchanges, String(expectedExchanges(cases, exercised)));
+}
+
 /** A budgeted run plans every family at once, unless sharded: a shard runs only some families' files. */
 const plansAcrossFamilies = (session: Session) => session.timeBox.budgeted && !session.config.shard;
 
@@ -352,6 +369,7 @@ export function registerFamily(session: Session, family: Family): void {
  */
 export async function registerSuite(family: Family): Promise<void> {
   const session = await getSession();
+  expectOnce(session);
   if (plansAcrossFamilies(session)) await budgetPlan(session).exercised.get(family);
   else if (session.timeBox.budgeted ? readsExercise(family) : family !== 'spec') await session.exerciseAll();
   registerFamily(session, family);

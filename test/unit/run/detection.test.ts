@@ -6,6 +6,8 @@ import {
   budgetOrder,
   byDetection,
   EXCHANGES_PER_CASE,
+  EXERCISE_EXCHANGES,
+  expectedExchanges,
   MUTANTS_CAUGHT,
 } from '../../../src/run/detection.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants } from '../../mutants/registry.js';
@@ -78,5 +80,16 @@ describe('detection table', () => {
       'methods.get-repeatable GET /flows/{id}', // catches none, 3 exchanges
       'contract.reaches-2xx GET /flows/{id}', // catches none, 1 + 5.3 exchanges
     ]);
+  });
+});
+
+describe('the exchanges a run expects to send', () => {
+  const c = (id: string) => ({ check: { id, family: id.split('.')[0] } });
+  test("each case's usual cost, one for a check not listed, nothing more for a case that reads the exercise", () => {
+    const cases = [c('filters.oracle'), c('pagination.windows'), c('sorting.by-value'), c('contract.no-5xx')];
+    expect(expectedExchanges(cases, 0)).toBe(
+      EXCHANGES_PER_CASE['filters.oracle'] + EXCHANGES_PER_CASE['pagination.windows'] + 1,
+    );
+    expect(expectedExchanges([c('contract.no-5xx')], 10)).toBe(Math.round(10 * EXERCISE_EXCHANGES));
   });
 });
