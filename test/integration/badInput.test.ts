@@ -1,5 +1,7 @@
 /** Bad input to the suite: one clear line on stderr, exit code 2, never a stack trace. */
+import { mkdtempSync } from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -64,6 +66,19 @@ describe('bad input exits 2 with one line', () => {
     expectOneLine(
       await runCli(['--operations', '^GET /no/such/path$'], { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') }),
       /--operations "\^GET \/no\/such\/path\$" selects none of the document's \d+ operations/,
+    );
+  });
+
+  test("a selection of none of a managed release's operations is refused before its server is installed or started", async () => {
+    // An empty cache and no Python: a run that installed or started the server first would fail on that instead.
+    const nothing = { CONFORMANCE_CACHE_DIR: mkdtempSync(path.join(os.tmpdir(), 'no-venv-')), PYTHON: '/bin/false' };
+    expectOneLine(
+      await runCli(['--operations', '^NOPE '], nothing),
+      /^conformance: --operations "\^NOPE " selects none of the document's \d+ operations/,
+    );
+    expectOneLine(
+      await runCli(['--prefect-version', '3.4.25', '--methods', 'PUT', '--operations', '^GET'], nothing),
+      /the selection \(operations=\^GET; methods=PUT\) selects none of the document's \d+ operations/,
     );
   });
 
