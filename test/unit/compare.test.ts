@@ -2,6 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { compareRuns, comparisonVerdict, targetName } from '../../src/report/compare.js';
 import { compareHtml, compareMarkdown } from '../../src/report/compareReport.js';
+import type { Behaviour } from '../../src/http/behaviour.js';
 import type { CheckResult, Results } from '../../src/report/results.js';
 import { resultsOf } from './support.js';
 
@@ -188,5 +189,28 @@ describe('two editions of one release', () => {
       expect(c.edition).toBeUndefined();
       expect(comparisonVerdict(c)).toMatch(/^REGRESSED: 1 breaking document change/);
     }
+  });
+});
+
+describe('the behaviour diff', () => {
+  const answer = (s: number): Behaviour => ({
+    k: 'GET /flows/{id} 1',
+    q: 'GET /flows/<id>',
+    m: 'GET',
+    t: '/flows/{id}',
+    s,
+    ms: 1,
+  });
+  const differences = (a: number[], b: number[]) =>
+    compareRuns({ label: 'A', behaviours: a.map(answer) }, { label: 'B', behaviours: b.map(answer) }).behaviour!
+      .differences;
+
+  test('the same request sent more often on one side, answered alike, is no difference (200 against 200, 200)', () => {
+    expect(differences([200], [200, 200])).toEqual([]);
+  });
+
+  test('a status one side answered and the other never did is one, whatever the counts', () => {
+    expect(differences([200], [200, 500])).toMatchObject([{ kind: 'status', a: '200', b: '200, 500' }]);
+    expect(differences([200, 404], [200, 200])).toMatchObject([{ kind: 'status', a: '200, 404', b: '200, 200' }]);
   });
 });
