@@ -92,15 +92,29 @@ function verdictBanner(r: Results): string {
 </section>`;
 }
 
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+/** A number is a token of its own: digits within a word (charset=utf-8, /v2/) are part of it. */
+const NUMBER = /(?<![\w.-])\d+(\.\d+)?(?![\w.-])/g;
+
+/** Ids, times and numbers masked: messages that differ only in them say the same thing. */
+export const shape = (text: string) => text.replace(UUID, '<id>').replace(NUMBER, 'N').slice(0, 160);
+
 /**
- * Ids, times and numbers masked: messages that differ only in them say the same thing. A number is a token
- * of its own: digits within a word (charset=utf-8, /v2/) are part of it.
+ * How a group of messages is shown: the first one's shape, with the numbers every member has in the same
+ * place kept (answered 500, limit 200), and only those that differ masked.
  */
-export const shape = (text: string) =>
-  text
-    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '<id>')
-    .replace(/(?<![\w.-])\d+(\.\d+)?(?![\w.-])/g, 'N')
+export function groupShape(messages: string[]): string {
+  const numbers = (text: string) => [...text.replace(UUID, '<id>').matchAll(NUMBER)].map((m) => m[0]);
+  const others = messages.slice(1).map(numbers);
+  let i = -1;
+  return (messages[0] ?? '')
+    .replace(UUID, '<id>')
+    .replace(NUMBER, (n) => {
+      i++;
+      return others.every((o) => o[i] === n) ? n : 'N';
+    })
     .slice(0, 160);
+}
 
 function groupBy<T>(items: T[], key: (x: T) => string): Array<[string, T[]]> {
   const groups = new Map<string, T[]>();
@@ -120,7 +134,7 @@ function failureGroups(r: Results): string {
       .map(([key, list]) => {
         const [id, kind] = key.split('\u0000');
         const example = list[0];
-        return `<li data-group-check="${esc(id)}" data-group-kind="${esc(kind)}"><details><summary><b class="n" data-testid="group-count">${list.length}</b> <span class="lvl">${example.level}</span> <code>${esc(id)}</code> <span class="kind">${esc(kind)}</span> <span class="msg">${esc(shape(example.message ?? ''))}</span></summary>
+        return `<li data-group-check="${esc(id)}" data-group-kind="${esc(kind)}"><details><summary><b class="n" data-testid="group-count">${list.length}</b> <span class="lvl">${example.level}</span> <code>${esc(id)}</code> <span class="kind">${esc(kind)}</span> <span class="msg">${esc(groupShape(list.map((c) => c.message ?? '')))}</span></summary>
 <p>example: <span class="op">${esc(example.operation)}</span></p><pre>${esc((example.message ?? '').slice(0, 1500))}</pre>${example.repro ? `<pre class="curl">${esc(example.repro)}</pre>` : ''}
 <p>every instance:</p><ul class="instances">${list.map((c) => `<li><span class="op">${esc(c.operation)}</span> <code>${esc(c.key ?? '')}</code></li>`).join('')}</ul></details></li>`;
       })
@@ -146,8 +160,8 @@ function skipGroups(r: Results): string {
   if (groups.length === 0) return '<p data-testid="skip-groups-none">no check was skipped</p>';
   return `<table class="skips" data-testid="skip-groups"><thead><tr><th>checks</th><th>reason</th><th>for example</th></tr></thead><tbody>${groups
     .map(
-      ([reason, list]) =>
-        `<tr><td class="n">${list.length}</td><td>${esc(reason)}</td><td class="op">${esc(
+      ([, list]) =>
+        `<tr><td class="n">${list.length}</td><td>${esc(groupShape(list.map((c) => c.message ?? '')))}</td><td class="op">${esc(
           [...new Set(list.map((c) => `${c.id} ${c.operation}`))].slice(0, 3).join(' · '),
         )}</td></tr>`,
     )
