@@ -197,8 +197,8 @@ async function runCommand(
     if (ended) {
       publish(stage, requested.outDir);
       log(`reports in ${where}: index.html, results.json, junit.xml, summary.md`);
-      const published = readResults(path.join(requested.outDir, 'results.json'));
-      if (published && verdictLast) process.stdout.write(`${verdictLine(published)}\n`);
+      const published = verdictLast ? readResults(path.join(requested.outDir, 'results.json')) : undefined;
+      if (published) process.stdout.write(`${verdictLine(published)}\n`);
     } else discard(stage); // the error says why, in its one line; the previous reports stay
   }
 }
