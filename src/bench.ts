@@ -17,6 +17,7 @@ import { loadConfig } from './config/config.js';
 import { inheritedEnvironment } from './config/worker.js';
 import { readExchangeLog, type Behaviour } from './http/behaviour.js';
 import type { Results } from './report/results.js';
+import { record } from './benchHistory.js';
 import { ensurePrefect, readPin, startPrefect } from './managed/prefect.js';
 import { cpuSeconds, listenerPid, pssKb, rssKb, tree } from './managed/processes.js';
 
@@ -160,6 +161,17 @@ function benchOptions() {
   }
 }
 
+/** What a bench ran, as its history names it: `default` for the default run of the pinned release. */
+function benchKind(options: ReturnType<typeof benchOptions>): string {
+  const parts = [
+    options.url ? 'url' : options.services ? 'services' : undefined,
+    options['prefect-version'] ? `prefect ${options['prefect-version']}` : undefined,
+    options.budget ? `budget ${options.budget}` : undefined,
+    options.profile ? 'profiled' : undefined,
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'default';
+}
+
 /** The CPU seconds of a process and its descendants so far; undefined without a process. */
 const treeCpu = (pid: number | undefined) =>
   pid === undefined ? undefined : tree(pid).reduce((s, p) => s + cpuSeconds(p, true), 0);
@@ -272,6 +284,21 @@ async function main(): Promise<void> {
     : undefined;
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
   writeFileSync(path.join(repoRoot, 'reports', 'bench.json'), JSON.stringify({ ...bench, profile: profiled }, null, 2));
+  record(repoRoot, {
+    kind: benchKind(options),
+    target: target.label,
+    figures: {
+      wallSeconds: bench.wallSeconds,
+      requests: bench.requests,
+      serverCpuSeconds: bench.serverCpuSeconds,
+      serverBusyShare: bench.serverBusyShare,
+      peakRssMB: bench.peakRssMB,
+      peakPssMB: bench.peakPssMB,
+      secondsToFirstVerdict: bench.secondsToFirstVerdict,
+      suiteCpuSeconds: bench.suiteCpuSeconds,
+      exitCode: bench.exitCode,
+    },
+  });
   const rows = Object.entries(bench).filter(([, v]) => typeof v !== 'object');
   process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(24)} ${v}`).join('\n')}\n`);
   if (profiled) {

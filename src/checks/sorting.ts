@@ -12,8 +12,8 @@ import { coreFilterModel, coreModelOf, corpusOf, isCoreFilter, sortEnum } from '
 import { fail, pass, statusKey, type Verdict } from './verdict.js';
 
 const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-// Made on first use: a collator pages in ICU's data (~1.5 MB of node's binary, measured in the CLI, and
-// resident for the process's life), which a process that only loads the registry (the CLI's preflight
+// Made on first use: a collator pages in ICU's data (part of node's binary, resident for the
+// process's life), which a process that only loads the registry (the CLI's preflight
 // thread) has no use for.
 let collators: { folded: Intl.Collator['compare']; natural: Intl.Collator['compare'] } | undefined;
 const collator = () =>

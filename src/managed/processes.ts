@@ -38,7 +38,7 @@ export const rssKb = (pid: number): number => procKb(pid, 'status', 'VmRSS');
 
 /**
  * The process's proportional set size: its resident pages, each shared page divided among the processes
- * mapping it. Two node processes both count node's binary (~44 MB resident) in their RSS, once in PSS.
+ * mapping it. Two node processes both count node's binary in their RSS, once in PSS.
  */
 export const pssKb = (pid: number): number => procKb(pid, 'smaps_rollup', 'Pss');
 

@@ -4,9 +4,8 @@
  * read the document again from the copy written here.
  *
  * The CLI surveys in a worker thread that ends before the suites start (run/preflight.ts): parsing,
- * validating and normalising Prefect's document grows a heap by ~45 MB that a major collection does not
- * give back to the system, and a thread's heap goes with the thread (docs/performance.md, "The
- * supervisor's memory").
+ * validating and normalising a large document grows a heap that a major collection does not give back to the
+ * system, and a thread's heap goes with the thread (docs/performance.md, "Decisions, and why").
  */
 import { writeFileSync } from 'node:fs';
 import { normalizedDocument, validateDocument } from '../openapi/load.js';

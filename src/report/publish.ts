@@ -27,7 +27,7 @@ export function freshStagingFolder(outDir: string): string {
 /**
  * Once the suites have ended (the run has judged), the previous run's entries that this run has already
  * written under the same names are moved aside and deleted in the background, while cleanup ends: allure's
- * ~4,000 files took ~0.5 s to delete here, after cleanup, with the target idle. A shard's blob report
+ * thousands of files took noticeable time to delete after cleanup, with the target idle. A shard's blob report
  * stays with the other shards'. Resolves when they are deleted (a failure rejects: publish replaces what is left).
  */
 export async function clearReplaced(stage: string, outDir: string): Promise<void> {

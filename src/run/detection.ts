@@ -42,7 +42,7 @@ export const MUTANTS_CAUGHT: Readonly<Record<string, number>> = {
 
 /**
  * The order of families in a time-boxed run: those that catch the most for the time they take first. The
- * time is what each family took in a default run (docs/performance.md); contract and errors come last as
+ * time is what each family takes in a default run (bench.json → requestsByFamily); contract and errors come last as
  * they need every operation exercised first, which is most of a run's requests.
  */
 export const BUDGET_FAMILY_ORDER = [

@@ -6,7 +6,7 @@
  * stay in that thread's heap and go with it, and the CLI beside the suites holds none of them.
  *
  * Each is loaded by the call that needs it, not as the thread starts: the document is asked for first, and
- * its validator loads while the server builds it (~0.2 s of loading that the request used to wait for).
+ * its validator loads while the server builds it, rather than before the request is sent.
  */
 import { type Selection, selectsCheck } from '../config/selection.js';
 import { UsageError } from '../config/errors.js';

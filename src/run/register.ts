@@ -286,8 +286,8 @@ const aheadOfTheirFile = new WeakMap<Session, Map<Family, Map<Case, Promise<Judg
 /**
  * In a run without a budget, unsharded, a family's file schedules the next family's cases too, after its
  * own (the scheduler starts them in the same order as before): they go to the target while vitest reports
- * this family's verdicts, rather than after it, when the target would wait (~0.8 s after contract's 1,886
- * tests). Only the next one, so that the verdicts held before their file comes stay few. Not after spec:
+ * this family's verdicts, rather than after it, when the target would wait while vitest reports
+ * a large family. Only the next one, so that the verdicts held before their file comes stay few. Not after spec:
  * contract's cases are known only once the operations are exercised.
  */
 function scheduleNextFamily(session: Session, family: Family): void {
@@ -374,7 +374,7 @@ export async function registerSuite(family: Family): Promise<void> {
   else if (session.timeBox.budgeted ? readsExercise(family) : family !== 'spec') await session.exerciseAll();
   registerFamily(session, family);
   // The operations are exercised while spec's ~630 tests judge the document, rather than after them, when
-  // the target would wait (~0.9 s on a slow machine). Not budgeted (the plan orders the exercise) nor sharded
+  // the target would wait. Not budgeted (the plan orders the exercise) nor sharded
   // (the shard may hold no file that reads it). A failure of the exercise is met where contract awaits it.
   if (family === 'spec' && !session.timeBox.budgeted && !session.config.shard) session.exerciseAll().catch(() => {});
 }

@@ -1,7 +1,7 @@
 /**
  * The suites run by vitest in the CLI's own process, through vitest's Node API: vitest's main side (its
  * scheduler and reporters) on the CLI's main thread, the suites in vitest's worker thread, and no second
- * copy of node beside them (docs/performance.md, "vitest in the CLI's process, landed").
+ * copy of node beside them (docs/performance.md, "Decisions, and why").
  *
  * vitest is made for a process of its own: it listens for SIGINT and SIGTERM, and for unhandled rejections,
  * and ends the process (`process.exit()`). In the CLI's process that would end the run before its cleanup.

@@ -2,7 +2,7 @@
  * A module's exported functions, called in a worker thread of their own. What the calls load and allocate
  * (the check registry, the document's parser and validator, an HTTP client) lives in the thread's heap and
  * goes with the thread: the supervising CLI stays small beside the suites' process (docs/performance.md,
- * "The supervisor's memory"). A function takes one structured-cloneable argument and returns one; a
+ * "Decisions, and why"). A function takes one structured-cloneable argument and returns one; a
  * UsageError thrown in the thread is thrown again as a UsageError, so bad input stays one line and exit 2.
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';

@@ -7,6 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { record } from '../../src/benchHistory.js';
 import { startPrefect } from '../../src/managed/prefect.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 import { startProxy } from '../support/proxy.js';
@@ -72,6 +73,10 @@ try {
       2,
     ),
   );
+  record(repoRoot, {
+    kind: `kills, budget ${budget}`,
+    figures: { killed, mutants: rows.length, exitCode: unmutated.r.code, wallSeconds: unmutated.seconds },
+  });
   process.stdout.write(
     `killed ${killed} of ${rows.length} (${Math.round((100 * killed) / Math.max(1, rows.length))} %)\n`,
   );
