@@ -24,6 +24,13 @@ const RETRY_AFTER_DEFAULT_MS = 1000;
 /** The window the accepted rate is measured over when a family meets its first 429. */
 const MEASURE_MS = 10_000;
 const DECREASE = 5 / 6;
+/**
+ * Fewer accepted answers than this in the measured window say nothing of a limit's rate: a 429 then (a run
+ * that starts while another client has spent the budget, or a second run within the minute) only pauses.
+ * Measured from none, the pace would fall to its floor, one request every ten seconds, and take minutes to
+ * climb back.
+ */
+const MEASURABLE_ANSWERS = 10;
 const INCREASE_PER_SECOND = 0.01;
 
 /** `Retry-After` (RFC 9110 §10.2.3): seconds, or an HTTP date; undefined when absent or unreadable. */
@@ -149,11 +156,14 @@ export class Pacing {
     return g;
   }
 
-  /** The rate a group's answers were accepted at over the measured window (at least over a second). */
-  private acceptedRate(g: LimitGroup, now: number): number {
+  /**
+   * The rate a group's answers were accepted at over the measured window (at least over a second); undefined
+   * when too few were to tell.
+   */
+  private acceptedRate(g: LimitGroup, now: number): number | undefined {
     const times = [...g.families].flatMap((name) => this.family(name).accepted).filter((t) => t >= now - MEASURE_MS);
-    const since = times.length ? Math.min(...times) : now;
-    return (times.length * 1000) / Math.max(1000, now - since);
+    if (times.length < MEASURABLE_ANSWERS) return undefined;
+    return (times.length * 1000) / Math.max(1000, now - Math.min(...times));
   }
 
   /**
@@ -223,7 +233,9 @@ export class Pacing {
     // just before (the limit's own rate, once its budget was spent).
     // Never under half the pace the first 429 set: a server that refuses a share of requests whatever their
     // rate (a throttle, not a limit) would otherwise have the pace fall with every 429, towards nothing.
-    const measured = Math.max(0.1, this.acceptedRate(g, now) * DECREASE);
+    const accepted = this.acceptedRate(g, now);
+    if (accepted === undefined) return;
+    const measured = Math.max(0.1, accepted * DECREASE);
     g.firstRate ??= measured;
     g.rate = Math.max(measured, g.firstRate / 2);
     g.changedAt = now;

@@ -79,6 +79,19 @@ describe('pacing', () => {
     expect(pacing.summary().byFamily.flows.rateLimited).toBe(2);
   });
 
+  test('a 429 before the family has answers enough to measure (a budget another client spent) pauses, and sets no pace', () => {
+    const c = clock();
+    const pacing = new Pacing({ now: c.now });
+    pacing.turn('/flows/filter');
+    pacing.answered('/flows/filter', 429, { 'retry-after': '1' });
+    expect(pacing.turn('/flows/x')).toBe(1000);
+    c.advance(1000);
+    // After the pause the family goes at the client's own pace again: no spacing between its requests.
+    expect(pacing.turn('/flows/x')).toBe(0);
+    expect(pacing.turn('/flows/y')).toBe(0);
+    expect(pacing.summary().byFamily.flows.rate).toBeUndefined();
+  });
+
   test('after the pause, a 429 sets the pace a sixth under the rate of the ten seconds before; each second without one raises it by 1 %', () => {
     const c = clock();
     const pacing = new Pacing({ now: c.now });
