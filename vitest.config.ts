@@ -3,7 +3,7 @@ import { FamilySequencer } from './src/run/familySequencer.js';
 
 export default defineConfig({
   test: {
-    // The conformance files in the families' order (src/run/familySequencer.ts); the self tests as vitest orders them.
+    // The conformance files in the families' order (src/run/familySequencer.ts); our own tests as vitest orders them.
     sequence: { sequencer: FamilySequencer },
     projects: [
       {
@@ -25,9 +25,19 @@ export default defineConfig({
         },
       },
       {
+        // Our unit tests: no server, files side by side.
         test: {
-          name: 'self',
-          include: ['test/**/*.test.ts'],
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          globalSetup: ['test/buildSetup.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        // Our integration tests and the kill matrix, against one managed Prefect they share (globalSetup).
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/mutants/**/*.test.ts'],
           globalSetup: ['test/globalSetup.ts'],
           testTimeout: 600_000,
           hookTimeout: 600_000,

@@ -67,6 +67,8 @@ export interface ClientOptions {
   readOnly?: boolean;
   /** --max-rate: requests per second at most, over the whole run. */
   maxRate?: number;
+  /** The wait before the first retry of a 503, doubled before each next one (plus jitter): 100 ms; tests shorten it. */
+  retryBackoffMs?: number;
 }
 
 /** Thrown for a request read-only mode refused to send; whoever wanted it reports a skip. */
@@ -438,7 +440,8 @@ export class HttpClient {
         return exchange;
       }
       // Jitter, so that requests that lost the lock together do not retry together.
-      await new Promise((r) => setTimeout(r, 100 * 2 ** unavailable * (1 + Math.random() / 2)));
+      const backoff = (this.options.retryBackoffMs ?? 100) * 2 ** unavailable;
+      await new Promise((r) => setTimeout(r, backoff * (1 + Math.random() / 2)));
     }
   }
 

@@ -198,7 +198,7 @@ describe('the HTML report', () => {
     );
     expect(html).toMatch(/Known deviations \(baseline\): 1 in 1 group\(s\)/);
     // Two skips whose reasons differ only in an id are one group.
-    expect(html).toMatch(/<td class="n">2<\/td><td>prerequisite missing: N for &lt;id&gt;<\/td>/);
+    expect(html).toMatch(/<td class="n">2<\/td><td>prerequisite missing: 409 for &lt;id&gt;<\/td>/);
     expect(html).toContain('9.9.9 (reported by GET /admin/version) · 0.1 (reported by GET /version)');
   });
 });

@@ -28,7 +28,7 @@ async function clientOf(listening: Server, options: Partial<ClientOptions> = {})
 async function serving(
   busy: (n: number, path: string) => boolean,
   pauseMs: number | ((n: number) => number) = 30,
-  options: Pick<ClientOptions, 'isRead' | 'readOnly'> = {},
+  options: Pick<ClientOptions, 'isRead' | 'readOnly' | 'retryBackoffMs'> = {},
 ) {
   let inFlight = 0;
   let n = 0;
@@ -67,6 +67,9 @@ async function serving(
   const client = await clientOf(server, options);
   return { client, seen };
 }
+
+/** Retries after a 503 as the client makes them, on a shorter clock: what is tested is how many, not how long. */
+const quickRetries = { retryBackoffMs: 5 };
 
 const get = (client: HttpClient) => client.send({ method: 'GET', template: '/x', path: '/x' });
 
@@ -108,7 +111,7 @@ describe('HttpClient under 503', () => {
 
   test('a request that met 503 three times goes alone: nothing else is in flight when it is sent again', async () => {
     let locked = 0;
-    const { client, seen } = await serving((_n, path) => path === '/locked' && ++locked <= 3, 100);
+    const { client, seen } = await serving((_n, path) => path === '/locked' && ++locked <= 3, 100, quickRetries);
     // Beside it, four steady streams of requests that succeed, and so give the client its slots back.
     let done = false;
     const streams = Array.from({ length: 4 }, async () => {
@@ -125,7 +128,7 @@ describe('HttpClient under 503', () => {
   });
 
   test('after a request of an operation was refused at every attempt, the next of that operation is tried three times, of another six', async () => {
-    const { client, seen } = await serving((_n, path) => path !== '/x');
+    const { client, seen } = await serving((_n, path) => path !== '/x', 30, quickRetries);
     const down = () => client.send({ method: 'POST', template: '/down', path: '/down', json: {} });
     expect((await down()).attempts).toBe(6);
     const [again, other] = await Promise.all([
@@ -139,7 +142,7 @@ describe('HttpClient under 503', () => {
   }, 30_000);
 
   test('a server that answers 503 to everything is still asked as often as the retries say, and reported', async () => {
-    const { client, seen } = await serving(() => true);
+    const { client, seen } = await serving(() => true, 30, quickRetries);
     const answers = await Promise.all(Array.from({ length: 3 }, () => get(client)));
     expect(answers.map((a) => [a.status, a.attempts])).toEqual([
       [503, 6],
