@@ -50,6 +50,21 @@ export function knownVersions(): string[] {
   return [table.pin, ...Object.keys(table.versions).filter((v) => v !== table.pin)];
 }
 
+/**
+ * The first release whose server refuses requests without `PREFECT_SERVER_API_AUTH_STRING`'s credentials
+ * (read in each release's prefect/server/api/server.py: 3.1.7 has no such check, 3.1.8 has it). Before it,
+ * the setting is ignored.
+ */
+const ENFORCES_AUTH_STRING_SINCE = [3, 1, 8];
+
+/** Whether a managed server of this release can be started with credentials it enforces. */
+export function enforcesAuthString(version: string): boolean {
+  const parts = version.split(/[.a-z]+/i).map(Number);
+  for (let i = 0; i < ENFORCES_AUTH_STRING_SINCE.length; i++)
+    if ((parts[i] ?? 0) !== ENFORCES_AUTH_STRING_SINCE[i]) return (parts[i] ?? 0) > ENFORCES_AUTH_STRING_SINCE[i];
+  return true;
+}
+
 /** The pins of one release, the pinned one by default; a release the table does not list is installed as published. */
 export function readPin(version?: string): PrefectPin {
   const table = versionTable();

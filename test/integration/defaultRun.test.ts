@@ -35,6 +35,20 @@ describe('npm run conformance with nothing configured', () => {
     expect(verdict).toMatch(/^PASS \(exit 0\): every MUST check passed with the baseline applied/);
   });
 
+  test('the managed server has credentials the run made: the auth family is judged, and they show nowhere', () => {
+    const auth = run.results!.checks.filter((c) => c.family === 'auth');
+    expect(auth.filter((c) => c.status === 'skipped')).toEqual([]);
+    expect(auth.filter((c) => c.id === 'auth.required' && c.status === 'passed').length).toBeGreaterThan(10);
+    // Basic credentials, plain or encoded, in any file the run wrote or on its output: only ever masked.
+    const leaks = /conformance:[A-Za-z0-9_-]{24}|Basic (?!\*\*\*)[A-Za-z0-9+/=]{16,}/;
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)],
+      );
+    for (const file of files(run.outDir)) expect(leaks.test(readFileSync(file, 'utf8')), file).toBe(false);
+    expect(leaks.test(run.stdout + run.stderr)).toBe(false);
+  });
+
   test('lists every operation of the served document, and reaches 2xx on at least 95%', async () => {
     const served = JSON.parse(readFileSync(path.join(run.outDir, '.run', 'openapi.json'), 'utf8')) as {
       paths: Record<string, object>;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/config/config.js';
-import { knownVersions, managedSide, readPin } from '../../../src/managed/prefect.js';
+import { enforcesAuthString, knownVersions, managedSide, readPin } from '../../../src/managed/prefect.js';
 
 const table = JSON.parse(readFileSync(path.resolve(__dirname, '../../../prefect-versions.json'), 'utf8')) as {
   pin: string;
@@ -58,5 +58,13 @@ describe('managed sides of compare', () => {
       'reports',
     ])
       expect(managedSide(other)).toBeUndefined();
+  });
+});
+
+describe('which managed releases enforce an auth string', () => {
+  it('from 3.1.8 on, as read in each release server.py; before it the setting is ignored', () => {
+    for (const v of ['3.1.8', '3.1.10', '3.4.25', '3.8.8', '4.0.0', '3.2.0rc1'])
+      expect(enforcesAuthString(v), v).toBe(true);
+    for (const v of ['3.1.7', '3.1.0', '3.0.11', '2.20.26', '2.99.99']) expect(enforcesAuthString(v), v).toBe(false);
   });
 });
