@@ -1,12 +1,12 @@
 /** The filter oracle and the operator meanings it rests on, as properties where they fit. */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { evaluate, matches, type Corpus } from '../../src/model/oracle.js';
-import { judgeOrder } from '../../src/checks/sorting.js';
-import { filterModel } from '../../src/model/filters.js';
-import { buildModel } from '../../src/model/model.js';
-import { IGNORED, ilike, micros, prefectOperators as op, seedOperators } from '../../src/model/profiles/operators.js';
-import { referenceDoc } from './support.js';
+import { evaluate, matches, type Corpus } from '../../../src/model/oracle.js';
+import { judgeOrder } from '../../../src/checks/sorting.js';
+import { filterModel } from '../../../src/model/filters.js';
+import { buildModel } from '../../../src/model/model.js';
+import { IGNORED, ilike, micros, prefectOperators as op, seedOperators } from '../../../src/model/profiles/operators.js';
+import { referenceDoc } from '../support.js';
 
 const semantics = { operators: op };
 

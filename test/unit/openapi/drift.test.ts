@@ -1,8 +1,8 @@
 /** Spec drift on the committed Prefect document and on one-change edits of it. */
 import { describe, expect, test } from 'vitest';
-import { specDrift, type DriftChange } from '../../src/openapi/drift.js';
-import type { OpenApiDocument } from '../../src/openapi/document.js';
-import { referenceDoc } from './support.js';
+import { specDrift, type DriftChange } from '../../../src/openapi/drift.js';
+import type { OpenApiDocument } from '../../../src/openapi/document.js';
+import { referenceDoc } from '../support.js';
 
 type Schemas = Record<
   string,

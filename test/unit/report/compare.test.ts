@@ -1,10 +1,10 @@
 /** compare's verdict diff: failures told apart by kind and key, other verdicts by their masked message. */
 import { describe, expect, test } from 'vitest';
-import { compareRuns, comparisonVerdict, targetName } from '../../src/report/compare.js';
-import { compareHtml, compareMarkdown } from '../../src/report/compareReport.js';
-import type { Behaviour } from '../../src/http/behaviour.js';
-import type { CheckResult, Results } from '../../src/report/results.js';
-import { resultsOf } from './support.js';
+import { compareRuns, comparisonVerdict, targetName } from '../../../src/report/compare.js';
+import { compareHtml, compareMarkdown } from '../../../src/report/compareReport.js';
+import type { Behaviour } from '../../../src/http/behaviour.js';
+import type { CheckResult, Results } from '../../../src/report/results.js';
+import { resultsOf } from '../support.js';
 
 const results = (checks: CheckResult[], runTag: string): Results => resultsOf(checks, { runTag });
 

@@ -3,9 +3,9 @@
  * what the run judged and did not see fail, keeps what it did not judge, and rewrites old keyless entries.
  */
 import { describe, expect, test } from 'vitest';
-import type { LegacyEntry } from '../../src/report/baseline.js';
-import { REASON_TO_WRITE, updatedBaseline } from '../../src/report/baselineUpdate.js';
-import type { CheckResult, FailureRecord } from '../../src/report/results.js';
+import type { LegacyEntry } from '../../../src/report/baseline.js';
+import { REASON_TO_WRITE, updatedBaseline } from '../../../src/report/baselineUpdate.js';
+import type { CheckResult, FailureRecord } from '../../../src/report/results.js';
 
 const failure = (kind: FailureRecord['kind'], key: string): FailureRecord => ({ kind, key, message: `${kind} ${key}` });
 

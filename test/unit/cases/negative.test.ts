@@ -1,10 +1,10 @@
 /** Every negative case the suite sends is invalid by the document: a 2xx answer is the server's leniency. */
 import { describe, expect, test } from 'vitest';
-import { minimalFor } from '../../src/cases/arbitrary.js';
-import { negativeCases } from '../../src/cases/negative.js';
-import { indexOperations, jsonBodySchema } from '../../src/openapi/operations.js';
-import { SchemaValidators } from '../../src/openapi/validators.js';
-import { referenceDoc } from './support.js';
+import { minimalFor } from '../../../src/cases/arbitrary.js';
+import { negativeCases } from '../../../src/cases/negative.js';
+import { indexOperations, jsonBodySchema } from '../../../src/openapi/operations.js';
+import { SchemaValidators } from '../../../src/openapi/validators.js';
+import { referenceDoc } from '../support.js';
 
 const doc = referenceDoc();
 const validators = new SchemaValidators(doc);

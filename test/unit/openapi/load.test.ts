@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { UsageError } from '../../src/config/config.js';
-import { loadDocument } from '../../src/openapi/load.js';
-import { documentsStatus, indexOperations } from '../../src/openapi/operations.js';
-import { referenceDocPath } from './support.js';
+import { UsageError } from '../../../src/config/config.js';
+import { loadDocument } from '../../../src/openapi/load.js';
+import { documentsStatus, indexOperations } from '../../../src/openapi/operations.js';
+import { referenceDocPath } from '../support.js';
 
 function tempFile(content: string): string {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'spec-')), 'openapi.json');

@@ -7,8 +7,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { Failure } from '../../src/checks/verdict.js';
-import { UsageError } from '../../src/config/config.js';
+import type { Failure } from '../../../src/checks/verdict.js';
+import { UsageError } from '../../../src/config/config.js';
 import {
   applyBaseline,
   entriesFor,
@@ -19,9 +19,9 @@ import {
   replaysFor,
   type Baseline,
   type BaselineEntry,
-} from '../../src/report/baseline.js';
-import { exitCodeOf } from '../../src/report/results.js';
-import { checkResult } from './support.js';
+} from '../../../src/report/baseline.js';
+import { exitCodeOf } from '../../../src/report/results.js';
+import { checkResult } from '../support.js';
 
 const entry = (e: Partial<BaselineEntry> & Pick<BaselineEntry, 'check' | 'operation'>): BaselineEntry => ({
   kind: 'status.undocumented',

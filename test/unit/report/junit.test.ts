@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { type JunitOutcome, junitOutcomeOf, junitReport } from '../../src/report/junit.js';
-import type { CheckResult } from '../../src/report/results.js';
-import { checkResult, resultsOf } from './support.js';
+import { type JunitOutcome, junitOutcomeOf, junitReport } from '../../../src/report/junit.js';
+import type { CheckResult } from '../../../src/report/results.js';
+import { checkResult, resultsOf } from '../support.js';
 
 const named = (c: CheckResult, id: string, extra: Partial<CheckResult> = {}): CheckResult => ({
   ...c,

@@ -1,7 +1,7 @@
 /** What Prefect makes on a run's behalf, as its profile finds it: by the run's tag and by the run's own runs. */
 import { describe, expect, test } from 'vitest';
-import { prefectProfile } from '../../../src/model/profiles/prefect.js';
-import type { Answer, RequestToSend } from '../../../src/openapi/request.js';
+import { prefectProfile } from '../../../../src/model/profiles/prefect.js';
+import type { Answer, RequestToSend } from '../../../../src/openapi/request.js';
 
 function server(answers: (r: RequestToSend) => unknown[]) {
   const sent: RequestToSend[] = [];

@@ -11,9 +11,9 @@ import {
   servedAnswerTimes,
   shapeOf,
   type Behaviour,
-} from '../../src/http/behaviour.js';
-import { normalizedBody } from '../../src/http/client.js';
-import { compareRuns } from '../../src/report/compare.js';
+} from '../../../src/http/behaviour.js';
+import { normalizedBody } from '../../../src/http/client.js';
+import { compareRuns } from '../../../src/report/compare.js';
 
 const item = fc.record({
   id: fc.uuid(),

@@ -8,9 +8,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
+import { RUN_OPTIONS, SECRET_VARIABLES } from '../../../src/config/options.js';
 
-const root = path.join(import.meta.dirname, '..', '..');
+const root = path.join(import.meta.dirname, '..', '..', '..');
 const validator = path.join(root, 'node_modules', '.bin', 'action-validator');
 const validate = (file: string) => spawnSync(validator, [file], { encoding: 'utf8' });
 const examples = readdirSync(path.join(root, 'docs', 'examples'))

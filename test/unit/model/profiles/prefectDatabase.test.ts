@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { tellPrefectDatabase } from '../../../src/model/profiles/prefectDatabase.js';
-import type { Answer, RequestToSend } from '../../../src/openapi/request.js';
+import { tellPrefectDatabase } from '../../../../src/model/profiles/prefectDatabase.js';
+import type { Answer, RequestToSend } from '../../../../src/openapi/request.js';
 
 type Dialect = 'sqlite' | 'postgres';
 

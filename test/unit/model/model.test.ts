@@ -1,7 +1,7 @@
 /** Model inference from the document alone: collections, identifiers, dependencies. */
 import { describe, expect, test } from 'vitest';
-import { buildModel, bodyReferences, namedParam, plural } from '../../src/model/model.js';
-import { referenceDoc } from './support.js';
+import { buildModel, bodyReferences, namedParam, plural } from '../../../src/model/model.js';
+import { referenceDoc } from '../support.js';
 
 const model = buildModel(referenceDoc());
 const op = (key: string) => model.operations.find((o) => o.key === key)!;

@@ -5,12 +5,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { arbitraryFor, minimalFor } from '../../src/cases/arbitrary.js';
-import { normalizeDocument } from '../../src/openapi/normalize.js';
-import { indexOperations, jsonBodySchema, type Schema } from '../../src/openapi/operations.js';
-import { SchemaValidators } from '../../src/openapi/validators.js';
-import type { OpenApiDocument } from '../../src/openapi/document.js';
-import { referenceDoc } from './support.js';
+import { arbitraryFor, minimalFor } from '../../../src/cases/arbitrary.js';
+import { normalizeDocument } from '../../../src/openapi/normalize.js';
+import { indexOperations, jsonBodySchema, type Schema } from '../../../src/openapi/operations.js';
+import { SchemaValidators } from '../../../src/openapi/validators.js';
+import type { OpenApiDocument } from '../../../src/openapi/document.js';
+import { referenceDoc } from '../support.js';
 
 const doc = referenceDoc();
 const validators = new SchemaValidators(doc);

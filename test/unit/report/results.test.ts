@@ -1,7 +1,7 @@
 /** A run that judged nothing, or whose target never answered, cannot pass: the reasons the CLI adds to a run's errors. */
 import { describe, expect, test } from 'vitest';
-import type { FailureKind } from '../../src/checks/verdict.js';
-import { htmlReport } from '../../src/report/html.js';
+import type { FailureKind } from '../../../src/checks/verdict.js';
+import { htmlReport } from '../../../src/report/html.js';
 import {
   type CheckResult,
   exitCodeOf,
@@ -13,8 +13,8 @@ import {
   timeTaken,
   type Results,
   type Timing,
-} from '../../src/report/results.js';
-import { checkResult, resultsOf } from './support.js';
+} from '../../../src/report/results.js';
+import { checkResult, resultsOf } from '../support.js';
 
 const result = checkResult;
 
