@@ -5,7 +5,13 @@ import { evaluate, matches, type Corpus } from '../../../src/model/oracle.js';
 import { judgeOrder } from '../../../src/checks/sorting.js';
 import { filterModel } from '../../../src/model/filters.js';
 import { buildModel } from '../../../src/model/model.js';
-import { IGNORED, ilike, micros, prefectOperators as op, seedOperators } from '../../../src/model/profiles/operators.js';
+import {
+  IGNORED,
+  ilike,
+  micros,
+  prefectOperators as op,
+  seedOperators,
+} from '../../../src/model/profiles/operators.js';
 import { referenceDoc } from '../support.js';
 
 const semantics = { operators: op };
