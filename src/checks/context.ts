@@ -15,7 +15,8 @@ import type { SchemaProblem } from '../openapi/validators.js';
 import type { BuiltCorpus } from '../resources/corpus.js';
 
 /** How an exchange of an operation's exercise came about: its valid request, a generated body, a negative one, an unknown id. */
-export type ExchangeKind = 'recipe' | 'generated' | 'negative' | 'unknown';
+/** `wrong-content-type`: the recipe's JSON body sent as text/plain (spec §4.2: a server reads JSON as JSON). */
+export type ExchangeKind = 'recipe' | 'generated' | 'negative' | 'wrong-content-type' | 'unknown';
 
 export interface Sent {
   kind: ExchangeKind;

@@ -2,8 +2,7 @@
  * Family `errors` (spec §7 and the document): identifiers that are not identifiers, bodies that are not
  * JSON, and error answers a client can read.
  */
-import { isReadOperation } from '../cases/requests.js';
-import { isJsonMediaType, jsonBodySchema, type Operation } from '../openapi/operations.js';
+import { isJsonMediaType, type Operation } from '../openapi/operations.js';
 import { defineCheck } from './check.js';
 import { fail, pass, skip, statusKey } from './verdict.js';
 
@@ -40,23 +39,16 @@ export const errorsChecks = [
     level: 'SHOULD',
     clause: '4.2; OpenAPI document (requestBody content: application/json)',
     title: 'SHOULD refuse a JSON body sent as text/plain with a 4xx',
-    appliesTo: (op, ctx) =>
-      jsonBodySchema(op) !== undefined &&
-      (ctx.profile.safety(op)?.generated ?? true) &&
-      !(ctx.settings.readOnly && !isReadOperation(op)),
+    // The exercise sends the recipe's body as text/plain (run/exercise.ts); a server error there is also
+    // contract.no-5xx's, a MUST failure.
+    appliesTo: (op, ctx) => {
+      const exercised = ctx.exchangesOf(op);
+      return exercised.skipped !== undefined || exercised.sent.some((s) => s.kind === 'wrong-content-type');
+    },
     run: async (op, ctx) => {
       const exercised = ctx.exchangesOf(op);
       if (exercised.skipped) return skip(exercised.skipped);
-      const built = await ctx.validRequest(op);
-      const ex = await ctx.send(
-        {
-          ...built.spec,
-          json: undefined,
-          raw: JSON.stringify(built.spec.json ?? {}),
-          headers: { 'content-type': 'text/plain' },
-        },
-        op,
-      );
+      const ex = exercised.sent.find((s) => s.kind === 'wrong-content-type')!.exchange;
       return ex.status >= 400 && ex.status < 500
         ? pass(`answered ${ex.status}`)
         : fail('input.accepted', statusKey(ex), `a JSON body sent as text/plain answered ${ex.status || ex.error}`, [

@@ -5,7 +5,7 @@
  */
 export const MUTANTS_CAUGHT: Readonly<Record<string, number>> = {
   'filters.oracle': 10,
-  'contract.no-5xx': 4,
+  'contract.no-5xx': 5,
   'contract.content-type': 2,
   'contract.success-schema': 2,
   'contract.success-status-documented': 2,
@@ -24,6 +24,7 @@ export const MUTANTS_CAUGHT: Readonly<Record<string, number>> = {
   'contract.invalid-wrong-type': 1,
   'errors.4xx-json': 1,
   'errors.malformed-id': 1,
+  'errors.wrong-content-type': 1,
   'filters.seed-example': 1,
   'methods.delete-only-target': 1,
   'methods.delete-twice-404': 1,

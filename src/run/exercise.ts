@@ -140,6 +140,16 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       const spec: RequestToSend = { ...built.spec, ...body, refusedByValidation: true };
       await send('negative', spec, built.pathParams, { negative: negative.kind, detail: negative.detail });
     }
+    // In the exercise, so that every check of every answer judges it: a server error here is contract.no-5xx's
+    // (MUST), whether the body was refused is errors.wrong-content-type's (SHOULD). It takes turns as a write:
+    // a server that does not read the body (Prefect) serves the request as if it had none.
+    const textPlain: RequestToSend = {
+      ...built.spec,
+      json: undefined,
+      raw: JSON.stringify(built.spec.json ?? {}),
+      headers: { 'content-type': 'text/plain' },
+    };
+    await send('wrong-content-type', textPlain, built.pathParams, { detail: 'the JSON body sent as text/plain' });
   }
 
   for (const replay of ctx.replays(op)) {

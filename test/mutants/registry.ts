@@ -371,6 +371,19 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'errors-text-plain-crash',
+      breaks: 'POST /flows/ crashes on a JSON body sent as text/plain (500), as Prefect does on three other creates',
+      onResponse: (req, res) =>
+        matches('/flows/', 'POST', req) && req.headers['content-type']?.startsWith('text/plain')
+          ? jsonResponse(500, { exception_message: 'Internal Server Error' })
+          : res,
+    },
+    operations: '^POST /flows/$',
+    // A MUST failure, as every 500 is, beside the SHOULD of the body's refusal.
+    killedBy: ['contract.no-5xx POST /flows/', 'errors.wrong-content-type POST /flows/'],
+  },
+  {
+    mutant: {
       id: 'errors-4xx-as-html',
       breaks: 'POST /flows/filter answers its 4xx as an HTML page',
       onResponse: (req, res) =>

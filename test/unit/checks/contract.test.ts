@@ -39,6 +39,19 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
       'no-answer recipe',
     ],
     [
+      // A JSON body sent as text/plain that crashes the server: a MUST failure of its own input class.
+      'contract.no-5xx',
+      'POST /flows/',
+      [{ kind: 'wrong-content-type', reply: { status: 422, json: VALIDATION } }],
+      [
+        {
+          kind: 'wrong-content-type',
+          reply: { status: 500, text: 'Internal Server Error', contentType: 'text/plain' },
+        },
+      ],
+      'server-error 500 wrong-content-type',
+    ],
+    [
       'contract.available',
       'GET /flows/{id}',
       recipe({ status: 200, json: FLOW }),

@@ -13,13 +13,30 @@ describe('errors checks', () => {
     expect(outcome(await judge('errors.malformed-id', 'GET /flows/{id}', broken))).toBe('status.unexpected 500');
   });
 
-  test('errors.wrong-content-type: a 4xx passes; a 201 fails; the body went as text/plain', async () => {
-    const exercised = { 'POST /flows/': [{ kind: 'recipe' as const, reply: { status: 201, json: {} } }] };
-    const good = await fakeContext({ exercised, server: () => ({ status: 422, json: { detail: [] } }) });
+  test("errors.wrong-content-type: judges the exercise's text/plain exchange; a 4xx passes, a 201 or a 500 fails", async () => {
+    const answered = (reply: { status: number; json: unknown }) =>
+      fakeContext({
+        exercised: {
+          'POST /flows/': [
+            { kind: 'recipe' as const, reply: { status: 201, json: {} } },
+            { kind: 'wrong-content-type' as const, reply },
+          ],
+        },
+      });
+    const good = await answered({ status: 422, json: { detail: [] } });
     expect(outcome(await judge('errors.wrong-content-type', 'POST /flows/', good))).toBe('passed');
-    expect(good.sent[0].headers).toEqual({ 'content-type': 'text/plain' });
-    const bad = await fakeContext({ exercised, server: () => ({ status: 201, json: {} }) });
-    expect(outcome(await judge('errors.wrong-content-type', 'POST /flows/', bad))).toBe('input.accepted 201');
+    expect(good.sent).toEqual([]);
+    expect(
+      outcome(await judge('errors.wrong-content-type', 'POST /flows/', await answered({ status: 201, json: {} }))),
+    ).toBe('input.accepted 201');
+    expect(
+      outcome(await judge('errors.wrong-content-type', 'POST /flows/', await answered({ status: 500, json: {} }))),
+    ).toBe('input.accepted 500');
+    // An exercise that sent no body as text/plain (no JSON body) gives it nothing to judge.
+    const none = await fakeContext({
+      exercised: { 'POST /flows/': [{ kind: 'recipe' as const, reply: { status: 201, json: {} } }] },
+    });
+    expect(applies('errors.wrong-content-type', 'POST /flows/', none)).toBe(false);
   });
 
   test('errors.4xx-json: JSON 4xx pass; an HTML one fails; without any 4xx it does not apply', async () => {
