@@ -214,7 +214,6 @@ async function runCommand(
 /** The most time cleanup takes after the suites, whatever the deadline. */
 const CLEANUP_SECONDS_AT_MOST = 600;
 
-/** `judged`: called when the suites have ended, before cleanup ends and the reports are written. */
 /**
  * The managed server is the suite's own: unless the user gave credentials, it is started with HTTP Basic
  * credentials the run makes, where its release enforces them, so that the auth family judges it rather than
@@ -226,6 +225,7 @@ function withRunCredentials(config: Config): Config {
   return { ...config, authString: `conformance:${randomBytes(18).toString('base64url')}` };
 }
 
+/** `judged`: called when the suites have ended, before cleanup ends and the reports are written. */
 async function runInto(asked: Config, judged: () => void = () => {}): Promise<number> {
   const config = withRunCredentials(asked);
   const startedAt = new Date().toISOString();
