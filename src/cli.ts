@@ -708,22 +708,44 @@ function addRunOptions(command: Command, listed = true): Command {
 /** An option as help shows it: its flag, and the placeholder of its value. */
 const flagWithValue = (option: RunOption) => (option.value ? `${option.flag} <${option.value}>` : option.flag);
 
-/** The run flags most runs need, in the root's help, described as RUN_OPTIONS describes them (one source for help). */
-const COMMON_RUN_FLAGS = ['--base-url', '--read-only', '--baseline', '--operations', '--families', '--out'].map(
-  (flag) => {
-    const option = RUN_OPTIONS.find((o) => o.flag === flag)!;
-    return `${flagWithValue(option).padEnd(29)} ${option.description}${option.default ? ` (default: ${option.default})` : ''}`;
-  },
-);
+/**
+ * The run flags most runs need, in the root's help, in run's groups (what to test, what to run, how to judge,
+ * how fast, where the results go) and described as RUN_OPTIONS describes them (one source for help).
+ */
+const COMMON_RUN_FLAGS = new Set([
+  '--base-url',
+  '--read-only',
+  '--operations',
+  '--families',
+  '--baseline',
+  '--gate-should',
+  '--budget',
+  '--out',
+]);
+
+function commonRunFlags(): string {
+  return OPTION_GROUPS.map((group) => {
+    const flags = group.flags.filter((flag) => COMMON_RUN_FLAGS.has(flag));
+    if (flags.length === 0) return '';
+    const lines = flags.map((flag) => {
+      const option = RUN_OPTIONS.find((o) => o.flag === flag)!;
+      return `  ${flagWithValue(option).padEnd(29)} ${option.description}${option.default ? ` (default: ${option.default})` : ''}`;
+    });
+    return `${group.heading}\n${lines.join('\n')}\n`;
+  })
+    .filter(Boolean)
+    .join('\n');
+}
 
 /** What `run --help` ends with: the commands people start from. */
-const RUN_EXAMPLES = `
-Examples:
-  conformance                                        a managed local Prefect, every check; reports in reports/
-  conformance --base-url https://prefect.example/api your server (CONFORMANCE_API_KEY for its key)
-  conformance --base-url URL --read-only             against production: reads only
-  conformance --families filters,sorting --budget 60 two families, at most a minute of sending
-  conformance replay reports --check contract.no-5xx rerun a failing check of the last run`;
+const EXAMPLES = [
+  'conformance                                        a managed local Prefect, every check; reports in reports/',
+  'conformance --base-url https://prefect.example/api your server (CONFORMANCE_API_KEY for its key)',
+  'conformance --base-url URL --read-only             against production: reads only',
+  'conformance --families filters,sorting --budget 60 two families, at most a minute of sending',
+  'conformance replay reports --check contract.no-5xx rerun a failing check of the last run',
+];
+const RUN_EXAMPLES = `\nExamples:\n${EXAMPLES.map((e) => `  ${e}`).join('\n')}`;
 
 /** The command line: commands, flags and help, by commander; every error one line and exit 2. */
 function program(result: { code: number }): Command {
@@ -745,7 +767,12 @@ function program(result: { code: number }): Command {
     .exitOverride()
     .addHelpText(
       'after',
-      `\nThe common run flags (run is the default command; \`conformance run --help\` lists all ${RUN_OPTIONS.length + 1}, grouped, with examples):\n${COMMON_RUN_FLAGS.map((f) => `  ${f}`).join('\n')}\n\nSecrets, from the environment only:\n${secrets}\n\nExit codes: 0 every MUST check passed (baseline applied), 1 a gate failure, 2 bad input.`,
+      `\nThe common run flags (run is the default command; \`conformance run --help\` lists all ${RUN_OPTIONS.length + 1}):\n\n${commonRunFlags()}\nSecrets, from the environment only:\n${secrets}\n\nExamples:\n${EXAMPLES.slice(
+        0,
+        3,
+      )
+        .map((e) => `  ${e}`)
+        .join('\n')}\n\nExit codes: 0 every MUST check passed (baseline applied), 1 a gate failure, 2 bad input.`,
     );
   // Read only when asked (commander's .version() wants the text up front): the reference document it names is
   // 1.3 MB of JSON, not worth parsing on every start.

@@ -49,6 +49,18 @@ describe('help and version', () => {
         // run is the default command: its common flags are in the first help a user reads.
         for (const flag of ['--base-url', '--read-only', '--baseline', '--operations', '--out'])
           expect(text).toContain(flag);
+        // Grouped by purpose as run's help groups them, then three examples to start from.
+        const headings = ['The target:', 'What to run:', 'The verdict:', 'Reports and settings:'].map((h) =>
+          r.stdout.indexOf(`\n${h}\n`),
+        );
+        expect(headings.every((at) => at >= 0)).toBe(true);
+        expect([...headings].sort((a, b) => a - b)).toEqual(headings);
+        expect(
+          r.stdout
+            .match(/\nExamples:\n((?: {2}conformance.*\n)+)/)?.[1]
+            .trim()
+            .split('\n'),
+        ).toHaveLength(3);
       }
     },
   );
