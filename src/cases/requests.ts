@@ -90,7 +90,7 @@ function acceptsString(schema: Schema): boolean {
 }
 
 export interface BuiltRequest {
-  spec: RequestToSend;
+  request: RequestToSend;
   /** The path parameters used, so that objects created under them can be deleted. */
   pathParams: Record<string, unknown>;
   /** The references of the body resolved to the run's objects (for generated variants). */
@@ -180,7 +180,7 @@ export async function buildRecipe(ctx: CaseContext, op: Operation): Promise<Buil
   if (json === undefined && op.requestBody?.required) json = {};
   json = restrained(ctx, op, json);
   return {
-    spec: { method: op.method, template: op.path, path: fillPath(op.path, pathParams), query, json },
+    request: { method: op.method, template: op.path, path: fillPath(op.path, pathParams), query, json },
     pathParams,
     refs,
   };

@@ -26,7 +26,7 @@ async function sendWith(ctx: CheckContext, op: Operation, change: Partial<Reques
   if (!ctx.settings.credentials)
     throw new Skip('no credentials configured (CONFORMANCE_API_KEY or CONFORMANCE_AUTH_STRING)');
   const built = await ctx.validRequest(op);
-  return ctx.send({ ...built.spec, ...change }, op);
+  return ctx.send({ ...built.request, ...change }, op);
 }
 
 const protectedSample = (op: Operation, ctx: CheckContext) => sampledReads(ctx.model).has(op);

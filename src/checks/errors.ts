@@ -24,7 +24,7 @@ export const errorsChecks = [
       const name = uuidParams(op)[uuidParams(op).length - 1];
       const value = String(built.pathParams[name]);
       const ex = await ctx.send(
-        { ...built.spec, path: built.spec.path.replace(encodeURIComponent(value), 'not-a-uuid') },
+        { ...built.request, path: built.request.path.replace(encodeURIComponent(value), 'not-a-uuid') },
         op,
       );
       return ex.status === 404 || ex.status === 422

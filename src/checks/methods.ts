@@ -51,7 +51,7 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
     const named = built.pathParams[param];
     const target = field === c.idField && named !== undefined ? { [field]: named } : await ctx.object(c.path, 'fresh');
     const bystander = await ctx.object(c.path, 'fresh');
-    const request = { ...built.spec, path: pathNaming(built.spec, target[field]) };
+    const request = { ...built.request, path: pathNaming(built.request, target[field]) };
     const countBefore = await countOf(ctx, op);
     const first = await ctx.send(request, op);
     const readAfter = c.read ? await ctx.send(readOf(c, await ctx.itemPath(c, target))) : undefined;
@@ -148,7 +148,7 @@ export const methodsChecks = [
     run: async (op, ctx) => {
       const built = await ctx.validRequest(op);
       const answers: Exchange[] = [];
-      for (let i = 0; i < 3; i++) answers.push(await ctx.send(built.spec, op));
+      for (let i = 0; i < 3; i++) answers.push(await ctx.send(built.request, op));
       for (const later of answers.slice(1)) {
         const differs = sameAnswer(answers[0], later, ctx, 'identical GETs answered differently');
         if (differs) return differs;
@@ -166,10 +166,10 @@ export const methodsChecks = [
     run: async (op, ctx) => {
       const c = namedCollection(ctx.model, op)!;
       const built = await ctx.validRequest(op);
-      const readPath = built.spec.path.startsWith(`${c.path}/`) && op === c.read ? built.spec.path : undefined;
-      const read = () => ctx.send(readPath ? readOf(c, readPath) : built.spec);
+      const readPath = built.request.path.startsWith(`${c.path}/`) && op === c.read ? built.request.path : undefined;
+      const read = () => ctx.send(readPath ? readOf(c, readPath) : built.request);
       const [before, countBefore] = [await read(), await countOf(ctx, op)];
-      for (let i = 0; i < 5; i++) await ctx.send(built.spec, op);
+      for (let i = 0; i < 5; i++) await ctx.send(built.request, op);
       const [after, countAfter] = [await read(), await countOf(ctx, op)];
       const diff = bodyDifference(before.json, after.json, volatileOf(ctx));
       if (diff) return fail('state.changed', diff.key, `the object changed after GETs: ${diff.text}`, [before, after]);
@@ -193,9 +193,9 @@ export const methodsChecks = [
     appliesTo: (op) => op.method === 'GET',
     run: async (op, ctx) => {
       const built = await ctx.validRequest(op);
-      const plain = await ctx.send(built.spec, op);
+      const plain = await ctx.send(built.request, op);
       const withBody = await ctx.send(
-        { ...built.spec, json: { limit: 0, conformance: 'a GET body must be ignored' } },
+        { ...built.request, json: { limit: 0, conformance: 'a GET body must be ignored' } },
         op,
       );
       return sameAnswer(plain, withBody, ctx, 'the body changed the answer') ?? pass();
@@ -212,10 +212,10 @@ export const methodsChecks = [
       const built = await ctx.validRequest(op);
       const getSame = ctx.model.operations.find((o) => o.method === 'GET' && o.path === op.path);
       const state = async (answer: Exchange) =>
-        getSame ? (await ctx.send({ ...built.spec, method: 'GET', json: undefined })).json : answer.json;
-      const first = await ctx.send(built.spec, op);
+        getSame ? (await ctx.send({ ...built.request, method: 'GET', json: undefined })).json : answer.json;
+      const first = await ctx.send(built.request, op);
       const s1 = await state(first);
-      const second = await ctx.send(built.spec, op);
+      const second = await ctx.send(built.request, op);
       const s2 = await state(second);
       if (Math.floor(first.status / 100) !== Math.floor(second.status / 100))
         return fail('answer.differs', 'status', `first PUT ${first.status}, second ${second.status}`, [first, second], {
@@ -313,7 +313,7 @@ export const methodsChecks = [
       const built = await ctx.validRequest(op);
       const named = namedParam(ctx.model, op)!.ref.field;
       const patched = await ctx.send(
-        { ...built.spec, path: pathNaming(built.spec, obj[named]), json: { [field]: value } },
+        { ...built.request, path: pathNaming(built.request, obj[named]), json: { [field]: value } },
         op,
       );
       if (!is2xx(patched)) return unexpected(`PATCH of ${field}`, patched);
@@ -344,8 +344,8 @@ export const methodsChecks = [
     appliesTo: (op, ctx) => op.key in (ctx.profile.upserts ?? {}),
     run: async (op, ctx) => {
       const built = await ctx.validRequest(op);
-      const first = await ctx.send(built.spec, op);
-      const second = await ctx.send(built.spec, op);
+      const first = await ctx.send(built.request, op);
+      const second = await ctx.send(built.request, op);
       if (!is2xx(first) || !is2xx(second)) return unexpected('the upsert', is2xx(first) ? second : first);
       const [a, b] = [(first.json as Obj)?.id, (second.json as Obj)?.id];
       return a === b

@@ -89,7 +89,7 @@ export const orchestrationChecks = [
     appliesTo: isCreateFlowRun,
     run: async (op, ctx) => {
       const built = await ctx.validRequest(op);
-      const ex = await ctx.send({ ...built.spec, json: {} }, op);
+      const ex = await ctx.send({ ...built.request, json: {} }, op);
       if (!is2xx(ex)) return unexpected('create_flow_run with {}', ex);
       const run = ex.json as Obj;
       const deploymentId = built.pathParams[Object.keys(built.pathParams)[0]];
@@ -114,10 +114,10 @@ export const orchestrationChecks = [
     appliesTo: isCreateFlowRun,
     run: async (op, ctx) => {
       const built = await ctx.validRequest(op);
-      const plain = await ctx.send({ ...built.spec, json: {} }, op);
+      const plain = await ctx.send({ ...built.request, json: {} }, op);
       const defaultType = ((plain.json as Obj | undefined)?.state as Obj | undefined)?.type;
       const wanted = defaultType === 'PENDING' ? 'SCHEDULED' : 'PENDING';
-      const ex = await ctx.send({ ...built.spec, json: { state: { type: wanted } } }, op);
+      const ex = await ctx.send({ ...built.request, json: { state: { type: wanted } } }, op);
       if (!is2xx(ex)) return unexpected(`create_flow_run with state ${wanted}`, ex);
       const read = await readRun(ctx, (ex.json as Obj).id);
       return stateType(read) === wanted
@@ -139,7 +139,7 @@ export const orchestrationChecks = [
     run: async (op, ctx) => {
       const built = await ctx.validRequest(op);
       const ex = await ctx.send(
-        { ...built.spec, json: undefined, raw: '{}', headers: { 'content-type': 'text/plain' } },
+        { ...built.request, json: undefined, raw: '{}', headers: { 'content-type': 'text/plain' } },
         op,
       );
       return ex.status >= 400 && ex.status < 500

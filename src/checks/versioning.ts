@@ -45,7 +45,7 @@ async function withVersion(
 ): Promise<Verdict> {
   const header = ctx.model.versionHeader ?? SPEC_HEADER;
   const built = await ctx.validRequest(op);
-  const ex = await ctx.send({ ...built.spec, headers: value === undefined ? {} : { [header]: value } }, op);
+  const ex = await ctx.send({ ...built.request, headers: value === undefined ? {} : { [header]: value } }, op);
   const shown = value === undefined ? `no ${header}` : `${header}: ${value}`;
   const ok = expect === 'accepted' ? is2xx(ex) : ex.status >= 400 && ex.status < 500;
   return ok

@@ -62,7 +62,7 @@ export interface ClientOptions {
    * Which requests only read (a run adds the document's read POSTs, such as filters); by default those of a
    * safe method (GET, HEAD, OPTIONS). Read-only mode sends nothing else, and after a 503 the rest take turns.
    */
-  isRead?: (spec: RequestToSend) => boolean;
+  isRead?: (request: RequestToSend) => boolean;
   /** Read-only mode: a request that is not a read is never sent (the last line of defence). */
   readOnly?: boolean;
   /** --max-rate: requests per second at most, over the whole run. */
@@ -103,12 +103,12 @@ const RECORD_LIMIT = 64 * 1024;
  * A request body with what differs between two runs of the same seed masked: identifiers, the run's tag
  * (whatever it is, CONFORMANCE_RUN_TAG included) and names, times, and the order of object keys.
  */
-export function normalizedBody(spec: Pick<RequestToSend, 'json' | 'raw'>, runTag?: string): string {
+export function normalizedBody(request: Pick<RequestToSend, 'json' | 'raw'>, runTag?: string): string {
   const text =
-    spec.raw ??
-    (spec.json === undefined
+    request.raw ??
+    (request.json === undefined
       ? ''
-      : JSON.stringify(spec.json, (_k, v) =>
+      : JSON.stringify(request.json, (_k, v) =>
           v && typeof v === 'object' && !Array.isArray(v)
             ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
             : v,
@@ -140,7 +140,7 @@ const ATTEMPTS_WHERE_UNAVAILABLE_BEFORE = 3;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A request of a safe method (RFC 9110 §9.2.1): it does not change the server's state. */
-const safeMethod = (spec: Pick<RequestToSend, 'method'>) => SAFE_METHODS.has(spec.method.toUpperCase());
+const safeMethod = (request: Pick<RequestToSend, 'method'>) => SAFE_METHODS.has(request.method.toUpperCase());
 
 export class HttpClient {
   private readonly agent: Agent;
@@ -188,7 +188,7 @@ export class HttpClient {
   /** From this time on, requests are answered with no answer, not sent: why. */
   private quietAfter?: { at: number; reason: string };
 
-  private readonly isRead: (spec: RequestToSend) => boolean;
+  private readonly isRead: (request: RequestToSend) => boolean;
   /** When each request may start: --max-rate, and the rate limits the target answers 429 for (http/pacing.ts). */
   readonly pacing: Pacing;
   /** The waits for a turn now: each ends at once when the run stops sending. */
@@ -280,9 +280,9 @@ export class HttpClient {
     return Math.max(1, Math.floor(this.limit * this.overlap.factor));
   }
 
-  url(spec: Pick<RequestToSend, 'path' | 'query'>): string {
-    const url = new URL(this.options.baseUrl.replace(/\/$/, '') + spec.path);
-    for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, String(v));
+  url(request: Pick<RequestToSend, 'path' | 'query'>): string {
+    const url = new URL(this.options.baseUrl.replace(/\/$/, '') + request.path);
+    for (const [k, v] of Object.entries(request.query ?? {})) url.searchParams.set(k, String(v));
     return url.toString();
   }
 
@@ -326,23 +326,25 @@ export class HttpClient {
     return this.quietAfter !== undefined && Date.now() >= this.quietAfter.at;
   }
 
-  async send(spec: RequestToSend): Promise<Exchange> {
-    if (this.options.readOnly && !this.isRead(spec))
-      throw new BlockedByReadOnly(`read-only mode: ${spec.method} ${spec.template} changes state and was not sent`);
+  async send(request: RequestToSend): Promise<Exchange> {
+    if (this.options.readOnly && !this.isRead(request))
+      throw new BlockedByReadOnly(
+        `read-only mode: ${request.method} ${request.template} changes state and was not sent`,
+      );
     if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
     let exchange: Exchange;
-    if (this.quietNow()) exchange = this.notSent(spec, this.quietAfter!.reason);
+    if (this.quietNow()) exchange = this.notSent(request, this.quietAfter!.reason);
     else if (this.down && Date.now() - this.lastProbe < 1000)
       exchange = this.notSent(
-        spec,
+        request,
         `the target has refused connections since ${this.down.since} (${this.down.reason})`,
       );
     else {
       if (this.down) this.lastProbe = Date.now();
-      exchange = await this.sendWithRetry(spec);
+      exchange = await this.sendWithRetry(request);
       this.noteConnection(exchange);
     }
-    this.signatures.push(`${spec.method} ${spec.template} ${normalizedBody(spec, this.options.runTag)}`);
+    this.signatures.push(`${request.method} ${request.template} ${normalizedBody(request, this.options.runTag)}`);
     const key = `${exchange.method} ${exchange.template}`;
     const counts = this.perOperation.get(key) ?? { requests: 0, retried: 0 };
     counts.requests += exchange.attempts;
@@ -361,12 +363,12 @@ export class HttpClient {
       const url = new URL(exchange.url);
       // A request sent without the run's credentials (or with wrong ones) is another request than the same
       // one with them: `compare` pairs requests by this text.
-      const credentials = spec.withoutAuth
-        ? spec.headers?.authorization
+      const credentials = request.withoutAuth
+        ? request.headers?.authorization
           ? ' [wrong credentials]'
           : ' [no credentials]'
         : '';
-      const request = {
+      const logged = {
         method: exchange.method,
         template: exchange.template,
         pathAndQuery: url.pathname.slice(this.basePathLength) + url.search + credentials,
@@ -375,7 +377,7 @@ export class HttpClient {
       appendFileSync(
         this.options.exchangeLog,
         `${JSON.stringify({
-          ...behaviourOf(request, exchange, this.options.runTag),
+          ...behaviourOf(logged, exchange, this.options.runTag),
           // When it was answered (ms since the client was made) and who sent it: the benchmark's timeline.
           at: Math.round(performance.now() - this.createdAt),
           by: label,
@@ -390,18 +392,18 @@ export class HttpClient {
    * errors such as SQLite's "database is locked"), so it is retried with backoff, a bounded number of times.
    * A dropped connection is retried once, on a fresh one: the stale keep-alive case below.
    */
-  private async sendWithRetry(spec: RequestToSend): Promise<Exchange> {
+  private async sendWithRetry(request: RequestToSend): Promise<Exchange> {
     let attempt = 0;
     let freshConnection = false;
     const earlier: number[] = [];
     const firstStarted = performance.now();
     // A body refused by validation takes no database lock on a conforming server: it goes beside a write.
-    const write = !this.isRead(spec) && !spec.refusedByValidation;
-    const operation = `${spec.method.toUpperCase()} ${spec.template}`;
+    const write = !this.isRead(request) && !request.refusedByValidation;
+    const operation = `${request.method.toUpperCase()} ${request.template}`;
     const attempts = this.unavailableBefore.has(operation) ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE : MAX_ATTEMPTS;
     for (;;) {
       attempt++;
-      await this.paced(spec);
+      await this.paced(request);
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
       // wait for the fewer slots there are. After three 503s the request goes alone: if the server refused it
       // for a lock other requests held (Prefect on SQLite), it now has no rival. Not after two: behind 100 ms
@@ -411,13 +413,15 @@ export class HttpClient {
       // deletes), and a request whose turn came after the time ran out is not sent.
       const exchange = await this.slot(
         async () =>
-          this.quietNow() ? this.notSent(spec, this.quietAfter!.reason) : this.sendOnce(spec, attempt, freshConnection),
+          this.quietNow()
+            ? this.notSent(request, this.quietAfter!.reason)
+            : this.sendOnce(request, attempt, freshConnection),
         alone,
         write,
       );
       if (exchange.attempts === 0) return exchange;
       this.adjustLimit(exchange);
-      this.pacing.answered(spec.path, exchange.status, exchange.responseHeaders);
+      this.pacing.answered(request.path, exchange.status, exchange.responseHeaders);
       const started = performance.now() - exchange.ms;
       if (attempt > 1) exchange.retryMs = Math.round(started - firstStarted);
       if (earlier.length) exchange.earlier = [...earlier];
@@ -450,9 +454,9 @@ export class HttpClient {
    * again: the request waits for that too, and takes a new turn. When the run stops sending, the wait ends
    * with SendingStopped.
    */
-  private async paced(spec: RequestToSend): Promise<void> {
+  private async paced(request: RequestToSend): Promise<void> {
     for (;;) {
-      const wait = this.pacing.turn(spec.path);
+      const wait = this.pacing.turn(request.path);
       if (wait > 0) {
         this.waitingForTurn++;
         this.onRoom?.();
@@ -462,7 +466,7 @@ export class HttpClient {
           this.waitingForTurn--;
         }
       }
-      if (this.pacing.pausedFor(spec.path) <= 0) return;
+      if (this.pacing.pausedFor(request.path) <= 0) return;
     }
   }
 
@@ -480,25 +484,25 @@ export class HttpClient {
     if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
   }
 
-  private async sendOnce(spec: RequestToSend, attempts: number, freshConnection = false): Promise<Exchange> {
-    const url = this.url(spec);
+  private async sendOnce(request: RequestToSend, attempts: number, freshConnection = false): Promise<Exchange> {
+    const url = this.url(request);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.versionHeader) headers[this.options.versionHeader.name] = this.options.versionHeader.value;
-    if (!spec.withoutAuth) Object.assign(headers, authHeaders(this.options));
+    if (!request.withoutAuth) Object.assign(headers, authHeaders(this.options));
     let body: string | undefined;
-    if (spec.raw !== undefined) body = spec.raw;
-    else if (spec.json !== undefined) {
-      body = JSON.stringify(spec.json);
+    if (request.raw !== undefined) body = request.raw;
+    else if (request.json !== undefined) {
+      body = JSON.stringify(request.json);
       headers['content-type'] = 'application/json';
     }
-    Object.assign(headers, spec.headers ?? {});
+    Object.assign(headers, request.headers ?? {});
     for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
     const started = performance.now();
     const redact = this.options.redactor;
     const base = {
       seq: ++this.seq,
-      method: spec.method,
-      template: spec.template,
+      method: request.method,
+      template: request.template,
       url: redact.text(url),
       requestHeaders: redact.headers(headers),
       requestBody:
@@ -509,7 +513,7 @@ export class HttpClient {
     const deadline = AbortSignal.timeout(this.options.timeoutMs * 2);
     try {
       const res = await undiciRequest(url, {
-        method: spec.method as 'GET',
+        method: request.method as 'GET',
         headers,
         body,
         dispatcher: freshConnection ? this.freshAgent : this.agent,
@@ -567,14 +571,14 @@ export class HttpClient {
     }
   }
 
-  private notSent(spec: RequestToSend, why: string): Exchange {
+  private notSent(request: RequestToSend, why: string): Exchange {
     return {
       seq: ++this.seq,
-      method: spec.method,
-      template: spec.template,
-      url: this.options.redactor.text(this.url(spec)),
+      method: request.method,
+      template: request.template,
+      url: this.options.redactor.text(this.url(request)),
       requestHeaders: {},
-      requestBody: spec.json !== undefined ? this.options.redactor.text(JSON.stringify(spec.json)) : spec.raw,
+      requestBody: request.json !== undefined ? this.options.redactor.text(JSON.stringify(request.json)) : request.raw,
       ...noAnswer(),
       error: `${NOT_SENT} ${why}`,
       ms: 0,

@@ -95,20 +95,20 @@ export class FixturePool implements FixtureSource {
     if (!c.create) throw new FixtureError(`${collectionPath} has no create operation in the document`);
     if (this.readOnly) throw new FixtureError(`read-only mode: cannot create a ${c.name} fixture`);
     let built = await buildRecipe(this.caseContext!, c.create);
-    let exchange = await this.sendRequest(built.spec);
+    let exchange = await this.sendRequest(built.request);
     // A fixture's names are the run's own and fresh, so a conflict is not about them: Prefect on PostgreSQL
     // answers 409 when two first creates race for a row both need (block documents' encryption key). One more
     // try with a fresh recipe after a pause; contract.reaches-2xx still reports the 409 where it is answered.
     if (exchange.status === 409) {
       await new Promise((r) => setTimeout(r, 500));
       built = await buildRecipe(this.caseContext!, c.create);
-      exchange = await this.sendRequest(built.spec);
+      exchange = await this.sendRequest(built.request);
     }
     // Everything else stands on fixtures: a create still unavailable (503) after the client's retries
     // is tried again after a pause, a bounded number of times (Prefect on SQLite can stay locked for seconds).
     for (let round = 1; exchange.status === 503 && round <= FIXTURE_ROUNDS; round++) {
       await new Promise((r) => setTimeout(r, 1000 * round));
-      exchange = await this.sendRequest(built.spec);
+      exchange = await this.sendRequest(built.request);
     }
     if (!is2xx(exchange))
       throw new FixtureError(
@@ -117,7 +117,7 @@ export class FixturePool implements FixtureSource {
       );
     // A create may answer with a list (of what one request made) or without the key it was given.
     let obj = (Array.isArray(exchange.json) ? exchange.json[0] : exchange.json) as Obj | null;
-    const sent = (Array.isArray(built.spec.json) ? built.spec.json[0] : built.spec.json) as Obj | undefined;
+    const sent = (Array.isArray(built.request.json) ? built.request.json[0] : built.request.json) as Obj | undefined;
     if ((!obj || typeof obj !== 'object' || obj[c.idField] === undefined) && sent?.[c.idField] !== undefined)
       obj = { ...(obj && typeof obj === 'object' ? obj : {}), [c.idField]: sent[c.idField] };
     if (!obj || typeof obj !== 'object' || obj[c.idField] === undefined) {

@@ -83,11 +83,11 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
 
   const send = async (
     kind: ExchangeKind,
-    spec: RequestToSend,
+    request: RequestToSend,
     pathParams: Record<string, unknown>,
     extra: Partial<Sent> = {},
   ) => {
-    const exchange = await ctx.client.send(spec);
+    const exchange = await ctx.client.send(request);
     ctx.pool.noteCreated(op, exchange, pathParams);
     run.sent.push({ kind, exchange, ...extra });
     return exchange;
@@ -101,7 +101,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     if (e instanceof BlockedByReadOnly) return { ...run, skipped: e.message };
     throw e;
   }
-  await send('recipe', built.spec, built.pathParams);
+  await send('recipe', built.request, built.pathParams);
 
   const schema = jsonBodySchema(op);
   const mayGenerate = safety?.generated ?? true;
@@ -117,7 +117,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
         fc.asyncProperty(arb, (body) =>
           judged.outcome(JSON.stringify(body), async () => {
             if (budget-- <= 0) return true;
-            const exchange = await send('generated', { ...built.spec, json: body }, built.pathParams);
+            const exchange = await send('generated', { ...built.request, json: body }, built.pathParams);
             return ctx.problemWithValidExchange(op, exchange) === undefined;
           }),
         ),
@@ -132,21 +132,21 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
         counterexample: result.failed ? result.counterexample?.[0] : undefined,
       };
     }
-    for (const negative of negativeCases(ctx.cases.model.doc, schema, built.spec.json, ctx.validators)) {
+    for (const negative of negativeCases(ctx.cases.model.doc, schema, built.request.json, ctx.validators)) {
       const body: Partial<RequestToSend> =
         negative.raw !== undefined
           ? { json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
           : { json: negative.json };
-      const spec: RequestToSend = { ...built.spec, ...body, refusedByValidation: true };
-      await send('negative', spec, built.pathParams, { negative: negative.kind, detail: negative.detail });
+      const negativeRequest: RequestToSend = { ...built.request, ...body, refusedByValidation: true };
+      await send('negative', negativeRequest, built.pathParams, { negative: negative.kind, detail: negative.detail });
     }
     // In the exercise, so that every check of every answer judges it: a server error here is contract.no-5xx's
     // (MUST), whether the body was refused is errors.wrong-content-type's (SHOULD). It takes turns as a write:
     // a server that does not read the body (Prefect) serves the request as if it had none.
     const textPlain: RequestToSend = {
-      ...built.spec,
+      ...built.request,
       json: undefined,
-      raw: JSON.stringify(built.spec.json ?? {}),
+      raw: JSON.stringify(built.request.json ?? {}),
       headers: { 'content-type': 'text/plain' },
     };
     await send('wrong-content-type', textPlain, built.pathParams, { detail: 'the JSON body sent as text/plain' });
@@ -155,8 +155,8 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   for (const replay of ctx.replays(op)) {
     for (let i = 0; i < (replay.repeat ?? 1); i++) {
       const overlay = replay.overlay ? withFreshNames(replay.overlay, () => ctx.cases.safe.name()) : undefined;
-      const json = restrained(ctx.cases, op, overlay ? { ...(built.spec.json as object), ...overlay } : replay.json);
-      await send(replay.kind, { ...built.spec, json }, built.pathParams, {
+      const json = restrained(ctx.cases, op, overlay ? { ...(built.request.json as object), ...overlay } : replay.json);
+      await send(replay.kind, { ...built.request, json }, built.pathParams, {
         negative: replay.negative,
         detail: "the baseline's replayed body",
       });
@@ -166,7 +166,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   if (namedParam(ctx.cases.model, op)) {
     try {
       const params = await resolvePathParams(ctx.cases, op, 'unknown');
-      await send('unknown', { ...built.spec, path: withPath(op, params) }, params);
+      await send('unknown', { ...built.request, path: withPath(op, params) }, params);
     } catch (e) {
       if (!isMissingPrerequisite(e)) throw e;
     }

@@ -36,7 +36,7 @@ import { TimeBox } from './timeBox.js';
 
 export interface Session {
   config: WorkerConfig;
-  spec: LoadedDocument;
+  document: LoadedDocument;
   model: ApiModel;
   client: HttpClient;
   redactor: Redactor;
@@ -94,21 +94,26 @@ async function createSession(): Promise<Session> {
     maxRate: config.maxRate,
   });
   // The CLI validated the document and wrote it to the run folder before starting the suites.
-  const spec = await loadDocument(config.specPath, {
+  const document = await loadDocument(config.specPath, {
     headers: authHeaders(config),
     timeoutMs: config.requestTimeoutMs,
     validated: true,
   });
-  const model = buildModel(spec.doc);
+  const model = buildModel(document.doc);
   const baseline = forTarget(loadBaseline(config.baselinePath), {
     label: config.targetLabel,
     databaseUnknown: config.identity?.database !== undefined && config.identity.database.name === undefined,
     borrowedFrom: config.identity?.baselineFrom,
   });
-  const validators = new SchemaValidators(spec.doc);
+  const validators = new SchemaValidators(document.doc);
   const validate: CheckContext['validate'] = (schema, value) => validators.validate(schema, value);
   const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), config.readOnly);
-  const cases: CaseContext = { model, fixtures: pool, safe: new SafeValues(config.runTag), profile: profileFor(spec) };
+  const cases: CaseContext = {
+    model,
+    fixtures: pool,
+    safe: new SafeValues(config.runTag),
+    profile: profileFor(document),
+  };
   pool.attach(cases);
   const operations = model.operations.filter((op) => selectsOperation(config.selection, op));
   const exerciseContext: ExerciseContext = {
@@ -197,7 +202,7 @@ async function createSession(): Promise<Session> {
   let firstVerdictAt: string | undefined;
   return {
     config,
-    spec,
+    document,
     model,
     client,
     redactor,
@@ -247,9 +252,9 @@ async function createSession(): Promise<Session> {
         tool: TOOL,
         target: {
           baseUrl: redactor.text(config.baseUrl),
-          openapi: spec.openapi,
-          apiVersion: spec.raw.info?.version ?? '',
-          title: spec.raw.info?.title,
+          openapi: document.openapi,
+          apiVersion: document.raw.info?.version ?? '',
+          title: document.raw.info?.title,
           profile: cases.profile.name,
           managed: config.managed,
           label: config.targetLabel,

@@ -4,9 +4,9 @@ import { prefectProfile } from './prefect.js';
 import type { Profile } from './profile.js';
 import { seedProfile } from './seed.js';
 
-export function profileFor(spec: LoadedDocument): Profile {
-  const title = spec.raw.info?.title ?? '';
-  const declaresPrefectHeader = JSON.stringify(spec.raw.paths).includes('x-prefect-api-version');
+export function profileFor(document: LoadedDocument): Profile {
+  const title = document.raw.info?.title ?? '';
+  const declaresPrefectHeader = JSON.stringify(document.raw.paths).includes('x-prefect-api-version');
   return /prefect/i.test(title) || declaresPrefectHeader ? prefectProfile : seedProfile;
 }
 

@@ -119,7 +119,7 @@ export async function fakeContext(options: FakeOptions = {}): Promise<Fake> {
         [...op.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => [name, `${name}-1`]),
       );
       const json = op.requestBody ? {} : undefined;
-      return { spec: { method: op.method, template: op.path, path: filled(op.path), json }, pathParams, refs: {} };
+      return { request: { method: op.method, template: op.path, path: filled(op.path), json }, pathParams, refs: {} };
     },
     async send(request) {
       sent.push(request);
