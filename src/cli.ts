@@ -125,6 +125,9 @@ function readResults(file: string): Results | undefined {
   }
 }
 
+/** The baselines the suite ships, one per release (`<profile>-<release>.json`). */
+const SHIPPED_BASELINES = path.join(repoRoot, 'fixtures', 'baselines');
+
 /** A selection of none of the document's operations, said as the user gave it. */
 function selectsNoOperation(config: Config, of: number): UsageError {
   const selection = config.selection;
@@ -140,16 +143,14 @@ function selectsNoOperation(config: Config, of: number): UsageError {
 
 /** The operations of a managed release's document as its shipped baseline records them, if it ships one for that release. */
 function shippedOperations(version: string): string[] | undefined {
-  const dir = path.join(repoRoot, 'fixtures', 'baselines');
-  return shippedBaselines(dir, 'prefect').find((b) => b.release === version)?.operations;
+  return shippedBaselines(SHIPPED_BASELINES, 'prefect').find((b) => b.release === version)?.operations;
 }
 
 const operationOfKey = (key: string) => ({ key, method: key.slice(0, key.indexOf(' ')) });
 
 /** The baseline of a run (report/baselineChoice.ts: a file named, none, or the shipped one the rule finds). */
 function baselineOf(config: Pick<Config, 'baselinePath'>, profile: string, clues: ReleaseClues): BaselineChoice {
-  const dir = path.join(repoRoot, 'fixtures', 'baselines');
-  return chooseBaseline(config.baselinePath, profile, clues, shippedBaselines(dir, profile), (file) =>
+  return chooseBaseline(config.baselinePath, profile, clues, shippedBaselines(SHIPPED_BASELINES, profile), (file) =>
     path.relative(repoRoot, file),
   );
 }
@@ -660,7 +661,7 @@ async function checksCommand(format: 'text' | 'json' | 'markdown'): Promise<numb
 
 /** `--version`: the suite's version and the API versions it knows (the pinned server, its baselines, its reference). */
 function versionText(): string {
-  const baselines = readdirSync(path.join(repoRoot, 'fixtures', 'baselines'))
+  const baselines = readdirSync(SHIPPED_BASELINES)
     .filter((f) => f.endsWith('.json'))
     .map((f) => f.replace(/\.json$/, ''));
   const reference = JSON.parse(
