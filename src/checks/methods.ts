@@ -9,11 +9,23 @@ import type { Obj } from '../model/oracle.js';
 import { UNKNOWN_UUID } from '../model/profiles/profile.js';
 import { jsonBodySchema, resolveRef, type Operation } from '../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../openapi/request.js';
-import { bodyDifference } from './bodies.js';
+import { bodyDifference, differences } from './bodies.js';
 import { defineCheck } from './check.js';
 import type { CheckContext } from './context.js';
 import { once } from './once.js';
-import { fail, pass, skip, Skip, statusKey, unexpected, type Verdict } from './verdict.js';
+import {
+  fail,
+  failAll,
+  failure,
+  pass,
+  skip,
+  Skip,
+  statusKey,
+  unexpected,
+  unexpectedAnswer,
+  type Failure,
+  type Verdict,
+} from './verdict.js';
 
 const volatileOf = (ctx: CheckContext) => new Set(['updated', ...(ctx.profile.volatileFields ?? [])]);
 
@@ -75,19 +87,40 @@ const isDeleteOfObservableObject = (op: Operation, ctx: CheckContext) => {
   return c !== undefined && (c.read !== undefined || (c.count !== undefined && c.parentParams.length === 0));
 };
 
-/** A field PATCH can change that the object shows, and a new value for it. */
-export function patchField(current: Obj, schemaProps: Obj, tag: string): [string, unknown] | undefined {
-  for (const [field, value] of [
-    ['description', `${tag} patched`],
-    ['tags', [tag, `${tag}-patched`]],
-  ] as Array<[string, unknown]>)
-    if (field in schemaProps && field in current) return [field, value];
+/**
+ * Every field PATCH can change that the object shows, each with a new value: a description, tags, each
+ * boolean flipped, each string the schema leaves free (a task run's name), and each object with a string
+ * member, that member changed (the shape is kept, for a schema of the server's may check it), or, where the
+ * schema takes any object, a member added (a block document's data).
+ */
+export function patchFields(current: Obj, schemaProps: Obj, tag: string): Array<[string, unknown]> {
+  const fields: Array<[string, unknown]> = [];
+  const add = (field: string, value: unknown) => {
+    if (!fields.some(([f]) => f === field)) fields.push([field, value]);
+  };
+  if ('description' in schemaProps && 'description' in current) add('description', `${tag} patched`);
+  if ('tags' in schemaProps && 'tags' in current) add('tags', [tag, `${tag}-patched`]);
   for (const field of Object.keys(schemaProps))
-    if (field in current && typeof current[field] === 'boolean') return [field, !current[field]];
-  // Else a string the schema leaves free (no format, pattern, enum or const): a task run's name.
+    if (field in current && typeof current[field] === 'boolean') add(field, !current[field]);
   for (const [field, schema] of Object.entries(schemaProps))
-    if (field in current && typeof current[field] === 'string' && freeString(schema)) return [field, `${tag}-patched`];
-  return undefined;
+    if (field in current && typeof current[field] === 'string' && freeString(schema)) add(field, `${tag}-patched`);
+  for (const [field, schema] of Object.entries(schemaProps)) {
+    const value = current[field];
+    if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
+    // A string of asterisks is a secret the read hides: its real value is unknown, so another is chosen.
+    const member = Object.keys(value).find(
+      (k) => typeof (value as Obj)[k] === 'string' && !/^\*+$/.test((value as Obj)[k] as string),
+    );
+    if (member) add(field, { ...(value as Obj), [member]: `${tag}-patched` });
+    else if (freeObject(schema)) add(field, { ...(value as Obj), [tag]: 'patched' });
+  }
+  return fields;
+}
+
+/** A property schema that takes any object (alone or with null): no properties of its own to refuse a new member. */
+function freeObject(schema: unknown): boolean {
+  const text = JSON.stringify(schema);
+  return /"type":"object"/.test(text) && !/"(properties|\$ref|additionalProperties":false)"/.test(text);
 }
 
 /** A property schema that takes any string (alone or with null): no format, pattern, enum, const or short maximum. */
@@ -99,6 +132,26 @@ function freeString(schema: unknown): boolean {
     !/"maxLength":([0-9]|[1-3][0-9])[,}]/.test(text)
   );
 }
+
+/**
+ * Whether a value the request set is what a read shows: each member the request named agrees (the server
+ * may add members and defaults), arrays item by item, and timestamps as the same instant in any notation.
+ */
+export function storedAsSent(sent: unknown, stored: unknown): boolean {
+  if (Array.isArray(sent))
+    return Array.isArray(stored) && sent.length === stored.length && sent.every((v, i) => storedAsSent(v, stored[i]));
+  if (sent && typeof sent === 'object')
+    return (
+      !!stored &&
+      typeof stored === 'object' &&
+      Object.entries(sent as Obj).every(([k, v]) => !(k in (stored as Obj)) || storedAsSent(v, (stored as Obj)[k]))
+    );
+  if (typeof sent === 'string' && typeof stored === 'string' && TIMESTAMP.test(sent) && TIMESTAMP.test(stored))
+    return Date.parse(sent) === Date.parse(stored);
+  return JSON.stringify(sent) === JSON.stringify(stored);
+}
+
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
 
 /** The same answer twice: status, then body (volatile fields left out). */
 function sameAnswer(a: Exchange, b: Exchange, ctx: CheckContext, what: string): Verdict | undefined {
@@ -298,42 +351,143 @@ export const methodsChecks = [
     id: 'methods.patch-partial',
     level: 'MUST',
     clause: '4.1',
-    title: 'MUST change only the fields a PATCH names',
+    title: 'MUST change only the fields a PATCH names, for every field PATCH can change and for the valid request',
     appliesTo: (op, ctx) => op.method === 'PATCH' && namedCollection(ctx.model, op)?.read !== undefined,
     run: async (op, ctx) => {
       const c = namedCollection(ctx.model, op)!;
       const obj = await ctx.object(c.path, 'fresh');
-      const path = await ctx.itemPath(c, obj);
-      const before = await ctx.send(readOf(c, path));
+      const read = async () => ctx.send(readOf(c, await ctx.itemPath(c, obj)));
+      const first = await read();
       const schema = jsonBodySchema(op);
       const props = ((schema && resolveRef<Obj>(ctx.model.doc, schema).properties) ?? {}) as Obj;
-      const change = patchField((before.json ?? {}) as Obj, props, ctx.settings.runTag);
-      if (!change) return skip('no field PATCH can change that a read shows');
-      const [field, value] = change;
       const built = await ctx.validRequest(op);
-      const named = namedParam(ctx.model, op)!.ref.field;
-      const patched = await ctx.send(
-        { ...built.request, path: pathNaming(built.request, obj[named]), json: { [field]: value } },
-        op,
-      );
-      if (!is2xx(patched)) return unexpected(`PATCH of ${field}`, patched);
-      const after = await ctx.send(readOf(c, path));
-      const now = ((after.json ?? {}) as Obj)[field];
-      if (JSON.stringify(now) !== JSON.stringify(value))
-        return fail(
-          'state.changed',
-          `/${field}`,
-          `${field} is ${JSON.stringify(now)} after PATCH to ${JSON.stringify(value)}`,
-          [patched, after],
+      // The field the path names is left alone: a PATCH that renamed it would lose the object for the next.
+      const pathField = namedParam(ctx.model, op)!.ref.field;
+      const { [pathField]: _renamed, ...recipe } =
+        built.request.json && typeof built.request.json === 'object' ? (built.request.json as Obj) : {};
+      const patches: Array<{ body: Obj; what: string; applied?: [string, unknown] }> = [
+        ...patchFields((first.json ?? {}) as Obj, props, ctx.settings.runTag)
+          .filter(([field]) => field !== pathField)
+          .map(([field, value]) => ({
+            body: { [field]: value },
+            what: `PATCH of ${field}`,
+            applied: [field, value] as [string, unknown],
+          })),
+        { body: recipe, what: `the valid PATCH ${JSON.stringify(recipe).slice(0, 80)}` },
+      ];
+      if (patches.length === 1 && Object.keys(recipe).length === 0)
+        return skip('no field PATCH can change that a read shows, and the valid request names none');
+      const target = { ...built.request, path: pathNaming(built.request, obj[pathField]) };
+      // The fields the server maintains: the profile's volatile ones, those two reads with no write between
+      // answer differently, and those the profile says the server derives from the field a PATCH names.
+      let before = await read();
+      const bySelf = differences(first.json, before.json).map((d) => d.path.split('/')[1]);
+      const failures: Failure[] = [];
+      const [judged, refused]: string[][] = [[], []];
+      for (const { body, what, applied } of patches) {
+        const patched = await ctx.send({ ...target, json: body }, op);
+        // A value of the check's choosing may break a rule of the server's (a template's shape, a run's state):
+        // its refusal is not this rule's to judge. The valid request's refusal, or a server error, is.
+        if (applied && patched.status >= 400 && patched.status < 500) {
+          refused.push(`${applied[0]} (${patched.status})`);
+          continue;
+        }
+        if (!is2xx(patched)) {
+          failures.push(unexpectedAnswer(what, patched));
+          continue;
+        }
+        const after = await read();
+        const named = Object.keys(body);
+        judged.push(named.join('+') || '{}');
+        if (applied) {
+          const [field, value] = applied;
+          const now = ((after.json ?? {}) as Obj)[field];
+          if (JSON.stringify(now) !== JSON.stringify(value))
+            failures.push(
+              failure(
+                'state.changed',
+                `/${field}`,
+                `${field} is ${JSON.stringify(now)} after PATCH to ${JSON.stringify(value)}`,
+                [patched, after],
+              ),
+            );
+        }
+        const derived = named.flatMap((f) => ctx.profile.derivedFields?.[f] ?? []);
+        const left = new Set([...volatileOf(ctx), ...bySelf, ...named, ...derived]);
+        const diff = bodyDifference(before.json, after.json, left);
+        if (diff)
+          failures.push(
+            failure('state.changed', diff.key, `${what} changed fields it does not name: ${diff.text}`, [
+              before,
+              patched,
+              after,
+            ]),
+          );
+        before = after;
+      }
+      if (failures.length) return failAll(failures);
+      const notJudged = refused.length ? `; refused, so not judged: ${refused.join(', ')}` : '';
+      return pass(`${judged.length} PATCHes changed only what each named (${judged.join(', ')})${notJudged}`);
+    },
+  }),
+  defineCheck({
+    id: 'methods.create-stored',
+    level: 'MUST',
+    clause: '4.1 (POST /collection creates a new member)',
+    title:
+      'MUST store the member a create answers: a GET of it right after agrees with the answer and with the fields the request set',
+    appliesTo: (op, ctx) => {
+      const c = ctx.model.collectionOf(op);
+      return c?.create === op && c.read !== undefined && c.item !== undefined;
+    },
+    run: async (op, ctx) => {
+      const c = ctx.model.collectionOf(op)!;
+      const built = await ctx.validRequest(op);
+      const created = await ctx.send(built.request, op);
+      if (!is2xx(created)) return unexpected('the valid create', created);
+      const sent = (built.request.json ?? {}) as Obj;
+      // A create that answers no body is read by the identifier its request named (a flow run input's key).
+      const answered = created.json && typeof created.json === 'object' ? (created.json as Obj) : undefined;
+      const id = answered?.[c.idField] ?? (answered ? undefined : sent[c.idField]);
+      if (id === undefined)
+        return fail('answer.differs', `/${c.idField}`, `the create answered no ${c.idField} to read it by`, [created]);
+      const read = await ctx.send(readOf(c, await ctx.itemPath(c, { ...answered, [c.idField]: id })));
+      if (read.status !== 200)
+        return fail('state.changed', statusKey(read), `a GET of the member just created answered ${read.status}`, [
+          created,
+          read,
+        ]);
+      const failures: Failure[] = [];
+      // The create and the read may answer different views of the member (a v2 concurrency limit's create
+      // adds its slot statistics): the fields both show must agree.
+      const both = (a: Obj, b: Obj) => Object.fromEntries(Object.entries(a).filter(([k]) => k in b));
+      const stored = (read.json ?? {}) as Obj;
+      const diff = answered && bodyDifference(both(answered, stored), both(stored, answered), volatileOf(ctx));
+      if (diff)
+        failures.push(
+          failure('answer.differs', diff.key, `the create answered what a GET of it does not: ${diff.text}`, [
+            created,
+            read,
+          ]),
         );
-      const diff = bodyDifference(before.json, after.json, new Set([...volatileOf(ctx), field]));
-      return diff
-        ? fail('state.changed', diff.key, `PATCH of ${field} changed other fields: ${diff.text}`, [
-            before,
-            patched,
-            after,
-          ])
-        : pass(`PATCH changed ${field} only`);
+      const lost = Object.keys(sent).filter((k) => k in stored && !storedAsSent(sent[k], stored[k]));
+      if (lost.length)
+        failures.push(
+          failure(
+            'state.changed',
+            lost.map((k) => `/${k}`).join(' '),
+            `the member stored differs from what the create set: ${lost
+              .map(
+                (k) =>
+                  `${k} sent ${JSON.stringify(sent[k])?.slice(0, 60)}, read ${JSON.stringify(stored[k])?.slice(0, 60)}`,
+              )
+              .join('; ')}`,
+            [created, read],
+          ),
+        );
+      return failures.length
+        ? failAll(failures)
+        : pass(`stored as created (${Object.keys(sent).join(', ') || 'no field'} set)`);
     },
   }),
   defineCheck({
@@ -351,6 +505,27 @@ export const methodsChecks = [
       return a === b
         ? pass(`the same ${ctx.profile.upserts![op.key].join('+')} gave the same id`)
         : fail('answer.differs', '/id', `the same key gave ids ${a} and ${b}`, [first, second]);
+    },
+  }),
+  defineCheck({
+    id: 'methods.upsert-concurrent',
+    level: 'SHOULD',
+    clause: '4.1 rule 1; profile (the target documents the upsert)',
+    title: 'SHOULD make one member of two upserts of the same key sent at once',
+    appliesTo: (op, ctx) => op.key in (ctx.profile.upserts ?? {}),
+    run: async (op, ctx) => {
+      const built = await ctx.validRequest(op);
+      // Two clients registering the same flow (or deployment) at the same moment.
+      const [first, second] = await Promise.all([0, 1].map(() => ctx.send({ ...built.request, racing: true }, op)));
+      if (!is2xx(first) || !is2xx(second))
+        return unexpected('an upsert raced by another', is2xx(first) ? second : first);
+      const [a, b] = [(first.json as Obj)?.id, (second.json as Obj)?.id];
+      return a === b
+        ? pass(`two at once gave the one id ${a}`)
+        : fail('answer.differs', '/id', `two upserts of the same key at once made two members: ${a} and ${b}`, [
+            first,
+            second,
+          ]);
     },
   }),
   defineCheck({

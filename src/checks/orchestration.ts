@@ -50,9 +50,17 @@ async function freshRun(ctx: CheckContext, state: Obj): Promise<Obj> {
   return ex.json as Obj;
 }
 
-function setState(ctx: CheckContext, op: Operation, runId: unknown, state: Obj, force = false): Promise<Exchange> {
+function setState(
+  ctx: CheckContext,
+  op: Operation,
+  runId: unknown,
+  state: Obj,
+  force = false,
+  racing = false,
+): Promise<Exchange> {
+  const path = op.path.replace(/\{[^}]+\}/, String(runId));
   return ctx.send(
-    { method: 'POST', template: op.path, path: op.path.replace(/\{[^}]+\}/, String(runId)), json: { state, force } },
+    { method: 'POST', template: op.path, path, json: { state, force }, ...(racing ? { racing } : {}) },
     op,
   );
 }
@@ -298,6 +306,33 @@ export const orchestrationChecks = [
       return (before.json as Obj)?.state_id === (after.json as Obj)?.state_id
         ? pass()
         : fail('state.changed', 'state_id', "the ABORTed transition changed the run's state", [again, after]);
+    },
+  }),
+  defineCheck({
+    id: 'orchestration.pending-race-one-wins',
+    level: 'MUST',
+    clause: 'profile',
+    title: 'MUST accept one of two PENDING proposals sent at once on a SCHEDULED run, and ABORT the other',
+    appliesTo: isSetState,
+    run: async (op, ctx) => {
+      profileRule(ctx, 'pendingToPendingAborts');
+      const run = await freshRun(ctx, scheduled(-60_000));
+      // Two clients (two workers picking up the same run) racing the same transition.
+      const answers = await Promise.all([0, 1].map(() => setState(ctx, op, run.id, { type: 'PENDING' }, false, true)));
+      const refused = answers.find((a) => !is2xx(a));
+      if (refused) return unexpected('a PENDING proposal raced by another', refused);
+      const accepted = answers.filter((a) => answerStatus(a) === 'ACCEPT');
+      const after = await readRun(ctx, run.id);
+      if (accepted.length === 1 && answers.some((a) => answerStatus(a) === 'ABORT') && stateType(after) === 'PENDING')
+        return pass('one ACCEPT, one ABORT');
+      const statuses = answers.map((a) => String(answerStatus(a)));
+      return fail(
+        'status.unexpected',
+        statuses.sort().join('+'),
+        `two PENDING proposals at once answered ${statuses.join(' and ')}; the run is in ${stateType(after)}`,
+        [...answers, after],
+        { statuses },
+      );
     },
   }),
   defineCheck({

@@ -124,12 +124,17 @@ export const statusText = (ex: Pick<Exchange, 'status' | 'error'>): string =>
   ex.status === 0 ? `no answer (${ex.error})` : String(ex.status);
 
 /** A failure for an answer a check did not expect while preparing its judgement. */
-export function unexpected(what: string, ex: Exchange): Verdict {
-  return fail(
+export function unexpectedAnswer(what: string, ex: Exchange): Failure {
+  return failure(
     'status.unexpected',
     statusKey(ex),
     `${what}: answered ${ex.status || ex.error} ${ex.body.slice(0, 200)}`,
     [ex],
     { status: ex.status },
   );
+}
+
+/** A failed verdict for an answer a check did not expect while preparing its judgement. */
+export function unexpected(what: string, ex: Exchange): Verdict {
+  return { status: 'failed', failures: [unexpectedAnswer(what, ex)] };
 }

@@ -218,16 +218,18 @@ export class HttpClient {
 
   /**
    * Run `fn` in a slot: at most `limit` at once, or, `alone`, with nothing else in flight (and nothing
-   * starting beside it).
+   * starting beside it). A first attempt `racing` another waits only for a request alone.
    */
-  private async slot<T>(fn: () => Promise<T>, alone = false, write = false): Promise<T> {
+  private async slot<T>(fn: () => Promise<T>, alone = false, write = false, racing = false): Promise<T> {
     if (alone) this.aloneWanted++;
     while (
       alone
         ? this.active > 0
-        : this.active >= this.inFlightLimit ||
-          this.aloneWanted > 0 ||
-          (write && this.oneWriter && this.writing >= Math.floor(this.overlap.factor))
+        : racing
+          ? this.aloneWanted > 0
+          : this.active >= this.inFlightLimit ||
+            this.aloneWanted > 0 ||
+            (write && this.oneWriter && this.writing >= Math.floor(this.overlap.factor))
     )
       await new Promise<void>((r) => this.waiting.push(r));
     this.active++;
@@ -418,6 +420,7 @@ export class HttpClient {
             : this.sendOnce(request, attempt, freshConnection),
         alone,
         write,
+        request.racing === true && attempt === 1,
       );
       if (exchange.attempts === 0) return exchange;
       this.adjustLimit(exchange);

@@ -21,6 +21,11 @@ export interface RequestToSend {
    * touches its data, so the request need not wait for another write to finish (http/client.ts).
    */
   refusedByValidation?: boolean;
+  /**
+   * Sent at the same moment as another request on purpose (two clients racing one transition): it goes at
+   * once, never held back for the server's sake, for the race is what the check asks about.
+   */
+  racing?: boolean;
 }
 
 export interface Answer {

@@ -1,6 +1,7 @@
 /** The registry as people and tools read it: `conformance checks` (JSON) and docs/checks.md (Markdown). */
 import type { Check } from '../checks/check.js';
 import { clauseText } from '../checks/clauses.js';
+import { PROMISES_4_1 } from '../checks/promises.js';
 
 export interface CheckListing {
   id: string;
@@ -42,6 +43,9 @@ export function checkListMarkdown(checks: readonly Check[]): string {
       lines.push(`| ${id} | ${c.level} | ${cell(c.clause)} | ${cell(c.title)} |`);
     }
   }
+  lines.push('', '## The promises of §4.1', '', '| promise | held by | note |', '|---|---|---|');
+  for (const p of PROMISES_4_1)
+    lines.push(`| ${cell(p.promise)} | ${p.heldBy.map((id) => `\`${id}\``).join(', ')} | ${cell(p.note ?? '')} |`);
   lines.push('', '## Clauses', '', '| clause | the words it names |', '|---|---|');
   for (const clause of [...new Set(checks.map((c) => c.clause))].sort())
     lines.push(`| ${cell(clause)} | ${cell(clauseText(clause))} |`);

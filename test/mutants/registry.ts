@@ -185,6 +185,16 @@ const jsonResponse = (status: number, value: unknown): ProxiedResponse => ({
 const bodyOf = (req: ProxiedRequest) => (json.parse(req.body) ?? {}) as Record<string, unknown>;
 const idIn = (req: ProxiedRequest) => req.path.split('?')[0].split('/')[2];
 let putCounter = 0;
+/** A set_state answer turned into an ACCEPT of what it refused or deferred. */
+const acceptedInstead = (res: ProxiedResponse, result: object): ProxiedResponse => ({
+  ...res,
+  status: 201,
+  body: json.body({ ...result, status: 'ACCEPT', details: { type: 'accept_details' } }),
+});
+const pendingInFlight = new Map<string, number>();
+const racedRuns = new Set<string>();
+const proposesPending = (req: ProxiedRequest) =>
+  (bodyOf(req).state as { type?: string } | undefined)?.type === 'PENDING';
 
 export const verbMutants: MutantCase[] = [
   {
@@ -284,6 +294,30 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'methods-patch-unnamed-field',
+      breaks: 'PATCH /flow_runs/{id} that does not name tags sets them too',
+      onRequest: (req) =>
+        matches('/flow_runs/{id}', 'PATCH', req) && !('tags' in bodyOf(req))
+          ? { ...req, body: json.body({ ...bodyOf(req), tags: ['set-by-the-server'] }) }
+          : req,
+    },
+    operations: '^PATCH /flow_runs/\\{id\\}$',
+    killedBy: ['methods.patch-partial PATCH /flow_runs/{id}'],
+  },
+  {
+    mutant: {
+      id: 'methods-create-answers-unstored',
+      breaks: 'POST /flows/ answers tags it did not store',
+      onResponse: (req, res) => {
+        if (!matches('/flows/', 'POST', req) || res.status >= 300) return res;
+        return { ...res, body: json.body({ ...(json.parse(res.body) as object), tags: ['only-in-the-answer'] }) };
+      },
+    },
+    operations: '^POST /flows/$',
+    killedBy: ['methods.create-stored POST /flows/'],
+  },
+  {
+    mutant: {
       id: 'orchestration-create-ignores-state',
       breaks: 'create_flow_run drops the state it is given',
       onRequest: (req) => {
@@ -302,13 +336,7 @@ export const verbMutants: MutantCase[] = [
       onResponse: (req, res) => {
         if (!matches('/flow_runs/{id}/set_state', 'POST', req)) return res;
         const result = json.parse(res.body) as { status?: string };
-        return result?.status === 'ABORT' || result?.status === 'WAIT'
-          ? {
-              ...res,
-              status: 201,
-              body: json.body({ ...result, status: 'ACCEPT', details: { type: 'accept_details' } }),
-            }
-          : res;
+        return result?.status === 'ABORT' || result?.status === 'WAIT' ? acceptedInstead(res, result) : res;
       },
     },
     operations: '^POST /flow_runs/\\{id\\}/set_state$',
@@ -316,6 +344,29 @@ export const verbMutants: MutantCase[] = [
       'orchestration.pending-twice-aborts POST /flow_runs/{id}/set_state',
       'orchestration.running-early-waits POST /flow_runs/{id}/set_state',
     ],
+  },
+  {
+    mutant: {
+      id: 'orchestration-race-both-accepted',
+      breaks: 'two PENDING proposals in flight at once on one run are both ACCEPTed (one at a time, the second ABORTs)',
+      onRequest: async (req) => {
+        if (!matches('/flow_runs/{id}/set_state', 'POST', req) || !proposesPending(req)) return req;
+        const inFlight = (pendingInFlight.get(req.path) ?? 0) + 1;
+        pendingInFlight.set(req.path, inFlight);
+        if (inFlight > 1) racedRuns.add(req.path);
+        // Held a moment, so that a proposal sent at the same time is in flight beside it.
+        await new Promise((r) => setTimeout(r, 250));
+        return req;
+      },
+      onResponse: (req, res) => {
+        if (!matches('/flow_runs/{id}/set_state', 'POST', req) || !proposesPending(req)) return res;
+        pendingInFlight.set(req.path, (pendingInFlight.get(req.path) ?? 1) - 1);
+        const result = json.parse(res.body) as { status?: string };
+        return racedRuns.has(req.path) && result?.status === 'ABORT' ? acceptedInstead(res, result) : res;
+      },
+    },
+    operations: '^POST /flow_runs/\\{id\\}/set_state$',
+    killedBy: ['orchestration.pending-race-one-wins POST /flow_runs/{id}/set_state'],
   },
   {
     mutant: {

@@ -133,6 +133,8 @@ export const prefectProfile: Profile = {
   },
   // Computed on every read from the clock (schemas/core.py FlowRun.estimated_*), so they differ between two GETs.
   volatileFields: ['estimated_run_time', 'estimated_start_time_delta'],
+  // A work queue's status is PAUSED while it is paused (server/models/work_queues.py reads is_paused).
+  derivedFields: { is_paused: ['status'] },
   upserts: {
     'POST /flows/': ['name'],
     'POST /deployments/': ['flow_id', 'name'],

@@ -73,6 +73,11 @@ export interface Profile {
   safety(op: Operation): Safety | undefined;
   /** Fields that change by themselves (durations computed from the clock): left out when bodies are compared. */
   volatileFields?: string[];
+  /**
+   * Fields the server derives from a field a PATCH names (a work pool's status from is_paused): a PATCH of
+   * the key may change them. Every other field a PATCH does not name must stay as it was.
+   */
+  derivedFields?: Record<string, string[]>;
   /** Creates the target documents as upserts, with the fields that identify the object. */
   upserts?: Record<string, string[]>;
   /** The API version header's rules, where the target documents them. */

@@ -1,6 +1,7 @@
 /** Family `methods` on a scripted server: the verb semantics each check enforces, kept and broken. */
 import { describe, expect, test } from 'vitest';
-import { patchField } from '../../../src/checks/methods.js';
+import { patchFields, storedAsSent } from '../../../src/checks/methods.js';
+import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
 import { type Obj, type Reply, applies, fakeContext, judge, outcome } from './fake.js';
 
@@ -37,13 +38,22 @@ function flowServer(breaks?: string) {
       return { status: 204 };
     }
     if (r.method === 'PATCH' && id) {
-      Object.assign(flow(id), r.json as Obj, breaks === 'patch-more' ? { name: 'renamed' } : {});
+      const body = r.json as Obj;
+      Object.assign(flow(id), body, breaks === 'patch-more' ? { name: 'renamed' } : {});
+      // A PATCH that names nothing resets what it does not name.
+      if (breaks === 'patch-empty' && Object.keys(body).length === 0) flow(id).tags = [];
       return { status: 204 };
     }
     if (r.method === 'PUT' && r.path === '/saved_searches/')
       return { status: 200, json: { id: breaks === 'put' ? `s${++puts}` : 's1', name: 'x' } };
-    if (r.method === 'POST' && r.path === '/flows/')
-      return { status: 200, json: { id: breaks === 'upsert' ? `f${++puts}` : 'f1', name: 'x' } };
+    if (r.method === 'POST' && r.path === '/flows/') {
+      const stored = Object.assign(flow(breaks === 'upsert' ? `f${++puts}` : 'f1'), r.json as Obj);
+      if (breaks === 'create-stores-other') stored.name = 'not what was sent';
+      return {
+        status: 201,
+        json: breaks === 'create-answers-other' ? { ...stored, tags: ['only-in-the-answer'] } : stored,
+      };
+    }
     if (r.path === '/flows/filter' && r.method !== 'POST') {
       if (breaks === '405') return { status: 404, json: { detail: 'Not Found' } };
       return {
@@ -65,7 +75,10 @@ const cases: Array<[string, string, string, string]> = [
   ['methods.delete-twice-404', 'DELETE /flows/{id}', 'delete-twice', 'status.unexpected 204'],
   ['methods.delete-only-target', 'DELETE /flows/{id}', 'delete-two', 'state.changed bystander'],
   ['methods.patch-partial', 'PATCH /flows/{id}', 'patch-more', 'state.changed /name'],
+  ['methods.patch-partial', 'PATCH /flows/{id}', 'patch-empty', 'state.changed /tags/*'],
   ['methods.upsert', 'POST /flows/', 'upsert', 'answer.differs /id'],
+  ['methods.upsert-concurrent', 'POST /flows/', 'upsert', 'answer.differs /id'],
+  ['methods.create-stored', 'POST /flows/', 'create-answers-other', 'answer.differs /tags/*'],
   ['methods.405', 'POST /flows/filter', '405', 'status.unexpected 404'],
   ['methods.405-allow', 'POST /flows/filter', 'allow', 'header.incomplete allow'],
 ];
@@ -122,17 +135,96 @@ describe('methods checks', () => {
   });
 });
 
-describe('the field methods.patch-partial changes', () => {
-  const tag = 'conformance-t';
-  test('description, then tags, then a boolean, then a string the schema leaves free; none when nothing fits', () => {
-    expect(patchField({ description: 'd', name: 'n' }, { description: {}, name: { type: 'string' } }, tag)).toEqual([
-      'description',
-      'conformance-t patched',
+describe('the PATCHes methods.patch-partial sends', () => {
+  test('one per field it can change, then the valid request; each read before and after', async () => {
+    const fake = await fakeContext({ server: flowServer() });
+    const verdict = await judge('methods.patch-partial', 'PATCH /flows/{id}', fake);
+    expect(verdict).toMatchObject({ status: 'passed', message: '2 PATCHes changed only what each named (tags, {})' });
+    expect(fake.sent.filter((r) => r.method === 'PATCH').map((r) => r.json)).toEqual([
+      { tags: ['conformance-test-run', 'conformance-test-run-patched'] },
+      {},
     ]);
-    expect(patchField({ active: true }, { active: { type: 'boolean' } }, tag)).toEqual(['active', false]);
-    // A task run: only its name can be changed and read back.
+    expect(fake.sent.map((r) => r.method).join(' ')).toBe('GET GET PATCH GET PATCH GET');
+  });
+
+  test("a field that two reads with no write between answer differently is the server's, not a PATCH's doing", async () => {
+    const fake = await fakeContext({ server: flowServer('repeat') });
+    expect(outcome(await judge('methods.patch-partial', 'PATCH /flows/{id}', fake))).toBe('passed');
+  });
+
+  test('a field the profile says the server derives from the named one may change with it', async () => {
+    const server = () => {
+      const flow: Obj = { id: 'x', tags: [], status: 'READY' };
+      return (r: RequestToSend): Reply | undefined => {
+        if (r.method === 'GET') return { status: 200, json: flow };
+        if (r.method !== 'PATCH') return undefined;
+        Object.assign(flow, r.json as Obj, (r.json as Obj).tags ? { status: 'TAGGED' } : {});
+        return { status: 204 };
+      };
+    };
+    const bare = await fakeContext({ server: server() });
+    expect(outcome(await judge('methods.patch-partial', 'PATCH /flows/{id}', bare))).toBe('state.changed /status');
+    const profile = { ...prefectProfile, derivedFields: { tags: ['status'] } };
+    const derived = await fakeContext({ server: server(), profile });
+    expect(outcome(await judge('methods.patch-partial', 'PATCH /flows/{id}', derived))).toBe('passed');
+  });
+});
+
+describe('methods.create-stored', () => {
+  const creating = async (breaks?: string) => {
+    const fake = await fakeContext({ server: flowServer(breaks) });
+    const valid = fake.ctx.validRequest;
+    fake.ctx.validRequest = async (op) => {
+      const built = await valid(op);
+      return { ...built, request: { ...built.request, json: { name: 'sent', tags: ['a'] } } };
+    };
+    return fake;
+  };
+
+  test('reads the member the create answered, by the identifier the answer holds', async () => {
+    const fake = await creating();
+    expect(await judge('methods.create-stored', 'POST /flows/', fake)).toMatchObject({
+      status: 'passed',
+      message: 'stored as created (name, tags set)',
+    });
+    expect(fake.sent.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /flows/', 'GET /flows/f1']);
+  });
+
+  test('a member stored otherwise than the request set it fails, keyed by the fields that differ', async () => {
+    expect(outcome(await judge('methods.create-stored', 'POST /flows/', await creating('create-stores-other')))).toBe(
+      'state.changed /name',
+    );
+  });
+
+  test('what the request set is compared member by member, and timestamps as instants', () => {
+    expect(storedAsSent({ a: 1 }, { a: 1, added: 2 })).toBe(true);
+    expect(storedAsSent({ a: 1 }, { a: 2 })).toBe(false);
+    expect(storedAsSent(['x'], ['x', 'y'])).toBe(false);
+    expect(storedAsSent('2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00Z')).toBe(true);
+    expect(storedAsSent('2026-01-01T00:00:00Z', '2026-01-01T00:00:01Z')).toBe(false);
+    expect(storedAsSent(null, null)).toBe(true);
+  });
+});
+
+describe('the fields methods.patch-partial changes', () => {
+  const tag = 'conformance-t';
+  test('description, then tags, then each boolean, then each string the schema leaves free; none when nothing fits', () => {
     const name = { anyOf: [{ type: 'string' }, { type: 'null' }] };
-    expect(patchField({ name: 'run', state: {} }, { name, state: {} }, tag)).toEqual(['name', 'conformance-t-patched']);
+    expect(
+      patchFields(
+        { description: 'd', name: 'n', tags: [], active: true, paused: false },
+        { description: {}, name, tags: {}, active: { type: 'boolean' }, paused: { type: 'boolean' } },
+        tag,
+      ),
+    ).toEqual([
+      ['description', 'conformance-t patched'],
+      ['tags', ['conformance-t', 'conformance-t-patched']],
+      ['active', false],
+      ['paused', true],
+      ['name', 'conformance-t-patched'],
+    ]);
+    // A field the read does not show cannot be seen changed.
+    expect(patchFields({ name: 'run' }, { name, description: {} }, tag)).toEqual([['name', 'conformance-t-patched']]);
     // Strings the schema constrains are left alone: a format, a pattern, an enum, a short maximum.
     for (const constrained of [
       { type: 'string', format: 'date-time' },
@@ -140,7 +232,16 @@ describe('the field methods.patch-partial changes', () => {
       { type: 'string', enum: ['a', 'b'] },
       { type: 'string', maxLength: 10 },
     ])
-      expect(patchField({ field: 'x' }, { field: constrained }, tag)).toBeUndefined();
-    expect(patchField({ data: {} }, { data: { type: 'object' } }, tag)).toBeUndefined();
+      expect(patchFields({ field: 'x' }, { field: constrained }, tag)).toEqual([]);
+    // An object whose schema lists its members gets none added; one whose schema takes any object does.
+    const policy = { type: 'object', properties: { retries: {} } };
+    expect(patchFields({ policy: { retries: 1 } }, { policy }, tag)).toEqual([]);
+    expect(patchFields({ data: {} }, { data: { type: 'object' } }, tag)).toEqual([
+      ['data', { 'conformance-t': 'patched' }],
+    ]);
+    // An object's first string member that is not a hidden secret is changed; the rest is kept.
+    expect(patchFields({ data: { secret: '****', url: 'u', n: 1 } }, { data: {} }, tag)).toEqual([
+      ['data', { secret: '****', url: 'conformance-t-patched', n: 1 }],
+    ]);
   });
 });

@@ -92,6 +92,7 @@ describe('orchestration checks', () => {
     ['orchestration.history-in-order', SET, 'history-order', 'state.changed history'],
     ['orchestration.failed-found-by-filter', SET, 'filter-ignores-state', 'oracle.mismatch COMPLETED'],
     ['orchestration.pending-twice-aborts', SET, 'pending-twice', 'status.unexpected ACCEPT'],
+    ['orchestration.pending-race-one-wins', SET, 'pending-twice', 'status.unexpected ACCEPT+ACCEPT'],
     ['orchestration.running-early-waits', SET, 'running-early', 'status.unexpected ACCEPT'],
     ['orchestration.force-bypasses', SET, 'force', 'status.unexpected REJECT'],
   ])('%s on %s: passes, and fails when the server breaks it (%s)', async (id, op, breaks, failure) => {

@@ -214,6 +214,23 @@ describe('HttpClient: writes after a 503', () => {
   });
 });
 
+describe('HttpClient: requests racing on purpose', () => {
+  test('after a 503, two writes marked racing go at the same moment; other writes still take turns', async () => {
+    const { client, seen } = await serving((n) => n === 1);
+    expect((await get(client)).attempts).toBe(2);
+    const from = seen.length;
+    const post = (path: string, racing?: boolean) =>
+      client.send({ method: 'POST', template: path, path, json: {}, ...(racing ? { racing } : {}) });
+    await Promise.all([post('/race', true), post('/race', true)]);
+    await Promise.all([post('/w'), post('/w')]);
+    const [a, b, c, d] = seen.slice(from);
+    expect([a.path, b.path, c.path, d.path]).toEqual(['/race', '/race', '/w', '/w']);
+    expect(a.start < b.end && b.start < a.end).toBe(true);
+    expect(c.start < d.end && d.start < c.end).toBe(false);
+    await client.close();
+  });
+});
+
 describe('HttpClient in read-only mode', () => {
   test('a request that is not a read is refused unsent; a read is sent', async () => {
     const { client, seen } = await serving(() => false, 1, { readOnly: true });
