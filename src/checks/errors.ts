@@ -2,8 +2,13 @@
  * Family `errors` (spec §7 and the document): identifiers that are not identifiers, bodies that are not
  * JSON, and error answers a client can read.
  */
-import { isJsonMediaType, type Operation } from '../openapi/operations.js';
+import { isReadOperation } from '../cases/requests.js';
+import type { Exchange } from '../http/client.js';
+import type { Obj } from '../model/oracle.js';
+import { jsonBodySchema, isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
+import { bodyDifference } from './bodies.js';
 import { defineCheck } from './check.js';
+import type { CheckContext } from './context.js';
 import { fail, pass, skip, statusKey } from './verdict.js';
 
 function uuidParams(op: Operation): string[] {
@@ -11,6 +16,23 @@ function uuidParams(op: Operation): string[] {
     .filter((p) => p.in === 'path' && (p.schema as { format?: string }).format === 'uuid')
     .map((p) => p.name);
 }
+
+/**
+ * A query whose body takes a limit: `limit: 0` there changes the answer, so a body read is told from one
+ * ignored. Only a read: a write whose body is ignored acts unscoped (a bulk delete of every object).
+ */
+function queryTakingLimit(op: Operation, ctx: CheckContext): boolean {
+  if (op.method !== 'POST' || !isReadOperation(op) || ctx.profile.safety(op)?.generated === false) return false;
+  const schema = jsonBodySchema(op);
+  const props = schema && (resolveRef<Obj>(ctx.model.doc, schema).properties as Obj | undefined);
+  return props !== undefined && 'limit' in props;
+}
+
+/** The same status and body, what changes by itself between two reads (durations from the clock) left out. */
+const sameAnswer = (ctx: CheckContext, a: Exchange, b: Exchange) =>
+  a.status === b.status &&
+  bodyDifference(a.json ?? a.body, b.json ?? b.body, new Set(['updated', ...(ctx.profile.volatileFields ?? [])])) ===
+    undefined;
 
 export const errorsChecks = [
   defineCheck({
@@ -54,6 +76,42 @@ export const errorsChecks = [
         : fail('input.accepted', statusKey(ex), `a JSON body sent as text/plain answered ${ex.status || ex.error}`, [
             ex,
           ]);
+    },
+  }),
+  defineCheck({
+    id: 'errors.text-plain-ignored',
+    level: 'SHOULD',
+    clause: '4.2; OpenAPI document (requestBody content: application/json)',
+    title:
+      'SHOULD NOT answer a JSON body sent as text/plain as if no body had been sent: the client gets the answer to another query, and nothing says so',
+    appliesTo: queryTakingLimit,
+    run: async (op, ctx) => {
+      // A member to find, so that `limit: 0` answers otherwise than no limit at all.
+      const c = ctx.model.collectionOf(op);
+      if (c?.create && c.parentParams.length === 0) await ctx.object(c.path, 'shared').catch(() => undefined);
+      const built = await ctx.validRequest(op);
+      const body = { ...((built.request.json as Obj | undefined) ?? {}), limit: 0 };
+      const asJson = await ctx.send({ ...built.request, json: body }, op);
+      const asText = await ctx.send(
+        { ...built.request, json: undefined, raw: JSON.stringify(body), headers: { 'content-type': 'text/plain' } },
+        op,
+      );
+      if (asText.status >= 400 && asText.status < 500) return pass(`refused with ${asText.status}`);
+      if (asText.status === 0 || asText.status >= 500)
+        return skip(`answered ${asText.status || asText.error}: contract.no-5xx's to judge`);
+      const none = await ctx.send({ ...built.request, json: undefined }, op);
+      if (sameAnswer(ctx, asJson, none))
+        return skip(`${JSON.stringify(body)} answers as no body does here: nothing tells a body read from one ignored`);
+      if (sameAnswer(ctx, asText, asJson))
+        return pass('read as JSON (errors.wrong-content-type judges that it was accepted)');
+      return sameAnswer(ctx, asText, none)
+        ? fail(
+            'input.ignored',
+            statusKey(asText),
+            `${JSON.stringify(body)} as text/plain answered what no body answers, not what it answers as JSON (${asJson.status} ${asJson.body.slice(0, 40)})`,
+            [asJson, asText, none],
+          )
+        : pass('answered neither as JSON nor as no body: read some other way');
     },
   }),
   defineCheck({

@@ -28,6 +28,8 @@ export const FAILURE_KINDS = [
   'input.refused',
   /** Invalid input accepted, or answered other than with a 4xx. key: the status. */
   'input.accepted',
+  /** Input answered as if it had not been sent (a body of another content type): key: the status. */
+  'input.ignored',
   /** An answer that should not depend on something did. key: the first JSON path that differs. */
   'answer.differs',
   /** State changed where it must not, or did not change where it must. key: what changed. */

@@ -13,6 +13,42 @@ describe('errors checks', () => {
     expect(outcome(await judge('errors.malformed-id', 'GET /flows/{id}', broken))).toBe('status.unexpected 500');
   });
 
+  test('errors.text-plain-ignored: a body read as JSON or refused passes; one answered as no body fails', async () => {
+    const FLOWS = [{ id: 'a', name: 'a' }];
+    // How the server treats a text/plain body: reads it as JSON, ignores it, or refuses it.
+    const serving = (textPlain: 'read' | 'ignored' | 'refused', empty = false) =>
+      fakeContext({
+        server: (r) => {
+          if (r.template !== '/flows/filter') return { status: 201, json: { id: 'made' } };
+          const isText = r.headers?.['content-type'] === 'text/plain';
+          if (isText && textPlain === 'refused') return { status: 422, json: { detail: [] } };
+          const body = isText ? (textPlain === 'read' ? JSON.parse(r.raw!) : undefined) : r.json;
+          return { status: 200, json: empty || body?.limit === 0 ? [] : FLOWS };
+        },
+      });
+    const verdictOf = async (fake: Awaited<ReturnType<typeof serving>>) =>
+      outcome(await judge('errors.text-plain-ignored', 'POST /flows/filter', fake));
+    expect(await verdictOf(await serving('read'))).toBe('passed');
+    expect(await verdictOf(await serving('refused'))).toBe('passed');
+    const ignoring = await serving('ignored');
+    expect(await verdictOf(ignoring)).toBe('input.ignored 200');
+    // The JSON body, the same as text/plain, then no body at all.
+    expect(ignoring.sent.filter((r) => r.template === '/flows/filter').map((r) => [r.json, r.raw])).toEqual([
+      [{ limit: 0 }, undefined],
+      [undefined, '{"limit":0}'],
+      [undefined, undefined],
+    ]);
+    // Where limit 0 answers as no body does, nothing tells read from ignored.
+    expect(await verdictOf(await serving('ignored', true))).toBe('skipped');
+  });
+
+  test('errors.text-plain-ignored never applies to a write: an ignored body would act unscoped', async () => {
+    const fake = await fakeContext();
+    expect(applies('errors.text-plain-ignored', 'POST /flows/filter', fake)).toBe(true);
+    expect(applies('errors.text-plain-ignored', 'POST /flow_runs/bulk_delete', fake)).toBe(false);
+    expect(applies('errors.text-plain-ignored', 'POST /deployments/bulk_delete', fake)).toBe(false);
+  });
+
   test("errors.wrong-content-type: judges the exercise's text/plain exchange; a 4xx passes, a 201 or a 500 fails", async () => {
     const answered = (reply: { status: number; json: unknown }) =>
       fakeContext({
