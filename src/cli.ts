@@ -56,6 +56,8 @@ import { compareHtml, compareMarkdown } from './report/compareReport.js';
 import { htmlReport } from './report/html.js';
 import { markdownSummary } from './report/markdown.js';
 import { updatedBaseline } from './report/baselineUpdate.js';
+import { staleEntries, verificationMarkdown, verifyBaseline } from './report/baselineVerify.js';
+import { findingsMarkdown } from './report/findings.js';
 import { junitReport } from './report/junit.js';
 import {
   type CheckResult,
@@ -444,6 +446,43 @@ function baselineUpdate(fromFile?: string, baselineFile?: string, outFile?: stri
   process.stdout.write(
     `${updated.entries.length} entries written to ${out}${previousFile ? ` (from ${previousFile})` : ''}; review the diff before using it\n`,
   );
+  return 0;
+}
+
+/**
+ * `baseline verify [--from results.json] [--baseline file]`: whether each entry still says what the target
+ * does, read from a run against it; baseline-verify.md and .json beside the results. Exit 1 when an entry is
+ * stale (not reproduced, unless intermittent, or shown with another key).
+ */
+function baselineVerify(fromFile?: string, baselineFile?: string): number {
+  const config = configFrom({});
+  const from = fromFile ?? path.join(config.outDir, 'results.json');
+  const results = readResults(from);
+  if (!results) throw new UsageError(`cannot read a results.json at ${from}`);
+  const file = baselineFile ?? (results.baseline?.file && path.resolve(repoRoot, results.baseline.file));
+  if (!file) throw new UsageError('baseline verify: the run applied no baseline; name one with --baseline');
+  const verified = verifyBaseline(loadBaseline(file), results);
+  const shown = path.relative(process.cwd(), file);
+  writeFileSync(path.join(path.dirname(from), 'baseline-verify.json'), `${JSON.stringify(verified, null, 2)}\n`);
+  writeFileSync(path.join(path.dirname(from), 'baseline-verify.md'), verificationMarkdown(verified, shown));
+  const stale = staleEntries(verified);
+  const count = (o: string) => verified.filter((v) => v.outcome === o).length;
+  process.stdout.write(
+    `${shown}: ${verified.length} entries, ${count('reproduced')} reproduced, ${count('different')} different, ${count('not reproduced')} not reproduced, ${count('not judged')} not judged by this run\n`,
+  );
+  for (const v of stale) process.stdout.write(`  stale: ${v.entry} (${v.outcome})\n`);
+  return stale.length ? 1 : 0;
+}
+
+/** `baseline findings [--out docs/findings.md]`: the real deviations of the shipped baselines, for the server's maintainers. */
+async function baselineFindings(outFile = path.join(repoRoot, 'docs', 'findings.md')): Promise<number> {
+  const { CHECKS } = await import('./checks/registry.js');
+  const releases = shippedBaselines(SHIPPED_BASELINES, 'prefect').map((b) => ({
+    release: b.release,
+    baseline: loadBaseline(b.file),
+  }));
+  writeFileSync(outFile, findingsMarkdown(releases, CHECKS));
+  process.stdout.write(`${outFile}: the deviations of ${releases.length} releases' baselines\n`);
   return 0;
 }
 
@@ -843,6 +882,23 @@ function program(result: { code: number }): Command {
       const given = (name: string) =>
         command.getOptionValueSource(name) === 'cli' ? (opts as Record<string, string>)[name] : undefined;
       result.code = baselineUpdate(given('from'), given('baseline'), given('out'));
+    });
+  baseline
+    .command('verify')
+    .description('whether each entry still shows on the target, from a run against it (exit 1 when one is stale)')
+    .option('--from <file>', "the run's results.json", '<out>/results.json')
+    .option('--baseline <file>', 'the baseline to verify', 'the one the run applied')
+    .action((opts: { from?: string; baseline?: string }, command: Command) => {
+      const given = (name: string) =>
+        command.getOptionValueSource(name) === 'cli' ? (opts as Record<string, string>)[name] : undefined;
+      result.code = baselineVerify(given('from'), given('baseline'));
+    });
+  baseline
+    .command('findings')
+    .description("write the real deviations the shipped baselines name, for the server's maintainers")
+    .option('--out <file>', 'where to write them', 'docs/findings.md')
+    .action(async (opts: { out?: string }, command: Command) => {
+      result.code = await baselineFindings(command.getOptionValueSource('out') === 'cli' ? opts.out : undefined);
     });
   root
     .command('checks')

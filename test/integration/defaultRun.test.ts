@@ -35,6 +35,28 @@ describe('npm run conformance with nothing configured', () => {
     expect(verdict).toMatch(/^PASS \(exit 0\): every MUST check passed with the baseline applied/);
   });
 
+  test('baseline verify on that run: every entry of the pinned baseline for SQLite is reproduced (or intermittent)', () => {
+    const out = execFileSync(
+      path.join(repoRoot, 'bin', 'conformance'),
+      ['baseline', 'verify', '--from', path.join(run.outDir, 'results.json')],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, CONFORMANCE_OUT: run.outDir },
+      },
+    );
+    expect(out).toMatch(/: \d+ entries, \d+ reproduced, 0 different, 0 not reproduced, \d+ not judged by this run\n$/);
+    const verified = JSON.parse(readFileSync(path.join(run.outDir, 'baseline-verify.json'), 'utf8')) as Array<{
+      outcome: string;
+      entry: string;
+    }>;
+    // What this run cannot judge is another database's: entries onlyOn postgres.
+    const baseline = JSON.parse(readFileSync(path.join(repoRoot, run.results!.baseline!.file!), 'utf8')) as {
+      entries: Array<{ onlyOn?: string }>;
+    };
+    const elsewhere = baseline.entries.filter((e) => e.onlyOn && e.onlyOn !== 'sqlite').length;
+    expect(verified.filter((v) => v.outcome === 'not judged')).toHaveLength(elsewhere);
+  });
+
   test('the managed server has credentials the run made: the auth family is judged, and they show nowhere', () => {
     const auth = run.results!.checks.filter((c) => c.family === 'auth');
     expect(auth.filter((c) => c.status === 'skipped')).toEqual([]);

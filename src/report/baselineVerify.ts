@@ -1,0 +1,105 @@
+/**
+ * `conformance baseline verify`: whether each entry of a baseline still says what the target does, read
+ * from a run of the suite against it (the run sends each entry's replay, so a deviation a seed may miss is
+ * met in every run). Per entry and per operation it names:
+ * - reproduced: the check failed there with the entry's kind and key;
+ * - different: the check failed there, but not with the entry's kind and key (what showed is listed);
+ * - not reproduced: the check passed there, or failed only otherwise;
+ * - not judged: the run has no verdict of the check there (not selected, skipped, another database's entry).
+ * An intermittent entry not reproduced is reported as such, not as stale. An entry whose failure depends on
+ * a generated input (key `… generated`) and that has no replay cannot be met by every seed: it is listed.
+ */
+import { appliesTo, covers, entryName, type Baseline, type BaselineEntry } from './baseline.js';
+import type { CheckResult, Results } from './results.js';
+
+export type VerifyOutcome = 'reproduced' | 'different' | 'not reproduced' | 'not judged';
+
+export interface OperationOutcome {
+  operation: string;
+  outcome: VerifyOutcome;
+  /** For `different`: the kinds and keys the check failed with there. */
+  showed?: string[];
+}
+
+export interface EntryVerification {
+  entry: string;
+  check: string;
+  kind: string;
+  key: string;
+  intermittent: boolean;
+  /** Why the run could not meet it in every seed: a generated input and no replay. */
+  seedDependent: boolean;
+  operations: OperationOutcome[];
+  /** The entry's verdict over its operations: the worst one judged. */
+  outcome: VerifyOutcome;
+}
+
+const JUDGED: ReadonlySet<CheckResult['status']> = new Set(['passed', 'failed', 'xfail', 'xpass']);
+
+function outcomeOn(e: BaselineEntry, result: CheckResult | undefined, label?: string): OperationOutcome['outcome'] {
+  if (!result || !JUDGED.has(result.status) || !appliesTo(e, label)) return 'not judged';
+  const failures = result.status === 'failed' || result.status === 'xfail' ? (result.failures ?? []) : [];
+  if (failures.some((f) => f.kind === e.kind && f.key === e.key)) return 'reproduced';
+  return failures.some((f) => f.kind === e.kind) ? 'different' : 'not reproduced';
+}
+
+/** Worst first: an entry is as good as its worst judged operation. */
+const ORDER: VerifyOutcome[] = ['not reproduced', 'different', 'reproduced', 'not judged'];
+
+export function verifyBaseline(
+  baseline: Baseline,
+  results: Pick<Results, 'checks'> & { target?: { label?: string } },
+): EntryVerification[] {
+  const label = results.target?.label;
+  return baseline.entries.map((e) => {
+    const named = e.operation === '*' ? undefined : Array.isArray(e.operation) ? e.operation : [e.operation];
+    const ofCheck = results.checks.filter((c) => c.id === e.check && covers(e, c.operation));
+    // An entry for every operation is verified where the run judged its check.
+    const operations = (named ?? [...new Set(ofCheck.map((c) => c.operation))]).map((operation) => {
+      const result = ofCheck.find((c) => c.operation === operation);
+      const outcome = outcomeOn(e, result, label);
+      const showed = outcome === 'different' ? (result?.failures ?? []).map((f) => `${f.kind} ${f.key}`) : undefined;
+      return { operation, outcome, ...(showed ? { showed } : {}) };
+    });
+    const outcomes = operations.map((o) => o.outcome);
+    return {
+      entry: entryName(e),
+      check: e.check,
+      kind: e.kind,
+      key: e.key,
+      intermittent: e.intermittent === true,
+      seedDependent: / generated/.test(e.key) && !e.replay,
+      operations,
+      outcome: ORDER.find((o) => outcomes.includes(o)) ?? 'not judged',
+    };
+  });
+}
+
+/** Entries that no longer say what the target does: not reproduced (unless intermittent), or shown otherwise. */
+export const staleEntries = (verified: EntryVerification[]): EntryVerification[] =>
+  verified.filter((v) => v.outcome === 'different' || (v.outcome === 'not reproduced' && !v.intermittent));
+
+export function verificationMarkdown(verified: EntryVerification[], baselineFile: string): string {
+  const count = (o: VerifyOutcome) => verified.filter((v) => v.outcome === o).length;
+  const lines = [
+    `# Baseline verified: ${baselineFile}`,
+    '',
+    `${verified.length} entries: ${ORDER.map((o) => `${count(o)} ${o}`).join(', ')}.`,
+    '',
+    '| entry | outcome | per operation |',
+    '|---|---|---|',
+  ];
+  for (const v of verified) {
+    const per = v.operations
+      .filter((o) => o.outcome !== v.outcome || v.operations.length === 1)
+      .map((o) => `${o.operation}: ${o.outcome}${o.showed ? ` (${o.showed.join('; ')})` : ''}`)
+      .join('<br>');
+    const notes = [v.intermittent ? 'intermittent' : '', v.seedDependent ? 'a generated input without a replay' : '']
+      .filter(Boolean)
+      .join(', ');
+    lines.push(
+      `| ${v.entry.replace(/\|/g, '\\|')} | ${v.outcome}${notes ? ` (${notes})` : ''} | ${per.replace(/\|/g, '\\|') || `all ${v.operations.length}`} |`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

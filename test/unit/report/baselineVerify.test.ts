@@ -1,0 +1,79 @@
+/** baseline verify: each entry, per operation, reproduced, different, not reproduced or not judged by a run. */
+import { describe, expect, test } from 'vitest';
+import type { Baseline, BaselineEntry } from '../../../src/report/baseline.js';
+import { staleEntries, verificationMarkdown, verifyBaseline } from '../../../src/report/baselineVerify.js';
+import type { CheckResult } from '../../../src/report/results.js';
+
+const entry = (over: Partial<BaselineEntry>): BaselineEntry => ({
+  check: 'contract.no-5xx',
+  operation: 'POST /flows/',
+  kind: 'server-error',
+  key: '500 generated',
+  reason: 'r',
+  ...over,
+});
+
+const result = (operation: string, status: CheckResult['status'], failures: Array<[string, string]> = []) =>
+  ({
+    id: 'contract.no-5xx',
+    check: 'contract.no-5xx',
+    operation,
+    status,
+    failures: failures.map(([kind, key]) => ({ kind, key, message: '' })),
+  }) as unknown as CheckResult;
+
+describe('verifyBaseline', () => {
+  test('per operation: reproduced, different, not reproduced, not judged; the entry is its worst judged', () => {
+    const baseline: Baseline = {
+      entries: [entry({ operation: ['POST /flows/', 'PATCH /flows/{id}', 'POST /deployments/', 'POST /variables/'] })],
+    };
+    const [v] = verifyBaseline(baseline, {
+      checks: [
+        result('POST /flows/', 'xfail', [['server-error', '500 generated']]),
+        result('PATCH /flows/{id}', 'failed', [['server-error', '500 negative:wrong-type']]),
+        result('POST /deployments/', 'passed'),
+      ],
+    });
+    expect(v.operations).toEqual([
+      { operation: 'POST /flows/', outcome: 'reproduced' },
+      { operation: 'PATCH /flows/{id}', outcome: 'different', showed: ['server-error 500 negative:wrong-type'] },
+      { operation: 'POST /deployments/', outcome: 'not reproduced' },
+      { operation: 'POST /variables/', outcome: 'not judged' },
+    ]);
+    expect(v.outcome).toBe('not reproduced');
+    expect(v.seedDependent).toBe(true);
+    expect(staleEntries([v])).toEqual([v]);
+  });
+
+  test('an entry of another database is not judged; an intermittent one not reproduced is not stale', () => {
+    const verified = verifyBaseline(
+      { entries: [entry({ onlyOn: 'postgres' }), entry({ intermittent: true, replay: { kind: 'generated' } })] },
+      { checks: [result('POST /flows/', 'passed')], target: { label: 'prefect 3.8.8 on sqlite' } },
+    );
+    expect(verified.map((v) => v.outcome)).toEqual(['not judged', 'not reproduced']);
+    expect(verified[1]).toMatchObject({ intermittent: true, seedDependent: false });
+    expect(staleEntries(verified)).toEqual([]);
+  });
+
+  test('an entry for every operation is verified where the run judged its check', () => {
+    const [v] = verifyBaseline(
+      { entries: [entry({ operation: '*' })] },
+      { checks: [result('POST /flows/', 'xfail', [['server-error', '500 generated']]), result('GET /x', 'skipped')] },
+    );
+    expect(v.operations.map((o) => `${o.operation} ${o.outcome}`)).toEqual([
+      'POST /flows/ reproduced',
+      'GET /x not judged',
+    ]);
+    expect(v.outcome).toBe('reproduced');
+  });
+
+  test('the Markdown counts each outcome and names the operations that differ from the entry', () => {
+    const verified = verifyBaseline(
+      { entries: [entry({ operation: ['POST /flows/', 'POST /variables/'] })] },
+      { checks: [result('POST /flows/', 'xfail', [['server-error', '500 generated']])] },
+    );
+    const md = verificationMarkdown(verified, 'b.json');
+    expect(md).toContain('1 entries: 0 not reproduced, 0 different, 1 reproduced, 0 not judged.');
+    expect(md).toContain('| reproduced (a generated input without a replay) | POST /variables/: not judged |');
+  });
+});
