@@ -80,6 +80,8 @@ export const errorsChecks = [
   }),
   defineCheck({
     id: 'errors.text-plain-ignored',
+    // Its three answers are compared whole: no other check may add to the collection between them.
+    isolation: 'alone',
     level: 'SHOULD',
     clause: '4.2; OpenAPI document (requestBody content: application/json)',
     title:
