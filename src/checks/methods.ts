@@ -89,7 +89,7 @@ const isDeleteOfObservableObject = (op: Operation, ctx: CheckContext) => {
 
 /**
  * Every field PATCH can change that the object shows, each with a new value: a description, tags, each
- * boolean flipped, each string the schema leaves free (a task run's name), and each object with a string
+ * boolean flipped, each string the schema leaves free (a task run's name, `-patched` added), and each object with a string
  * member, that member changed (the shape is kept, for a schema of the server's may check it), or, where the
  * schema takes any object, a member added (a block document's data).
  */
@@ -102,8 +102,10 @@ export function patchFields(current: Obj, schemaProps: Obj, tag: string): Array<
   if ('tags' in schemaProps && 'tags' in current) add('tags', [tag, `${tag}-patched`]);
   for (const field of Object.keys(schemaProps))
     if (field in current && typeof current[field] === 'boolean') add(field, !current[field]);
+  // The object's own value, lengthened: unique where the field must be (a name), as each object's is.
   for (const [field, schema] of Object.entries(schemaProps))
-    if (field in current && typeof current[field] === 'string' && freeString(schema)) add(field, `${tag}-patched`);
+    if (field in current && typeof current[field] === 'string' && freeString(schema))
+      add(field, `${current[field] || tag}-patched`);
   for (const [field, schema] of Object.entries(schemaProps)) {
     const value = current[field];
     if (!value || typeof value !== 'object' || Array.isArray(value)) continue;
@@ -112,7 +114,7 @@ export function patchFields(current: Obj, schemaProps: Obj, tag: string): Array<
       (k) => typeof (value as Obj)[k] === 'string' && !/^\*+$/.test((value as Obj)[k] as string),
     );
     if (member) add(field, { ...(value as Obj), [member]: `${tag}-patched` });
-    else if (freeObject(schema)) add(field, { ...(value as Obj), [tag]: 'patched' });
+    else if (freeObject(schema)) add(field, { ...(value as Obj), conformance: `${tag}-patched` });
   }
   return fields;
 }

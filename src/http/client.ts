@@ -370,10 +370,12 @@ export class HttpClient {
           ? ' [wrong credentials]'
           : ' [no credentials]'
         : '';
+      // Which of two racing requests wins is chance: `compare` leaves them out, and they are keyed apart.
+      const racing = request.racing ? ' [racing]' : '';
       const logged = {
         method: exchange.method,
         template: exchange.template,
-        pathAndQuery: url.pathname.slice(this.basePathLength) + url.search + credentials,
+        pathAndQuery: url.pathname.slice(this.basePathLength) + url.search + credentials + racing,
         body: exchange.requestBody,
       };
       appendFileSync(

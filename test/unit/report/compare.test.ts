@@ -213,4 +213,14 @@ describe('the behaviour diff', () => {
     expect(differences([200], [200, 500])).toMatchObject([{ kind: 'status', a: '200', b: '200, 500' }]);
     expect(differences([200, 404], [200, 200])).toMatchObject([{ kind: 'status', a: '200, 404', b: '200, 200' }]);
   });
+
+  test('requests racing on purpose are left out: which of the two won is chance, and their check judges the race', () => {
+    const racing = (s: number): Behaviour => ({
+      ...answer(s),
+      k: 'POST /flows/ racing',
+      q: 'POST /flows/ [racing] {}',
+    });
+    const side = (label: string, statuses: number[]) => ({ label, behaviours: statuses.map(racing) });
+    expect(compareRuns(side('A', [200, 201]), side('B', [200, 200])).behaviour!.differences).toEqual([]);
+  });
 });
