@@ -18,6 +18,14 @@ module.exports = {
       to: { path: [`^src/(${[...downstreamOf(i), 'cli', 'bench'].join('|')})(/|\\.ts$)`] },
     })),
     {
+      name: 'checks-see-their-context',
+      comment:
+        'a check sees the stages before it through checks/context.ts only: the HTTP client and the fixture pool stay hidden',
+      severity: 'error',
+      from: { path: '^src/checks/', pathNot: '^src/checks/context\\.ts$' },
+      to: { path: '^src/(http|resources)/' },
+    },
+    {
       name: 'no-import-of-entry-points',
       comment: 'cli.ts and bench.ts supervise; nothing imports them',
       severity: 'error',

@@ -2,7 +2,7 @@
  * Family `aggregates`: `/count` agrees with `/filter` for the same filter, `/paginate` agrees with both, and
  * `/history` bins the run's own runs as they are.
  */
-import { SendingStopped } from '../http/client.js';
+import { SendingStopped } from './context.js';
 import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
 import { drawsOf, SentAhead } from '../cases/sentAhead.js';

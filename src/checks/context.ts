@@ -6,6 +6,7 @@
 import type { BuiltRequest } from '../cases/requests.js';
 import type { NegativeKind } from '../cases/negative.js';
 import type { Exchange } from '../http/client.js';
+import { SendingStopped } from '../http/client.js';
 import type { Collection, ApiModel } from '../model/model.js';
 import type { Obj } from '../model/oracle.js';
 import type { Profile } from '../model/profiles/profile.js';
@@ -13,6 +14,13 @@ import type { Operation, Schema } from '../openapi/operations.js';
 import type { RequestToSend } from '../openapi/request.js';
 import type { SchemaProblem } from '../openapi/validators.js';
 import type { BuiltCorpus } from '../resources/corpus.js';
+
+/**
+ * What a check sees of the stages before it, through this module only: an exchange, the error a send
+ * throws once the run stops sending, and the query corpus.
+ */
+export type { BuiltCorpus, Exchange };
+export { SendingStopped };
 
 /** How an exchange of an operation's exercise came about: its valid request, a generated body, a negative one, an unknown id. */
 /** `wrong-content-type`: the recipe's JSON body sent as text/plain (spec §4.2: a server reads JSON as JSON). */

@@ -4,7 +4,7 @@
  * each distinct (kind, key) of failure is reported once.
  */
 import type { NegativeKind } from '../cases/negative.js';
-import type { Exchange } from '../http/client.js';
+import type { Exchange } from './context.js';
 import { documentsStatus, isJsonMediaType, responseFor, type Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';

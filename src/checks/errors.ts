@@ -3,7 +3,7 @@
  * JSON, and error answers a client can read.
  */
 import { isReadOperation } from '../cases/requests.js';
-import type { Exchange } from '../http/client.js';
+import type { Exchange } from './context.js';
 import type { Obj } from '../model/oracle.js';
 import { jsonBodySchema, isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
 import { bodyDifference } from './bodies.js';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
 import { drawsOf, SentAhead } from '../cases/sentAhead.js';
 import { bodyOf, filterBodyArbitrary, filterCases, noFilterCase, tripleOf, type Criterion } from '../cases/filters.js';
-import { SendingStopped, type Exchange } from '../http/client.js';
+import { SendingStopped, type Exchange } from './context.js';
 import { evaluate, Unsupported, withReading, type FilterSemantics, type Obj } from '../model/oracle.js';
 import { emptyPatternsApplied, isOpenOperand } from '../model/profiles/operators.js';
 import { is2xx } from '../openapi/request.js';

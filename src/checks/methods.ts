@@ -3,7 +3,7 @@
  * nothing from the body and changes nothing; DELETE removes exactly its object; PATCH changes only what
  * it names; a method a path does not offer gets 405.
  */
-import type { Exchange } from '../http/client.js';
+import type { Exchange } from './context.js';
 import { namedCollection, namedParam, type Collection } from '../model/model.js';
 import type { Obj } from '../model/oracle.js';
 import { UNKNOWN_UUID } from '../model/profiles/profile.js';

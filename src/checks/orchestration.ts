@@ -2,7 +2,7 @@
  * Family `orchestration`: state changes through `create_flow_run` and `set_state` (spec §3, §4.2, §4.3
  * rule 3), and the transition rules the target's profile documents.
  */
-import type { Exchange } from '../http/client.js';
+import type { Exchange } from './context.js';
 import type { Obj } from '../model/oracle.js';
 import { UNKNOWN_UUID, type OrchestrationRules } from '../model/profiles/profile.js';
 import type { Operation } from '../openapi/operations.js';

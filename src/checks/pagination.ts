@@ -3,7 +3,7 @@
  * of the sorted result; limit 0 gives nothing; the maximum is accepted and one more refused; negative
  * values are refused; an offset past the end gives nothing.
  */
-import { SendingStopped } from '../http/client.js';
+import { SendingStopped } from './context.js';
 import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
 import { drawsOf, SentAhead } from '../cases/sentAhead.js';

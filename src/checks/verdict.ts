@@ -4,7 +4,7 @@
  * same operation (a status, a schema path, an input class), structured data and the exchanges that prove
  * it; reports, baselines and comparisons key on kind and key, never on the wording of a message.
  */
-import type { Exchange } from '../http/client.js';
+import type { Exchange } from './context.js';
 
 /** The kinds of failure, each with what its key holds. Stable: baselines and comparisons name them. */
 export const FAILURE_KINDS = [

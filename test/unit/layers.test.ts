@@ -62,6 +62,23 @@ describe('the one-way flow', () => {
     expect(await violations(dir)).toEqual([]);
   });
 
+  test('a check sees the client through its context only: a direct import fails, the context passes', async () => {
+    const client = 'export interface Exchange { status: number }\n';
+    const direct = tree({
+      'src/http/client.ts': client,
+      'src/checks/methods.ts':
+        "import type { Exchange } from '../http/client.js';\nexport const ok = (e: Exchange) => e.status;\n",
+    });
+    expect(await violations(direct)).toEqual(['checks-see-their-context: src/checks/methods.ts → src/http/client.ts']);
+    const through = tree({
+      'src/http/client.ts': client,
+      'src/checks/context.ts': "export type { Exchange } from '../http/client.js';\n",
+      'src/checks/methods.ts':
+        "import type { Exchange } from './context.js';\nexport const ok = (e: Exchange) => e.status;\n",
+    });
+    expect(await violations(through)).toEqual([]);
+  });
+
   test('a cycle inside one stage fails the rule', async () => {
     const dir = tree({
       'src/openapi/load.ts':
