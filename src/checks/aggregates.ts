@@ -60,6 +60,7 @@ function historyOf(
 export const aggregatesChecks = [
   defineCheck({
     id: 'aggregates.count-agrees',
+    exchangesPerCase: 20,
     level: 'MUST',
     clause: '4.2 (count); 4.3',
     title: 'MUST count exactly what the filter selects, for the same filter',
@@ -123,6 +124,7 @@ export const aggregatesChecks = [
   }),
   defineCheck({
     id: 'aggregates.paginate-agrees',
+    exchangesPerCase: 3,
     level: 'MUST',
     clause: '4.3 rule 5; OpenAPI document (/paginate)',
     title:

@@ -51,6 +51,19 @@ interface CheckFields<L extends Level> {
    * beside it.
    */
   isolation?: Isolation;
+  /**
+   * What the check reads besides the answers to its own requests: `exercise`, the exchanges of its
+   * operation's exercise (CheckContext.exchangesOf), which must then be sent before it is judged (a
+   * time-boxed run plans it so). A unit test holds every check that asks for them to declaring it.
+   */
+  reads?: 'exercise';
+  /**
+   * The exchanges one case of the check sends, on average, as a default run measures them (`npm run bench`:
+   * bench.json → exchangesByCheck over the check's cases; managed 3.8.8 on SQLite), or, for a check newer
+   * than the last measure, what it sends by construction. A time-boxed run plans by it and the progress line
+   * estimates with it. Default 1; a check that reads the exercise sends none.
+   */
+  exchangesPerCase?: number;
 }
 
 export type Isolation = 'quiet' | 'alone';

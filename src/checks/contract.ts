@@ -112,7 +112,7 @@ function eachExchange(judge: ExchangeJudge, { looksAt, judgesUnavailable = false
       ...(generation ? { seed: generation.seed, path: generation.path } : {}),
     });
   };
-  return { appliesTo, run: judgeOperation };
+  return { appliesTo, run: judgeOperation, reads: 'exercise' as const };
 }
 
 export const judgeNo5xx: ExchangeJudge = (_op, s) => {

@@ -58,6 +58,7 @@ export const errorsChecks = [
   }),
   defineCheck({
     id: 'errors.wrong-content-type',
+    reads: 'exercise',
     level: 'SHOULD',
     clause: '4.2; OpenAPI document (requestBody content: application/json)',
     title: 'SHOULD refuse a JSON body sent as text/plain with a 4xx',
@@ -80,6 +81,7 @@ export const errorsChecks = [
   }),
   defineCheck({
     id: 'errors.text-plain-ignored',
+    exchangesPerCase: 3,
     // Its three answers are compared whole: no other check may add to the collection between them.
     isolation: 'alone',
     level: 'SHOULD',
@@ -118,6 +120,7 @@ export const errorsChecks = [
   }),
   defineCheck({
     id: 'errors.4xx-json',
+    reads: 'exercise',
     level: 'SHOULD',
     clause: '7',
     title: 'SHOULD answer a 4xx with a JSON body a client can read',

@@ -45,6 +45,7 @@ function setDifference(server: string[], oracle: Set<string>) {
 export const filtersChecks = [
   defineCheck({
     id: 'filters.oracle',
+    exchangesPerCase: 212,
     level: 'MUST',
     clause: '4.3',
     title: "MUST select exactly the objects the filter describes (compared with an oracle over the run's own objects)",

@@ -195,6 +195,7 @@ function answerTo405Probe(ctx: CheckContext, op: Operation): Promise<Exchange> {
 export const methodsChecks = [
   defineCheck({
     id: 'methods.get-repeatable',
+    exchangesPerCase: 3,
     isolation: 'quiet',
     level: 'MUST',
     clause: '4.1 rule 1',
@@ -213,6 +214,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.get-safe',
+    exchangesPerCase: 8,
     isolation: 'quiet',
     level: 'MUST',
     clause: '4.1 rule 1',
@@ -241,6 +243,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.get-ignores-body',
+    exchangesPerCase: 2,
     isolation: 'quiet',
     level: 'MUST',
     clause: '4.1 rule 2',
@@ -258,6 +261,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.put-idempotent',
+    exchangesPerCase: 3.7,
     isolation: 'alone',
     level: 'MUST',
     clause: '4.1 rule 1',
@@ -284,6 +288,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.delete-then-404',
+    exchangesPerCase: 8,
     isolation: 'alone',
     level: 'MUST',
     clause: '4.1',
@@ -351,6 +356,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.patch-partial',
+    exchangesPerCase: 10,
     level: 'MUST',
     clause: '4.1',
     title: 'MUST change only the fields a PATCH names, for every field PATCH can change and for the valid request',
@@ -434,6 +440,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.create-stored',
+    exchangesPerCase: 2,
     level: 'MUST',
     clause: '4.1 (POST /collection creates a new member)',
     title:
@@ -494,6 +501,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.upsert',
+    exchangesPerCase: 2,
     level: 'MAY',
     clause: '4.1 rule 1 (POST is not required to be idempotent); profile (the target documents the upsert)',
     title: 'MAY upsert: a create the target documents as an upsert returns the same object for the same key',
@@ -511,6 +519,7 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.upsert-concurrent',
+    exchangesPerCase: 2,
     level: 'SHOULD',
     clause: '4.1 rule 1; profile (the target documents the upsert)',
     title: 'SHOULD make one member of two upserts of the same key sent at once',

@@ -91,6 +91,7 @@ function profileRule(ctx: CheckContext, rule: Exclude<keyof OrchestrationRules, 
 export const orchestrationChecks = [
   defineCheck({
     id: 'orchestration.create-flow-run-empty',
+    exchangesPerCase: 3,
     level: 'MUST',
     clause: '4.2',
     title: 'MUST create a flow run of the deployment from an empty body {}',
@@ -116,6 +117,7 @@ export const orchestrationChecks = [
   }),
   defineCheck({
     id: 'orchestration.create-flow-run-state',
+    exchangesPerCase: 4,
     level: 'MUST',
     clause: '4.2',
     title: 'MUST create the flow run in the state the body gives',
@@ -140,6 +142,7 @@ export const orchestrationChecks = [
   }),
   defineCheck({
     id: 'orchestration.create-flow-run-content-type',
+    exchangesPerCase: 2,
     level: 'MUST',
     clause: '4.2',
     title: 'MUST refuse create_flow_run without a JSON content type (the spec requires the header)',
@@ -173,6 +176,7 @@ export const orchestrationChecks = [
   }),
   defineCheck({
     id: 'orchestration.set-state-shape',
+    exchangesPerCase: 7,
     level: 'MUST',
     clause: '4.2; OpenAPI document',
     title: 'MUST answer set_state with {status, state, details}',
@@ -250,6 +254,7 @@ export const orchestrationChecks = [
   }),
   defineCheck({
     id: 'orchestration.failed-found-by-filter',
+    exchangesPerCase: 6,
     level: 'MUST',
     clause: '4.3 rule 3',
     title: 'MUST find a FAILED run by flow_runs.state.type.any_ [FAILED], and only then',
@@ -285,6 +290,7 @@ export const orchestrationChecks = [
   }),
   defineCheck({
     id: 'orchestration.pending-twice-aborts',
+    exchangesPerCase: 5,
     level: 'MUST',
     clause: 'profile',
     title: 'MUST refuse PENDING → PENDING (ABORT) and leave the run as it was',
@@ -310,6 +316,7 @@ export const orchestrationChecks = [
   }),
   defineCheck({
     id: 'orchestration.pending-race-one-wins',
+    exchangesPerCase: 4,
     level: 'MUST',
     clause: 'profile',
     title: 'MUST accept one of two PENDING proposals sent at once on a SCHEDULED run, and ABORT the other',
@@ -339,6 +346,7 @@ export const orchestrationChecks = [
   }),
   defineCheck({
     id: 'orchestration.running-early-waits',
+    exchangesPerCase: 3,
     level: 'MUST',
     clause: 'profile',
     title: 'MUST defer RUNNING before the scheduled time (WAIT) and leave the run as it was',
@@ -365,6 +373,7 @@ export const orchestrationChecks = [
   }),
   defineCheck({
     id: 'orchestration.force-bypasses',
+    exchangesPerCase: 3,
     level: 'MUST',
     clause: 'profile',
     title: 'MUST accept with force a transition the rules would defer',

@@ -28,6 +28,7 @@ const refusedWith4xx = (status: number) => status >= 400 && status < 500;
 export const paginationChecks = [
   defineCheck({
     id: 'pagination.windows',
+    exchangesPerCase: 11,
     level: 'MUST',
     clause: CLAUSE,
     title: 'MUST return consecutive windows of the sorted result for limit and offset, with no gap and no duplicate',
@@ -104,6 +105,7 @@ export const paginationChecks = [
   }),
   defineCheck({
     id: 'pagination.maximum-limit',
+    exchangesPerCase: 2,
     level: 'MUST',
     clause: CLAUSE,
     title: 'MUST accept the maximum limit and refuse one more with a 4xx',
@@ -135,6 +137,7 @@ export const paginationChecks = [
   }),
   defineCheck({
     id: 'pagination.negative-refused',
+    exchangesPerCase: 2,
     level: 'MUST',
     clause: CLAUSE,
     title: 'MUST refuse a negative limit or offset with a 4xx',

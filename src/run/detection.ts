@@ -1,3 +1,5 @@
+import { CHECKS } from '../checks/registry.js';
+
 /**
  * How much each check has been shown to catch: the mutants of the kill matrix (test/mutants/registry.ts)
  * that name it among their killers. A time-boxed run (--budget) judges the checks that catch the most
@@ -71,34 +73,11 @@ export function byDetection<T extends { check: { id: string } }>(cases: T[]): T[
     .map(({ c }) => c);
 }
 
-/**
- * Exchanges one case of a check sends, on average: a default run's exchange log by check (`npm run bench`,
- * bench.json → exchangesByCheck, over the check's cases in results.json; managed 3.8.8 on SQLite,
- * 2026-11-23). A check not listed sends about one exchange, or none.
- */
-export const EXCHANGES_PER_CASE: Readonly<Record<string, number>> = {
-  'filters.oracle': 212,
-  'aggregates.count-agrees': 20,
-  'pagination.windows': 11,
-  'methods.delete-then-404': 8,
-  'methods.get-safe': 8,
-  'orchestration.set-state-shape': 7,
-  'orchestration.failed-found-by-filter': 6,
-  'orchestration.pending-twice-aborts': 5,
-  'methods.patch-partial': 4.6,
-  'orchestration.create-flow-run-state': 4,
-  'methods.put-idempotent': 3.7,
-  'aggregates.paginate-agrees': 3,
-  'methods.get-repeatable': 3,
-  'orchestration.create-flow-run-empty': 3,
-  'orchestration.force-bypasses': 3,
-  'orchestration.running-early-waits': 3,
-  'methods.get-ignores-body': 2,
-  'methods.upsert': 2,
-  'orchestration.create-flow-run-content-type': 2,
-  'pagination.maximum-limit': 2,
-  'pagination.negative-refused': 2,
-};
+/** What planning needs of a case's check. */
+type CaseCheck = { id: string; family: string; exchangesPerCase?: number };
+
+/** The exchanges one case of a check sends, as the check declares them (Check.exchangesPerCase). */
+const exchangesPerCase = (check: CaseCheck) => check.exchangesPerCase ?? 1;
 
 /** The exchanges of exercising one operation (the same run: 1,987 for 187 operations), shared by its readers. */
 export const EXERCISE_EXCHANGES = 10.6;
@@ -107,15 +86,19 @@ export const EXERCISE_EXCHANGES = 10.6;
  * What a run is expected to send, for progress to estimate what is left: each case's exchanges (a case of a
  * family that reads the exercise costs it nothing more) and the exercise of each operation.
  */
-export function expectedExchanges(cases: Array<{ check: { id: string; family: string } }>, exercised: number): number {
+export function expectedExchanges(cases: Array<{ check: CaseCheck }>, exercised: number): number {
   const judging = cases
-    .filter((c) => !readsExercise(c.check.family))
-    .reduce((sum, c) => sum + (EXCHANGES_PER_CASE[c.check.id] ?? 1), 0);
+    .filter((c) => !familyReadsExercise(c.check.family))
+    .reduce((sum, c) => sum + exchangesPerCase(c.check), 0);
   return Math.round(judging + exercised * EXERCISE_EXCHANGES);
 }
 
-/** The families whose checks read the exercise of their operation (CheckContext.exchangesOf). */
-export const readsExercise = (family: string) => family === 'contract' || family === 'errors';
+/**
+ * A family some of whose checks read the exercise of their operation (Check.reads): its cases are known, and
+ * judged, only once their operations are exercised, and a time-boxed run plans the family so.
+ */
+export const familyReadsExercise = (family: string): boolean =>
+  CHECKS.some((c) => c.family === family && c.reads === 'exercise');
 
 /**
  * A case this long holds one of the scheduler's places for most of a short budget (its exchanges go one after
@@ -131,19 +114,16 @@ export const LONG_CASE_EXCHANGES = 100;
  * the rest, the cheapest first. A case that reads the exercise pays its share of exercising its operation
  * (shared by every case that reads it). Stable otherwise.
  */
-export function budgetOrder<T extends { check: { id: string; family: string }; op: unknown }>(
-  cases: T[],
-  isCore: (c: T) => boolean,
-): T[] {
+export function budgetOrder<T extends { check: CaseCheck; op: unknown }>(cases: T[], isCore: (c: T) => boolean): T[] {
   const readers = new Map<unknown, number>();
   const casesOfCheck = new Map<string, number>();
   for (const c of cases) {
-    if (readsExercise(c.check.family)) readers.set(c.op, (readers.get(c.op) ?? 0) + 1);
+    if (familyReadsExercise(c.check.family)) readers.set(c.op, (readers.get(c.op) ?? 0) + 1);
     casesOfCheck.set(c.check.id, (casesOfCheck.get(c.check.id) ?? 0) + 1);
   }
   const costOf = (c: T) =>
-    Math.max(0.5, EXCHANGES_PER_CASE[c.check.id] ?? 1) +
-    (readsExercise(c.check.family) ? EXERCISE_EXCHANGES / readers.get(c.op)! : 0);
+    Math.max(0.5, exchangesPerCase(c.check)) +
+    (familyReadsExercise(c.check.family) ? EXERCISE_EXCHANGES / readers.get(c.op)! : 0);
   return cases
     .map((c, i) => {
       const caught = MUTANTS_CAUGHT[c.check.id] ?? 0;

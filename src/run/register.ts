@@ -19,7 +19,7 @@ import type { CheckResult, RecordedExchange, ResultStatus } from '../report/resu
 import '../report/taskMeta.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { labelForAllure } from './allureLabels.js';
-import { budgetOrder, byDetection, expectedExchanges, readsExercise } from './detection.js';
+import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise } from './detection.js';
 import { CORE } from '../checks/queryContext.js';
 import { getSession, type Session } from './session.js';
 
@@ -125,13 +125,13 @@ const plans = new WeakMap<Session, BudgetPlan>();
 function budgetPlan(session: Session): BudgetPlan {
   const made = plans.get(session);
   if (made) return made;
-  const cases = FAMILIES.flatMap((family) => casesOf(session, family, !readsExercise(family)));
+  const cases = FAMILIES.flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
   const isCore = (c: Case) => CORE.includes(session.model.collectionOf(c.op)?.name ?? '');
   const judged = new Map<Case, Promise<Judged>>();
   const place = new Map<string, number>();
   const exercises = new Map<Family, Array<Promise<void>>>();
   for (const [priority, c] of budgetOrder(cases, isCore).entries()) {
-    if (!readsExercise(c.check.family)) {
+    if (!familyReadsExercise(c.check.family)) {
       judged.set(c, scheduled(session, c, priority));
       continue;
     }
@@ -273,7 +273,7 @@ const expecting = new WeakSet<Session>();
 function expectOnce(session: Session): void {
   if (expecting.has(session) || session.config.shard) return;
   expecting.add(session);
-  const cases = FAMILIES.flatMap((family) => casesOf(session, family, !readsExercise(family)));
+  const cases = FAMILIES.flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
   const exercised = cases.some((c) => c.check.family !== 'spec') ? session.operations.length : 0;
   writeFileSync(runFiles(session.config.runDir).expectedExchanges, String(expectedExchanges(cases, exercised)));
 }
@@ -309,7 +309,7 @@ export function registerFamily(session: Session, family: Family): void {
   });
   const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
   const planned =
-    plan && !readsExercise(family) ? plan.judged.get(family)! : aheadOfTheirFile.get(session)?.get(family);
+    plan && !familyReadsExercise(family) ? plan.judged.get(family)! : aheadOfTheirFile.get(session)?.get(family);
   const cases = planned ? [...planned.keys()] : casesOf(session, family);
   if (cases.length === 0) {
     // vitest calls a file without tests an error; this family simply has nothing to say about these operations.
@@ -371,7 +371,7 @@ export async function registerSuite(family: Family): Promise<void> {
   const session = await getSession();
   expectOnce(session);
   if (plansAcrossFamilies(session)) await budgetPlan(session).exercised.get(family);
-  else if (session.timeBox.budgeted ? readsExercise(family) : family !== 'spec') await session.exerciseAll();
+  else if (session.timeBox.budgeted ? familyReadsExercise(family) : family !== 'spec') await session.exerciseAll();
   registerFamily(session, family);
   // The operations are exercised while spec's ~630 tests judge the document, rather than after them, when
   // the target would wait. Not budgeted (the plan orders the exercise) nor sharded

@@ -5,12 +5,13 @@ import {
   BUDGET_FAMILY_ORDER,
   budgetOrder,
   byDetection,
-  EXCHANGES_PER_CASE,
   EXERCISE_EXCHANGES,
   expectedExchanges,
   MUTANTS_CAUGHT,
 } from '../../../src/run/detection.js';
+import type { Operation } from '../../../src/openapi/operations.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants } from '../../mutants/registry.js';
+import { fakeContext, referenceModel } from '../checks/fake.js';
 
 describe('detection table', () => {
   test('counts, for every check, the mutants of the kill matrix that name it', () => {
@@ -45,14 +46,34 @@ describe('detection table', () => {
     ]);
   });
 
-  test('the cost table names only checks that exist', () => {
-    const ids = new Set<string>(CHECKS.map((c) => c.id));
-    for (const id of Object.keys(EXCHANGES_PER_CASE)) expect(ids.has(id), id).toBe(true);
+  test('a check that asks for the exercise of its operation declares it (reads: exercise); no other does', async () => {
+    const { ctx } = await fakeContext();
+    const asked = new Set<string>();
+    let current = '';
+    const exercised = {
+      ...ctx,
+      exchangesOf: (op: Operation) => {
+        asked.add(current);
+        return { op, sent: [] };
+      },
+    };
+    const model = await referenceModel();
+    for (const check of CHECKS)
+      for (const op of model.operations.slice(0, 40)) {
+        current = check.id;
+        try {
+          if (check.appliesTo(op, exercised)) await check.run(op, exercised);
+        } catch {
+          // A skip, or a scripted answer the check did not expect: only whether it asked matters here.
+        }
+      }
+    const declared = CHECKS.filter((c) => c.reads === 'exercise').map((c) => c.id);
+    expect([...asked].sort()).toEqual(declared.sort());
   });
 
   test('budgetOrder: spec first, then catching checks (long ones, then core before the rest, by catches per exchange), then the rest, cheapest first', () => {
     const kase = (id: string, op: string) => ({
-      check: { id, family: id.split('.')[0] },
+      check: CHECKS.find((c) => c.id === id)!,
       op,
       core: !op.includes('work_pools'),
     });
@@ -84,11 +105,11 @@ describe('detection table', () => {
 });
 
 describe('the exchanges a run expects to send', () => {
-  const c = (id: string) => ({ check: { id, family: id.split('.')[0] } });
+  const c = (id: string) => ({ check: CHECKS.find((x) => x.id === id)! });
   test("each case's usual cost, one for a check not listed, nothing more for a case that reads the exercise", () => {
     const cases = [c('filters.oracle'), c('pagination.windows'), c('sorting.by-value'), c('contract.no-5xx')];
     expect(expectedExchanges(cases, 0)).toBe(
-      EXCHANGES_PER_CASE['filters.oracle'] + EXCHANGES_PER_CASE['pagination.windows'] + 1,
+      c('filters.oracle').check.exchangesPerCase! + c('pagination.windows').check.exchangesPerCase! + 1,
     );
     expect(expectedExchanges([c('contract.no-5xx')], 10)).toBe(Math.round(10 * EXERCISE_EXCHANGES));
   });
