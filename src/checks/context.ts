@@ -30,6 +30,12 @@ export interface Sent {
   kind: ExchangeKind;
   negative?: NegativeKind;
   detail?: string;
+  /**
+   * For a generated body: the top-level fields in which the cause lies, those where it differs from the
+   * valid request's body. For a random body, those of the property's shrunk counterexample (every random
+   * body of an operation is on the way to it); for a baseline's replay, those of the body it lays over.
+   */
+  fields?: string[];
   exchange: Exchange;
 }
 

@@ -26,6 +26,13 @@ const every = () => true;
 /** The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`. */
 export const inputClass = (s: Sent): string => (s.kind === 'negative' ? `negative:${s.negative}` : s.kind);
 
+/**
+ * The cause of a server error as a failure key: the input class and, for a generated body, the fields the
+ * cause lies in (`500 generated {work_pool_name}`), so that a known crash excuses only itself.
+ */
+const causeOf = (s: Sent): string =>
+  s.kind === 'generated' && s.fields?.length ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
+
 const documentedContent = (op: Operation, status: number) =>
   documentsStatus(op, status) ? responseFor(op, status) : undefined;
 
@@ -122,10 +129,10 @@ export const judgeNo5xx: ExchangeJudge = (_op, s) => {
   if (ex.status >= 500 && ex.status !== 503)
     return failure(
       'server-error',
-      `${ex.status} ${inputClass(s)}`,
+      `${ex.status} ${causeOf(s)}`,
       `answered ${ex.status}: ${ex.body.slice(0, 200)}`,
       [ex],
-      { status: ex.status, input: inputClass(s) },
+      { status: ex.status, input: inputClass(s), ...(s.fields ? { fields: s.fields } : {}) },
     );
   return undefined;
 };

@@ -166,8 +166,29 @@ export function entriesFor(baseline: Baseline, check: string, operation: string)
   return baseline.entries.filter((e) => e.check === check && covers(e, operation) && !isExpired(e));
 }
 
-export const excuses = (entry: Pick<BaselineEntry, 'kind' | 'key'>, f: Pick<Failure, 'kind' | 'key'>): boolean =>
-  entry.kind === f.kind && entry.key === f.key;
+/**
+ * Whether an entry excuses a failure: the same kind, and the same key. A server error's key names the fields
+ * its generated cause lies in (`500 generated {a}`): an entry excuses a failure whose fields include its own
+ * (a shrink cut short leaves more), and an entry written before keys named fields (`500 generated`)
+ * excuses every generated cause on its operation, as it did.
+ */
+export function excuses(entry: Pick<BaselineEntry, 'kind' | 'key'>, f: Pick<Failure, 'kind' | 'key'>): boolean {
+  if (entry.kind !== f.kind) return false;
+  if (entry.key === f.key) return true;
+  const named = /^(\S+ generated) \{([^}]*)\}$/.exec(f.key);
+  if (!named) return false;
+  if (entry.key === named[1]) return true;
+  const own = /^(\S+ generated) \{([^}]*)\}$/.exec(entry.key);
+  const fields = new Set(named[2].split(',').filter(Boolean));
+  return (
+    own !== null &&
+    own[1] === named[1] &&
+    own[2]
+      .split(',')
+      .filter(Boolean)
+      .every((x) => fields.has(x))
+  );
+}
 
 export interface BaselineJudgement<F> {
   status: ResultStatus;

@@ -71,6 +71,37 @@ async function buildRecipeOnceMore(ctx: ExerciseContext, op: Operation): Promise
   }
 }
 
+/**
+ * The top-level fields of a body that differ from the valid request's (absent there, or another value),
+ * sorted. Two fresh names of the run's (`<runTag>-<n>`) are the same value: a body always has a name of its
+ * own, and that is no cause.
+ */
+export function changedFields(body: unknown, recipe: unknown, runTag?: string): string[] {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return [];
+  const base =
+    recipe && typeof recipe === 'object' && !Array.isArray(recipe) ? (recipe as Record<string, unknown>) : {};
+  // A fresh name as the run makes them, not one a generator decorated (`<runTag>-g0-B`, whose case may be the cause).
+  const runName = (v: unknown) =>
+    runTag !== undefined &&
+    typeof v === 'string' &&
+    /^\d+$/.test(v.slice(runTag.length + 1)) &&
+    v.startsWith(`${runTag}-`);
+  const differs = (k: string, v: unknown) =>
+    JSON.stringify(base[k]) !== JSON.stringify(v) && !(runName(v) && runName(base[k]));
+  return Object.entries(body as Record<string, unknown>)
+    .filter(([k, v]) => !(k in base) || differs(k, v))
+    .map(([k]) => k)
+    .sort();
+}
+
+const parsedBody = (text?: string): unknown => {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Promise<OperationRun> {
   const run: OperationRun = { op, sent: [] };
   const safety = ctx.cases.profile.safety(op);
@@ -131,6 +162,12 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
         path: result.failed ? (result.counterexamplePath ?? undefined) : undefined,
         counterexample: result.failed ? result.counterexample?.[0] : undefined,
       };
+      // Every random body that failed is on the way to the counterexample: its cause lies where that one's does.
+      const tag = ctx.cases.safe.runTag;
+      const cause = result.failed ? changedFields(result.counterexample?.[0], built.request.json, tag) : undefined;
+      for (const sent of run.sent)
+        if (sent.kind === 'generated')
+          sent.fields = cause ?? changedFields(parsedBody(sent.exchange.requestBody), built.request.json, tag);
     }
     for (const negative of negativeCases(ctx.cases.model.doc, schema, built.request.json, ctx.validators)) {
       const body: Partial<RequestToSend> =
@@ -159,6 +196,9 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       await send(replay.kind, { ...built.request, json }, built.pathParams, {
         negative: replay.negative,
         detail: "the baseline's replayed body",
+        ...(replay.kind === 'generated'
+          ? { fields: changedFields(json, built.request.json, ctx.cases.safe.runTag) }
+          : {}),
       });
     }
   }

@@ -52,6 +52,14 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
       'server-error 500 wrong-content-type',
     ],
     [
+      // A generated body's crash is keyed by the fields its cause lies in: another field, another key.
+      'contract.no-5xx',
+      'PATCH /deployments/{id}',
+      [{ kind: 'generated', fields: ['work_pool_name'], reply: { status: 204 } }],
+      [{ kind: 'generated', fields: ['tags', 'work_pool_name'], reply: { status: 500, json: {} } }],
+      'server-error 500 generated {tags,work_pool_name}',
+    ],
+    [
       'contract.available',
       'GET /flows/{id}',
       recipe({ status: 200, json: FLOW }),

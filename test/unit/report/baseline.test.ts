@@ -67,6 +67,30 @@ describe('keyed baseline', () => {
     ).toBe('failed');
   });
 
+  test('a server error keyed by its fields is excused by an entry naming some of them; one naming none lumps, as before', () => {
+    const crash = (key: string): Failure => ({ kind: 'server-error', key, message: '', evidence: [] });
+    const entry = (key: string) => [
+      {
+        check: 'contract.no-5xx',
+        operation: 'PATCH /deployments/{id}',
+        kind: 'server-error' as const,
+        key,
+        reason: 'r',
+      },
+    ];
+    const judged = (key: string, failure: string) =>
+      applyBaseline('failed', [crash(failure)], entry(key), 'PATCH /deployments/{id}').status;
+    expect(judged('500 generated {work_pool_name}', '500 generated {work_pool_name}')).toBe('xfail');
+    // A shrink cut short leaves more fields: the known cause is among them.
+    expect(judged('500 generated {work_pool_name}', '500 generated {name,work_pool_name}')).toBe('xfail');
+    // A crash on another field of the same operation is a new failure.
+    expect(judged('500 generated {work_pool_name}', '500 generated {tags}')).toBe('failed');
+    expect(judged('500 generated {work_pool_name}', '500 negative:wrong-type')).toBe('failed');
+    // An entry of a baseline written before keys named fields excuses every generated crash there.
+    expect(judged('500 generated', '500 generated {tags}')).toBe('xfail');
+    expect(judged('500 generated', '500 recipe')).toBe('failed');
+  });
+
   test('a pass where the entry names the operation is xpass; elsewhere nothing changes', () => {
     expect(judge('contract.success-status-documented', 'POST /deployments/', 'passed')).toBe('xpass');
     expect(

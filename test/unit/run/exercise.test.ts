@@ -7,7 +7,7 @@ import type { RequestToSend } from '../../../src/openapi/request.js';
 import { SchemaValidators } from '../../../src/openapi/validators.js';
 import { Ledger } from '../../../src/resources/ledger.js';
 import { FixturePool } from '../../../src/resources/pool.js';
-import { type ExerciseContext, exerciseOperation } from '../../../src/run/exercise.js';
+import { type ExerciseContext, changedFields, exerciseOperation } from '../../../src/run/exercise.js';
 import { referenceDoc } from '../support.js';
 
 const doc = referenceDoc();
@@ -57,5 +57,48 @@ describe('exerciseOperation', () => {
     const textPlain = sent.filter((spec) => spec.headers?.['content-type'] === 'text/plain');
     expect(textPlain).toHaveLength(1);
     expect(textPlain[0].refusedByValidation).toBeUndefined();
+  });
+});
+
+describe('the fields a generated cause lies in', () => {
+  test("every random body that failed is keyed by the shrunk counterexample's fields; a replay by its own", async () => {
+    const { ctx } = exercising();
+    // A server that crashes on a variable whose value is a number, whatever else the body holds.
+    const send = ctx.client.send.bind(ctx.client);
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        const ex = await send(r);
+        const value = (r.json as { value?: unknown } | undefined)?.value;
+        return typeof value === 'number' && !r.refusedByValidation ? ({ ...ex, status: 500 } as Exchange) : ex;
+      },
+    } as unknown as HttpClient;
+    ctx.runs = 20;
+    ctx.problemWithValidExchange = (_op, ex) => (ex.status >= 500 ? 'a server error' : undefined);
+    ctx.replays = () => [{ kind: 'generated', overlay: { tags: ['replayed'] } }];
+    const op = model.operations.find((o) => o.key === 'POST /variables/')!;
+    const run = await exerciseOperation(ctx, op);
+    const generated = run.sent.filter((s) => s.kind === 'generated');
+    const crashed = generated.filter((s) => s.exchange.status === 500 && s.detail === undefined);
+    expect(crashed.length).toBeGreaterThan(0);
+    // One key for them all: the counterexample's fields, the cause among them (a generated name may stay beside it).
+    expect(new Set(crashed.map((s) => JSON.stringify(s.fields))).size).toBe(1);
+    expect(crashed[0].fields).toContain('value');
+    expect(crashed[0].fields).not.toContain('tags');
+    expect(generated.find((s) => s.detail === "the baseline's replayed body")?.fields).toEqual(['tags']);
+  });
+
+  test("a body's top-level fields absent from the valid request's body, or of another value, sorted", () => {
+    const recipe = { name: 'n', tags: [], flow_id: 'f' };
+    expect(changedFields({ name: 'n', tags: [], flow_id: 'f', work_pool_name: 'x' }, recipe)).toEqual([
+      'work_pool_name',
+    ]);
+    expect(changedFields({ tags: ['a'], name: 'n', description: null }, recipe)).toEqual(['description', 'tags']);
+    expect(changedFields(recipe, recipe)).toEqual([]);
+    expect(changedFields([1], recipe)).toEqual([]);
+    expect(changedFields({ limit: 0 }, undefined)).toEqual(['limit']);
+    // Two fresh names of the run are the same value; a name that is not the run's is not.
+    expect(changedFields({ name: 'ct-9', value: 1 }, { name: 'ct-1', value: 1 }, 'ct')).toEqual([]);
+    expect(changedFields({ name: 'other' }, { name: 'ct-1' }, 'ct')).toEqual(['name']);
+    expect(changedFields({ key: 'ct-g0-B' }, { key: 'ct-1' }, 'ct')).toEqual(['key']);
   });
 });
