@@ -7,7 +7,7 @@ import { CHECKS } from '../checks/registry.js';
  */
 export const MUTANTS_CAUGHT: Readonly<Record<string, number>> = {
   'filters.oracle': 10,
-  'contract.no-5xx': 5,
+  'contract.no-5xx': 6,
   'contract.content-type': 2,
   'contract.success-schema': 2,
   'contract.success-status-documented': 2,

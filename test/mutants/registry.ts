@@ -422,6 +422,20 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'contract-second-crash-beside-known',
+      breaks:
+        'POST /deployments/ crashes (500) on a paused deployment, beside the known crash on a work_queue_name with & that the baseline names',
+      onResponse: (req, res) =>
+        matches('/deployments/', 'POST', req) && bodyOf(req).paused === true
+          ? jsonResponse(500, { exception_message: 'Internal Server Error' })
+          : res,
+    },
+    operations: '^POST /deployments/$',
+    // Keyed by its own field, the new crash is not the known one's: the entry excuses only its cause.
+    killedBy: ['contract.no-5xx POST /deployments/'],
+  },
+  {
+    mutant: {
       id: 'errors-text-plain-crash',
       breaks: 'POST /flows/ crashes on a JSON body sent as text/plain (500), as Prefect does on three other creates',
       onResponse: (req, res) =>
