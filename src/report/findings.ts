@@ -36,44 +36,56 @@ const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 export function findingsMarkdown(releases: readonly ReleaseBaseline[], checks: readonly Check[]): string {
   const level = new Map<string, Check>(checks.map((c) => [c.id, c]));
-  // One finding per check, kind, key and operations; the releases that name it gathered.
-  const findings = new Map<string, { entry: BaselineEntry; releases: string[] }>();
+  // One finding per check, kind, key, database and reason: the operations and releases that show it gathered.
+  const findings = new Map<string, { entry: BaselineEntry; operations: Set<string>; releases: Set<string> }>();
   for (const { release, baseline } of releases)
     for (const e of baseline.entries) {
       if (level.get(e.check)?.level !== 'MUST') continue;
-      const id = `${e.check} ${e.kind} ${e.key} ${operationsOf(e).join(',')} ${e.onlyOn ?? ''}`;
-      const seen = findings.get(id);
-      if (seen) seen.releases.push(release);
-      else findings.set(id, { entry: e, releases: [release] });
+      const id = `${e.check} ${e.kind} ${e.key} ${e.onlyOn ?? ''} ${e.reason}`;
+      const seen = findings.get(id) ?? { entry: e, operations: new Set<string>(), releases: new Set<string>() };
+      for (const op of operationsOf(e)) seen.operations.add(op);
+      seen.releases.add(release);
+      findings.set(id, seen);
     }
   const lines = [
     '# Findings: where Prefect deviates from its own document or the spec',
     '',
     '<!-- Generated from the shipped baselines (fixtures/baselines/) by `conformance baseline findings`; a test keeps it current. -->',
     '',
-    `${findings.size} deviations of MUST rules, each as the baselines name it (a check, a failure kind and key, the`,
-    'operations), with the releases it shows on. The judgement calls (SHOULD and MAY) stay in the baselines.',
-    '`conformance baseline verify` replays them against a server; CI does so against the pinned release.',
+    `${findings.size} deviations of MUST rules, one row each: the check and its clause, the failure (kind and key, as`,
+    'the reports show it), the operations and releases it shows on, why, and the request that shows it with its answer',
+    '(a curl where the evidence gives one; `$BASE_URL` is the API root). The judgement calls (SHOULD and MAY) stay in',
+    'the baselines. `conformance baseline verify` replays them against a server; CI does so against the pinned release.',
+    '',
+    '| check (clause) | failure | operations | releases | why | request → answer |',
+    '|---|---|---|---|---|---|',
   ];
-  const sorted = [...findings.values()].sort((a, b) => a.entry.check.localeCompare(b.entry.check));
-  for (const { entry: e, releases: shownOn } of sorted) {
+  const sorted = [...findings.values()].sort(
+    (a, b) => a.entry.check.localeCompare(b.entry.check) || a.entry.key.localeCompare(b.entry.key),
+  );
+  for (const { entry: e, operations, releases: shownOn } of sorted) {
     const check = level.get(e.check)!;
-    const ops = operationsOf(e);
-    const title = ops.length > 3 ? `${ops.slice(0, 3).join(', ')} and ${ops.length - 3} more` : ops.join(', ');
-    lines.push('', `## ${e.check} on ${title}`, '');
-    lines.push(`- **Rule:** ${check.title} (clause ${cell(check.clause)})`);
-    lines.push(
-      `- **Failure:** \`${e.kind} ${e.key}\`${e.onlyOn ? `, on ${e.onlyOn} only` : ''}${e.intermittent ? ', intermittent' : ''}`,
-    );
-    lines.push(`- **Releases:** ${shownOn.join(', ')}`);
-    if (ops.length > 3) lines.push(`- **Operations:** ${ops.join(', ')}`);
-    lines.push(`- **Why:** ${cell(e.reason)}`);
+    const failure = `\`${e.kind} ${e.key}\`${e.onlyOn ? ` (${e.onlyOn} only)` : ''}${e.intermittent ? ' (intermittent)' : ''}`;
     const { request, response } = e.evidence ?? {};
-    if (request) {
-      const curl = curlOf(request);
-      lines.push(curl ? `- **Request:** \`${curl}\`` : `- **Request:** ${cell(request)}`);
-    }
-    if (response) lines.push(`- **Answer:** ${cell(response.length > 300 ? `${response.slice(0, 300)}…` : response)}`);
+    const curl = request && curlOf(request);
+    const shown = [
+      curl ? `\`${curl}\`` : request,
+      response && (response.length > 200 ? `${response.slice(0, 200)}…` : response),
+    ]
+      .filter(Boolean)
+      .join(' → ');
+    lines.push(
+      `| ${[
+        `\`${e.check}\` (${check.clause})`,
+        failure,
+        [...operations].join(', '),
+        [...shownOn].join(', '),
+        e.reason,
+        shown,
+      ]
+        .map(cell)
+        .join(' | ')} |`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -34,8 +34,9 @@ describe('findings', () => {
       CHECKS,
     );
     expect(md).toContain('1 deviations of MUST rules');
-    expect(md).toContain('## contract.no-5xx on POST /flows/');
-    expect(md).toContain('- **Releases:** 3.4.25, 3.8.8');
+    expect(md).toContain(
+      '| `contract.no-5xx` (4.1; OpenAPI document) | `server-error 500 generated` | POST /flows/ | 3.4.25, 3.8.8 | crashes |',
+    );
     expect(md).not.toContain('errors.wrong-content-type');
   });
 
