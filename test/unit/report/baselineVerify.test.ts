@@ -45,6 +45,14 @@ describe('verifyBaseline', () => {
     expect(staleEntries([v])).toEqual([v]);
   });
 
+  test("a server error whose fields include the entry's is reproduced, as the gate excuses it", () => {
+    const [v] = verifyBaseline(
+      { entries: [entry({ key: '500 generated {key}' })] },
+      { checks: [result('POST /flows/', 'xfail', [['server-error', '500 generated {key,value}']])] },
+    );
+    expect(v.outcome).toBe('reproduced');
+  });
+
   test('an entry of another database is not judged; an intermittent one not reproduced is not stale', () => {
     const verified = verifyBaseline(
       { entries: [entry({ onlyOn: 'postgres' }), entry({ intermittent: true, replay: { kind: 'generated' } })] },
