@@ -3,11 +3,10 @@
  * refuse a request without them or with wrong ones, and serve one with the right ones. Health endpoints
  * may be exempt; the exemption is reported, never failed.
  */
-import type { Exchange } from './context.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../openapi/request.js';
 import { defineCheck } from './check.js';
-import type { CheckContext } from './context.js';
+import type { CheckContext, Exchange } from './context.js';
 import { sampledReads } from './sampledReads.js';
 import { fail, pass, Skip, statusKey } from './verdict.js';
 

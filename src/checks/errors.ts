@@ -3,12 +3,11 @@
  * JSON, and error answers a client can read.
  */
 import { isReadOperation } from '../cases/requests.js';
-import type { Exchange } from './context.js';
 import type { Obj } from '../model/oracle.js';
 import { jsonBodySchema, isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
 import { bodyDifference } from './bodies.js';
 import { defineCheck } from './check.js';
-import type { CheckContext } from './context.js';
+import type { CheckContext, Exchange } from './context.js';
 import { fail, pass, skip, statusKey } from './verdict.js';
 
 function uuidParams(op: Operation): string[] {

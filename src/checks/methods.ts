@@ -3,7 +3,6 @@
  * nothing from the body and changes nothing; DELETE removes exactly its object; PATCH changes only what
  * it names; a method a path does not offer gets 405.
  */
-import type { Exchange } from './context.js';
 import { namedCollection, namedParam, type Collection } from '../model/model.js';
 import type { Obj } from '../model/oracle.js';
 import { UNKNOWN_UUID } from '../model/profiles/profile.js';
@@ -11,7 +10,7 @@ import { jsonBodySchema, resolveRef, type Operation } from '../openapi/operation
 import { is2xx, type RequestToSend } from '../openapi/request.js';
 import { bodyDifference, differences } from './bodies.js';
 import { defineCheck } from './check.js';
-import type { CheckContext } from './context.js';
+import type { CheckContext, Exchange } from './context.js';
 import { once } from './once.js';
 import {
   fail,
@@ -89,9 +88,9 @@ const isDeleteOfObservableObject = (op: Operation, ctx: CheckContext) => {
 
 /**
  * Every field PATCH can change that the object shows, each with a new value: a description, tags, each
- * boolean flipped, each string the schema leaves free (a task run's name, `-patched` added), and each object with a string
- * member, that member changed (the shape is kept, for a schema of the server's may check it), or, where the
- * schema takes any object, a member added (a block document's data).
+ * boolean flipped, each string the schema leaves free (a task run's name, `-patched` added), and each
+ * object with a string member, that member changed (the shape is kept, for a schema of the server's may
+ * check it), or, where the schema takes any object, a member added (a block document's data).
  */
 export function patchFields(current: Obj, schemaProps: Obj, tag: string): Array<[string, unknown]> {
   const fields: Array<[string, unknown]> = [];

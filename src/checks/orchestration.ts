@@ -2,13 +2,12 @@
  * Family `orchestration`: state changes through `create_flow_run` and `set_state` (spec §3, §4.2, §4.3
  * rule 3), and the transition rules the target's profile documents.
  */
-import type { Exchange } from './context.js';
 import type { Obj } from '../model/oracle.js';
 import { UNKNOWN_UUID, type OrchestrationRules } from '../model/profiles/profile.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';
-import type { CheckContext } from './context.js';
+import type { CheckContext, Exchange } from './context.js';
 import { once } from './once.js';
 import { fail, pass, skip, Skip, statusKey, unexpected } from './verdict.js';
 
@@ -337,7 +336,7 @@ export const orchestrationChecks = [
       const statuses = answers.map((a) => String(answerStatus(a)));
       return fail(
         'status.unexpected',
-        statuses.sort().join('+'),
+        [...statuses].sort().join('+'),
         `two PENDING proposals at once answered ${statuses.join(' and ')}; the run is in ${stateType(after)}`,
         [...answers, after],
         { statuses },

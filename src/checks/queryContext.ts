@@ -3,13 +3,12 @@
  * model of each core collection, the profile's semantics, and queries scoped to the run's own objects.
  */
 import { documentedAsIgnored } from '../cases/filters.js';
-import type { Exchange } from './context.js';
 import { filterModel, type FilterModel } from '../model/filters.js';
 import type { ApiModel } from '../model/model.js';
 import type { FilterSemantics, Obj } from '../model/oracle.js';
 import type { Operation } from '../openapi/operations.js';
 import type { BuiltCorpus } from './context.js';
-import type { CheckContext } from './context.js';
+import type { CheckContext, Exchange } from './context.js';
 import { once } from './once.js';
 import { Skip } from './verdict.js';
 
