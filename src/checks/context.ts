@@ -32,8 +32,9 @@ export interface Sent {
   detail?: string;
   /**
    * For a generated body: the top-level fields in which the cause lies, those where it differs from the
-   * valid request's body. For a random body, those of the property's shrunk counterexample (every random
-   * body of an operation is on the way to it); for a baseline's replay, those of the body it lays over.
+   * valid request's body. For a random body the server answered with a 5xx, those of the property's shrunk
+   * counterexample (every failing random body of an operation is on the way to it); for a baseline's
+   * replay, those of its own body.
    */
   fields?: string[];
   exchange: Exchange;

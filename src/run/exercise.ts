@@ -163,10 +163,11 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
         counterexample: result.failed ? result.counterexample?.[0] : undefined,
       };
       // Every random body that failed is on the way to the counterexample: its cause lies where that one's does.
+      // Only a server error's key names its fields (contract.no-5xx).
       const tag = ctx.cases.safe.runTag;
       const cause = result.failed ? changedFields(result.counterexample?.[0], built.request.json, tag) : undefined;
       for (const sent of run.sent)
-        if (sent.kind === 'generated')
+        if (sent.kind === 'generated' && sent.exchange.status >= 500)
           sent.fields = cause ?? changedFields(parsedBody(sent.exchange.requestBody), built.request.json, tag);
     }
     for (const negative of negativeCases(ctx.cases.model.doc, schema, built.request.json, ctx.validators)) {
