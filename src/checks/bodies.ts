@@ -1,5 +1,10 @@
 /** Comparing two JSON answers: what the profile says changes by itself is left out, and the first differences named. */
 import type { Obj } from '../model/oracle.js';
+import type { Profile } from '../model/profiles/profile.js';
+
+/** The fields that change between two reads with no write between: `updated`, and the profile's volatile ones. */
+export const volatileOf = (ctx: { profile: Pick<Profile, 'volatileFields'> }): Set<string> =>
+  new Set(['updated', ...(ctx.profile.volatileFields ?? [])]);
 
 /** A copy without the fields that change by themselves (durations computed from the clock). */
 export function withoutVolatile(value: unknown, volatile: ReadonlySet<string>): unknown {

@@ -5,7 +5,7 @@
 import { isReadOperation } from '../cases/requests.js';
 import type { Obj } from '../model/oracle.js';
 import { jsonBodySchema, isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
-import { bodyDifference } from './bodies.js';
+import { bodyDifference, volatileOf } from './bodies.js';
 import { defineCheck } from './check.js';
 import type { CheckContext, Exchange } from './context.js';
 import { fail, pass, skip, statusKey } from './verdict.js';
@@ -29,9 +29,7 @@ function queryTakingLimit(op: Operation, ctx: CheckContext): boolean {
 
 /** The same status and body, what changes by itself between two reads (durations from the clock) left out. */
 const sameAnswer = (ctx: CheckContext, a: Exchange, b: Exchange) =>
-  a.status === b.status &&
-  bodyDifference(a.json ?? a.body, b.json ?? b.body, new Set(['updated', ...(ctx.profile.volatileFields ?? [])])) ===
-    undefined;
+  a.status === b.status && bodyDifference(a.json ?? a.body, b.json ?? b.body, volatileOf(ctx)) === undefined;
 
 export const errorsChecks = [
   defineCheck({

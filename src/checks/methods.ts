@@ -8,7 +8,7 @@ import type { Obj } from '../model/oracle.js';
 import { UNKNOWN_UUID } from '../model/profiles/profile.js';
 import { jsonBodySchema, resolveRef, type Operation } from '../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../openapi/request.js';
-import { bodyDifference, differences } from './bodies.js';
+import { bodyDifference, differences, volatileOf } from './bodies.js';
 import { defineCheck } from './check.js';
 import type { CheckContext, Exchange } from './context.js';
 import { once } from './once.js';
@@ -25,8 +25,6 @@ import {
   type Failure,
   type Verdict,
 } from './verdict.js';
-
-const volatileOf = (ctx: CheckContext) => new Set(['updated', ...(ctx.profile.volatileFields ?? [])]);
 
 const readOf = (c: Collection, path: string): RequestToSend => ({ method: 'GET', template: c.read!.path, path });
 
