@@ -24,7 +24,8 @@ export { SendingStopped };
 
 /** How an exchange of an operation's exercise came about: its valid request, a generated body, a negative one, an unknown id. */
 /** `wrong-content-type`: the recipe's JSON body sent as text/plain (spec §4.2: a server reads JSON as JSON). */
-export type ExchangeKind = 'recipe' | 'generated' | 'negative' | 'wrong-content-type' | 'unknown';
+/** What a request sent: `edge` is a valid body with one field's boundary value, chosen deterministically (cases/edges.ts). */
+export type ExchangeKind = 'recipe' | 'generated' | 'edge' | 'negative' | 'wrong-content-type' | 'unknown';
 
 export interface Sent {
   kind: ExchangeKind;
@@ -34,7 +35,7 @@ export interface Sent {
    * For a generated body: the top-level fields in which the cause lies, those where it differs from the
    * valid request's body. For a random body the server answered with a 5xx, those of the property's shrunk
    * counterexample (every failing random body of an operation is on the way to it); for a baseline's
-   * replay, those of its own body.
+   * replay, those of its own body; for an edge, the fields it set.
    */
   fields?: string[];
   exchange: Exchange;

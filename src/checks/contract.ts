@@ -23,15 +23,22 @@ const ofKinds =
 const negative = (kind: NegativeKind) => (s: Sent) => s.kind === 'negative' && s.negative === kind;
 const every = () => true;
 
-/** The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`. */
-export const inputClass = (s: Sent): string => (s.kind === 'negative' ? `negative:${s.negative}` : s.kind);
+/**
+ * The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`.
+ * An edge is a generated valid body whose value was chosen rather than drawn: the same class, so that a cause
+ * an edge meets and a random body meets is one key.
+ */
+export const inputClass = (s: Sent): string =>
+  s.kind === 'negative' ? `negative:${s.negative}` : s.kind === 'edge' ? 'generated' : s.kind;
 
 /**
  * The cause of a server error as a failure key: the input class and, for a generated body, the fields the
  * cause lies in (`500 generated {work_pool_name}`), so that a known crash excuses only itself.
  */
 const causeOf = (s: Sent): string =>
-  s.kind === 'generated' && s.fields?.length ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
+  (s.kind === 'generated' || s.kind === 'edge') && s.fields?.length
+    ? `${inputClass(s)} {${s.fields.join(',')}}`
+    : inputClass(s);
 
 const documentedContent = (op: Operation, status: number) =>
   documentsStatus(op, status) ? responseFor(op, status) : undefined;
@@ -289,7 +296,7 @@ export const contractChecks = [
     level: 'MUST',
     clause: DOCUMENT,
     title: 'MUST accept valid input, or refuse it with a documented 4xx, 404 or 409',
-    ...eachExchange(judgeValidInputAccepted, { looksAt: ofKinds('recipe', 'generated'), asks2xx: true }),
+    ...eachExchange(judgeValidInputAccepted, { looksAt: ofKinds('recipe', 'generated', 'edge'), asks2xx: true }),
   }),
   invalidInputCheck('malformed-json', 'MUST refuse a malformed JSON body with a 4xx'),
   invalidInputCheck('wrong-type', 'MUST refuse a body with a value of the wrong type with a 4xx'),

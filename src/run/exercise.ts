@@ -15,6 +15,7 @@ import {
 } from '../cases/requests.js';
 import { JudgedOnce } from '../cases/distinct.js';
 import { negativeCases } from '../cases/negative.js';
+import { edgeRows, singleField, type EdgeRow } from '../cases/edges.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import type { RequestToSend } from '../openapi/request.js';
 import type { Replay } from '../report/baseline.js';
@@ -94,6 +95,25 @@ export function changedFields(body: unknown, recipe: unknown, runTag?: string): 
     .sort();
 }
 
+/** A body that is a JSON object, or undefined. */
+const objectBody = (json: unknown): Record<string, unknown> | undefined =>
+  json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
+
+/**
+ * The bodies the edges are set on: the recipe's, which reaches the member the recipe made or changed (an
+ * upsert's or an update's path), and, for a create that names its member, the same with fresh names (a
+ * create's path). A server may take the two paths through different code: one crashed where the other did not.
+ */
+function edgeBases(ctx: ExerciseContext, op: Operation, body: Record<string, unknown>): Record<string, unknown>[] {
+  const tag = ctx.cases.safe.runTag;
+  const names = Object.keys(body).filter(
+    (k) => ctx.cases.safe.isNameField(k) && typeof body[k] === 'string' && (body[k] as string).startsWith(tag),
+  );
+  const creates = op.method === 'POST' && !isReadOperation(op) && !namedParam(ctx.cases.model, op);
+  if (!creates || names.length === 0) return [body];
+  return [body, { ...body, ...Object.fromEntries(names.map((k) => [k, ctx.cases.safe.name()])) }];
+}
+
 const parsedBody = (text?: string): unknown => {
   try {
     return text ? JSON.parse(text) : undefined;
@@ -124,6 +144,39 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     return exchange;
   };
 
+  /**
+   * One row of edges. Where the server does not take it as the row's validity asks (a valid body refused or
+   * crashing, an invalid one accepted), its fields go one at a time, so that the cause is named by its field and
+   * no field's edge hides behind another's refusal; the row itself is judged only when no single field shows
+   * what it showed (the cause lies in the fields together).
+   */
+  const sendEdgeRow = async (row: EdgeRow, base: Record<string, unknown>) => {
+    const asSent = (json: Record<string, unknown>, fields: string[]): [ExchangeKind, RequestToSend, Partial<Sent>] => {
+      const detail = `edge ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
+      const request = { ...built.request, json: restrained(ctx.cases, op, json) };
+      return row.valid
+        ? ['edge', request, { detail, fields }]
+        : ['negative', { ...request, refusedByValidation: true }, { negative: 'out-of-range', detail }];
+    };
+    const unexpected = (exchange: Exchange) =>
+      row.valid
+        ? ctx.problemWithValidExchange(op, exchange) !== undefined ||
+          (exchange.status >= 400 && exchange.status < 500 && exchange.status !== 404 && exchange.status !== 409)
+        : exchange.status !== 0 && (exchange.status < 400 || exchange.status >= 500) && exchange.status !== 503;
+    const [kind, request, extra] = asSent(row.json, row.fields);
+    if (row.fields.length === 1) return void (await send(kind, request, built.pathParams, extra));
+    const exchange = await ctx.client.send(request);
+    ctx.pool.noteCreated(op, exchange, built.pathParams);
+    if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra });
+    let shown = false;
+    for (const field of row.fields) {
+      const [k, single, detail] = asSent(singleField(row, field, base), [field]);
+      const alone = await send(k, single, built.pathParams, detail);
+      shown ||= Math.floor(alone.status / 100) === Math.floor(exchange.status / 100);
+    }
+    if (!shown) run.sent.push({ kind, exchange, ...extra });
+  };
+
   let built: BuiltRequest;
   try {
     built = await buildRecipeOnceMore(ctx, op);
@@ -136,6 +189,22 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
 
   const schema = jsonBodySchema(op);
   const mayGenerate = safety?.generated ?? true;
+  const recipeBody = objectBody(built.request.json);
+  if (schema && mayGenerate && recipeBody) {
+    // Edges first, deterministically: a seed changes only the random part that follows.
+    const profile = ctx.cases.profile;
+    for (const base of edgeBases(ctx, op, recipeBody)) {
+      const rows = edgeRows({
+        doc: ctx.cases.model.doc,
+        bodySchema: schema,
+        body: base,
+        keeps: (f) => f in built.refs || f === 'tags' || (profile.fieldsNeverSent ?? []).includes(f),
+        isName: (f) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f),
+        accepts: (json) => ctx.validators.validate(schema, json) === undefined,
+      });
+      for (const row of rows) await sendEdgeRow(row, base);
+    }
+  }
   if (schema && mayGenerate) {
     const arb = bodyArbitrary(ctx.cases, op, built.refs);
     if (arb) {

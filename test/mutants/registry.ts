@@ -436,6 +436,23 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'contract-crash-on-non-ascii',
+      breaks: 'POST /work_pools/ crashes (500) on a description with a character outside ASCII',
+      onResponse: (req, res) => {
+        const description = bodyOf(req).description;
+        return matches('/work_pools/', 'POST', req) &&
+          typeof description === 'string' &&
+          [...description].some((c) => c.charCodeAt(0) > 127)
+          ? jsonResponse(500, { exception_message: 'Internal Server Error' })
+          : res;
+      },
+    },
+    operations: '^POST /work_pools/$',
+    // Random strings are ASCII: only the edges every run sends reach it, whatever the seed.
+    killedBy: ['contract.no-5xx POST /work_pools/'],
+  },
+  {
+    mutant: {
       id: 'errors-text-plain-crash',
       breaks: 'POST /flows/ crashes on a JSON body sent as text/plain (500), as Prefect does on three other creates',
       onResponse: (req, res) =>

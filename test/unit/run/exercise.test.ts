@@ -102,3 +102,57 @@ describe('the fields a generated cause lies in', () => {
     expect(changedFields({ key: 'ct-g0-B' }, { key: 'ct-1' }, 'ct')).toEqual(['key']);
   });
 });
+
+describe('the edges every run sends', () => {
+  /** A target that crashes on a variable whose value is a string of more than 500 characters. */
+  function crashingOnLongValues() {
+    const { ctx, sent } = exercising();
+    const send = ctx.client.send.bind(ctx.client);
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        const ex = await send(r);
+        const value = (r.json as { value?: unknown } | undefined)?.value;
+        return typeof value === 'string' && value.length > 500 ? ({ ...ex, status: 500 } as Exchange) : ex;
+      },
+    } as unknown as HttpClient;
+    ctx.problemWithValidExchange = (_op, ex) => (ex.status >= 500 ? 'a server error' : undefined);
+    return { ctx, sent };
+  }
+  const variables = () => model.operations.find((o) => o.key === 'POST /variables/')!;
+
+  test('come after the recipe and before the random bodies, the same whatever the seed', async () => {
+    const bodies = async (seed: number) => {
+      const { ctx } = exercising();
+      ctx.seed = seed;
+      const run = await exerciseOperation(ctx, variables());
+      const kinds = run.sent.map((s) => s.kind);
+      expect(kinds[0]).toBe('recipe');
+      expect(kinds.indexOf('generated')).toBeGreaterThan(kinds.lastIndexOf('edge'));
+      return run.sent.filter((s) => s.kind === 'edge').map((s) => s.exchange.requestBody ?? s.detail);
+    };
+    expect(await bodies(1)).toEqual(await bodies(2));
+  });
+
+  test('a row that crashes goes one field at a time, and the crash is keyed by its own field alone', async () => {
+    const { ctx } = crashingOnLongValues();
+    const run = await exerciseOperation(ctx, variables());
+    const crashed = run.sent.filter((s) => s.kind === 'edge' && s.exchange.status === 500);
+    expect(crashed.length).toBeGreaterThan(0);
+    for (const s of crashed) expect(s.fields).toEqual(['value']);
+    // The long name went alone too, and was taken.
+    const longName = run.sent.find((s) => s.kind === 'edge' && s.detail === 'edge long: /name');
+    expect(longName?.exchange.status).toBe(201);
+  });
+
+  test('a create that names its member gets its edges on the member the recipe made and on a new one', async () => {
+    const { ctx, sent } = exercising();
+    await exerciseOperation(ctx, variables());
+    const recipeName = (
+      sent[sent.findIndex((r) => r.json && (r.json as { name?: string }).name)].json as { name: string }
+    ).name;
+    const nullValues = sent.filter((r) => r.json && (r.json as { value?: unknown }).value === null);
+    const names = nullValues.map((r) => (r.json as { name: string }).name);
+    expect(names).toContain(recipeName);
+    expect(names.some((n) => n !== recipeName && n.startsWith('ct-exercise-'))).toBe(true);
+  });
+});

@@ -1,0 +1,206 @@
+/**
+ * The boundary values of a body's fields, sent deterministically before the random ones, so that a seed
+ * changes only the random part: numbers below and at a minimum, 0, −1, at and above a maximum; strings
+ * empty, long and non-ASCII; null where a field is nullable; empty arrays and objects; the earliest and
+ * latest instants of a date-time. A field that names the run's object keeps the run's name in its edges,
+ * so that an edge never reaches an object that is not the run's.
+ */
+import type { OpenApiDocument } from '../openapi/document.js';
+import { resolveRef, type Schema } from '../openapi/operations.js';
+import { mergeAllOf } from './arbitrary.js';
+
+/** What an edge is, as a row's name: every field that has this edge gets it in the same body. */
+export type EdgeLabel =
+  | 'null'
+  | 'below-minimum'
+  | 'minimum'
+  | 'zero'
+  | 'minus-one'
+  | 'maximum'
+  | 'above-maximum'
+  | 'empty'
+  | 'long'
+  | 'too-long'
+  | 'non-ascii'
+  | 'empty-array'
+  | 'empty-object'
+  | 'earliest'
+  | 'latest';
+
+export interface FieldEdge {
+  field: string;
+  label: EdgeLabel;
+  value: unknown;
+}
+
+/** One body of edges: the recipe's body with each of `fields` set to its edge of `label`. */
+export interface EdgeRow {
+  label: EdgeLabel;
+  fields: string[];
+  json: Record<string, unknown>;
+  /** Whether the document's schema accepts the body (Ajv's word): invalid rows are negative cases. */
+  valid: boolean;
+}
+
+type S = Schema & {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  properties?: Record<string, Schema>;
+  format?: string;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  minProperties?: number;
+  additionalProperties?: boolean | Schema;
+  items?: Schema;
+};
+
+/** The labels of values past a bound the document sets: a body with one of them is invalid. */
+export const OUT_OF_RANGE: ReadonlySet<EdgeLabel> = new Set(['below-minimum', 'above-maximum', 'too-long']);
+
+/** A long string where the schema sets no maximum length: longer than any name a person types. */
+const LONG = 1000;
+const NON_ASCII = 'Grüße, 世界 🌍';
+
+/** The branches of a field's schema apart from null, and whether null is one of them. */
+function branchesOf(doc: OpenApiDocument, schema: Schema): { branches: S[]; nullable: boolean } {
+  const s = mergeAllOf({ doc }, resolveRef<S>(doc, schema));
+  const union = s.anyOf ?? s.oneOf;
+  const all = union ? union.map((b) => mergeAllOf({ doc }, resolveRef<S>(doc, b))) : [s];
+  const isNull = (b: S) => b.type === 'null' || (Array.isArray(b.type) && b.type.length === 1 && b.type[0] === 'null');
+  const typeList = (b: S) => (Array.isArray(b.type) ? b.type : []);
+  return {
+    branches: all.filter((b) => !isNull(b)),
+    nullable: all.some(isNull) || typeList(s).includes('null'),
+  };
+}
+
+const typeOf = (b: S): string | undefined =>
+  Array.isArray(b.type) ? b.type.find((t) => t !== 'null') : (b.type ?? (b.properties ? 'object' : undefined));
+
+function numberEdges(b: S, integer: boolean): Array<[EdgeLabel, number]> {
+  const step = integer ? 1 : 0.5;
+  const out: Array<[EdgeLabel, number]> = [];
+  const min = b.minimum ?? (b.exclusiveMinimum !== undefined ? b.exclusiveMinimum + step : undefined);
+  const max = b.maximum ?? (b.exclusiveMaximum !== undefined ? b.exclusiveMaximum - step : undefined);
+  if (min !== undefined) out.push(['below-minimum', b.minimum !== undefined ? min - step : b.exclusiveMinimum!]);
+  // Where the document sets no bound, the bounds of the numbers the generators draw (32-bit integers, ±1e9).
+  out.push(['minimum', min ?? (integer ? -(2 ** 31) : -1e9)]);
+  out.push(['zero', 0], ['minus-one', -1]);
+  out.push(['maximum', max ?? (integer ? 2 ** 31 - 1 : 1e9)]);
+  if (max !== undefined) out.push(['above-maximum', b.maximum !== undefined ? max + step : b.exclusiveMaximum!]);
+  return b.multipleOf ? out.filter(([, v]) => Number.isInteger(v / b.multipleOf!)) : out;
+}
+
+function stringEdges(b: S, runName: string | undefined): Array<[EdgeLabel, string]> {
+  if (b.enum || 'const' in b || b.pattern) return [];
+  if (b.format === 'date-time')
+    return [
+      ['earliest', '0001-01-01T00:00:00Z'],
+      ['latest', '9999-12-31T23:59:59Z'],
+    ];
+  if (b.format === 'date')
+    return [
+      ['earliest', '0001-01-01'],
+      ['latest', '9999-12-31'],
+    ];
+  // A uuid names another object (the run's references give those); other formats have no edge of their own here.
+  if (b.format) return [];
+  // The run's name stays at the start: the object an edge makes or reaches is still recognisably the run's.
+  const base = runName ?? '';
+  const long = (n: number) => base + 'x'.repeat(Math.max(0, n - base.length));
+  const out: Array<[EdgeLabel, string]> = [];
+  if (runName === undefined && (b.minLength ?? 0) === 0) out.push(['empty', '']);
+  out.push(['long', long(b.maxLength ?? LONG)]);
+  if (b.maxLength !== undefined) out.push(['too-long', long(b.maxLength + 1)]);
+  out.push(['non-ascii', base ? `${base}-${NON_ASCII}` : NON_ASCII]);
+  return out;
+}
+
+/** The edges of one field, from its schema; `runName` is the run's name the recipe gave it, where it has one. */
+export function edgesOfField(doc: OpenApiDocument, field: string, schema: Schema, runName?: string): FieldEdge[] {
+  const { branches, nullable } = branchesOf(doc, schema);
+  const edges: Array<[EdgeLabel, unknown]> = [];
+  // A name keeps the run's mark: null would leave the object without it.
+  if (nullable && runName === undefined) edges.push(['null', null]);
+  for (const b of branches) {
+    switch (typeOf(b)) {
+      case 'integer':
+        edges.push(...numberEdges(b, true));
+        break;
+      case 'number':
+        edges.push(...numberEdges(b, false));
+        break;
+      case 'string':
+        edges.push(...stringEdges(b, runName));
+        break;
+      case 'array':
+        if ((b.minItems ?? 0) === 0) edges.push(['empty-array', []]);
+        break;
+      case 'object':
+        if ((b.minProperties ?? 0) === 0) edges.push(['empty-object', {}]);
+        break;
+    }
+  }
+  // One edge per label and per value: at a minimum of 0, `zero` is `minimum`.
+  const seen = new Set<string>();
+  const fresh = (key: string) => !seen.has(key) && Boolean(seen.add(key));
+  return edges
+    .filter(([label, value]) => fresh(label) && fresh(`= ${JSON.stringify(value)}`))
+    .map(([label, value]) => ({ field, label, value }));
+}
+
+export interface EdgeInput {
+  doc: OpenApiDocument;
+  bodySchema: Schema;
+  /** The recipe's body, on which each row sets its fields. */
+  body: Record<string, unknown>;
+  /** Fields whose values the run gives and an edge must not change: references, tags, what the profile holds. */
+  keeps(field: string): boolean;
+  /** Whether a field names the run's object (its edges keep the run's name). */
+  isName(field: string): boolean;
+  /** Whether the document's schema accepts a body. */
+  accepts(body: unknown): boolean;
+}
+
+/**
+ * The rows of edges of a body, one per label, each setting every field that has an edge of that label.
+ * A row is one request; where the server does not take it as a valid body should be taken, the exercise
+ * sends its fields one at a time to find which one is the cause.
+ */
+export function edgeRows(input: EdgeInput): EdgeRow[] {
+  const root = mergeAllOf({ doc: input.doc }, resolveRef<S>(input.doc, input.bodySchema));
+  const byLabel = new Map<EdgeLabel, FieldEdge[]>();
+  for (const [field, schema] of Object.entries(root.properties ?? {})) {
+    if (input.keeps(field)) continue;
+    const current = input.body[field];
+    const runName = input.isName(field) && typeof current === 'string' ? current : undefined;
+    if (input.isName(field) && runName === undefined) continue;
+    for (const edge of edgesOfField(input.doc, field, schema, runName)) {
+      if (JSON.stringify(edge.value) === JSON.stringify(current)) continue;
+      // The field's schema alone does not say everything (an object's required members, a union's branches):
+      // the document's word on the body with this edge alone decides whether it is what its label says.
+      if (input.accepts({ ...input.body, [field]: edge.value }) === OUT_OF_RANGE.has(edge.label)) continue;
+      byLabel.set(edge.label, [...(byLabel.get(edge.label) ?? []), edge]);
+    }
+  }
+  return [...byLabel].map(([label, edges]) => {
+    const json = { ...input.body };
+    for (const e of edges) json[e.field] = e.value;
+    return { label, fields: edges.map((e) => e.field).sort(), json, valid: input.accepts(json) };
+  });
+}
+
+/** The row cut to one of its fields: the recipe's body with that field's edge alone. */
+export function singleField(row: EdgeRow, field: string, body: Record<string, unknown>): Record<string, unknown> {
+  return { ...body, [field]: row.json[field] };
+}

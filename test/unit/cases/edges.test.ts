@@ -1,0 +1,156 @@
+/** The edges of a body: each field's boundary values, valid rows valid by the document and the out-of-range rows not. */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { minimalFor } from '../../../src/cases/arbitrary.js';
+import { OUT_OF_RANGE, edgeRows, edgesOfField, singleField } from '../../../src/cases/edges.js';
+import { indexOperations, jsonBodySchema, type Schema } from '../../../src/openapi/operations.js';
+import { SchemaValidators } from '../../../src/openapi/validators.js';
+import { referenceDoc } from '../support.js';
+
+const doc = referenceDoc();
+const validators = new SchemaValidators(doc);
+const accepts = (schema: Schema) => (json: unknown) => validators.validate(schema, json) === undefined;
+
+describe('edges of a field', () => {
+  test('an integer between bounds: below and at the minimum, −1, at and above the maximum (0 is below the minimum here)', () => {
+    const edges = edgesOfField(doc, 'n', { type: 'integer', minimum: 1, maximum: 10 });
+    expect(edges.map((e) => [e.label, e.value])).toEqual([
+      ['below-minimum', 0],
+      ['minimum', 1],
+      ['minus-one', -1],
+      ['maximum', 10],
+      ['above-maximum', 11],
+    ]);
+  });
+
+  test('exclusive bounds: the bound itself is out of range, the next integer in it', () => {
+    const edges = Object.fromEntries(
+      edgesOfField(doc, 'n', { type: 'integer', exclusiveMinimum: 0, exclusiveMaximum: 5 }).map((e) => [
+        e.label,
+        e.value,
+      ]),
+    );
+    expect(edges).toMatchObject({ 'below-minimum': 0, minimum: 1, maximum: 4, 'above-maximum': 5 });
+  });
+
+  test('an unbounded integer gets the 32-bit bounds the generators use, and nothing out of range', () => {
+    const labels = edgesOfField(doc, 'n', { type: 'integer' }).map((e) => e.label);
+    expect(labels).toEqual(['minimum', 'zero', 'minus-one', 'maximum']);
+    expect(edgesOfField(doc, 'n', { type: 'integer' })[0].value).toBe(-(2 ** 31));
+  });
+
+  test('a nullable string: null, empty, long, non-ASCII; a maxLength gives at and past it', () => {
+    const edges = edgesOfField(doc, 's', { anyOf: [{ type: 'string', maxLength: 4 }, { type: 'null' }] });
+    expect(edges.map((e) => [e.label, e.value])).toEqual([
+      ['null', null],
+      ['empty', ''],
+      ['long', 'xxxx'],
+      ['too-long', 'xxxxx'],
+      ['non-ascii', 'Grüße, 世界 🌍'],
+    ]);
+  });
+
+  test("a name keeps the run's name at its start, and is never empty or null", () => {
+    const edges = edgesOfField(doc, 'name', { anyOf: [{ type: 'string' }, { type: 'null' }] }, 'run-7');
+    expect(edges.map((e) => e.label)).toEqual(['long', 'non-ascii']);
+    for (const e of edges) expect(String(e.value).startsWith('run-7')).toBe(true);
+  });
+
+  test('enums, patterns and uuids have no edge but null; dates have the earliest and latest', () => {
+    expect(edgesOfField(doc, 'e', { type: 'string', enum: ['A', 'B'] })).toEqual([]);
+    expect(edgesOfField(doc, 'p', { type: 'string', pattern: '^a$' })).toEqual([]);
+    expect(edgesOfField(doc, 'u', { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }] })).toEqual([
+      { field: 'u', label: 'null', value: null },
+    ]);
+    expect(edgesOfField(doc, 'd', { type: 'string', format: 'date-time' }).map((e) => e.value)).toEqual([
+      '0001-01-01T00:00:00Z',
+      '9999-12-31T23:59:59Z',
+    ]);
+  });
+});
+
+describe('rows of edges over the reference document', () => {
+  const bodies = indexOperations(doc).flatMap((op) => {
+    const schema = jsonBodySchema(op);
+    const body = schema ? minimalFor(schema, { doc }) : undefined;
+    return schema && body && typeof body === 'object' && !Array.isArray(body)
+      ? [[op.key, schema, body as Record<string, unknown>] as const]
+      : [];
+  });
+
+  test.each(bodies)(
+    '%s: a row is valid unless its label is out of range, and so is each of its fields alone',
+    (_k, schema, body) => {
+      const rows = edgeRows({
+        doc,
+        bodySchema: schema,
+        body,
+        keeps: () => false,
+        isName: () => false,
+        accepts: accepts(schema),
+      });
+      for (const row of rows) {
+        expect(row.valid, `${row.label} ${row.fields}`).toBe(!OUT_OF_RANGE.has(row.label));
+        for (const field of row.fields) {
+          const alone = singleField(row, field, body);
+          expect(accepts(schema)(alone), `${row.label} /${field}`).toBe(row.valid);
+        }
+      }
+    },
+  );
+
+  test('every field of a body gets its edges, one label per row, and fields kept are left as they are', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        flow_id: { type: 'string', format: 'uuid' },
+        limit: { type: 'integer', minimum: 0 },
+        tags: { type: 'array', items: { type: 'string' } },
+        description: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      },
+    };
+    const id = '00000000-0000-4000-8000-000000000000';
+    const body = { name: 'run-1', flow_id: id, limit: 1, tags: ['run'] };
+    const rows = edgeRows({
+      doc,
+      bodySchema: schema,
+      body,
+      keeps: (f) => f === 'flow_id' || f === 'tags',
+      isName: (f) => f === 'name',
+      accepts: accepts(schema),
+    });
+    const byLabel = Object.fromEntries(rows.map((r) => [r.label, r.fields]));
+    expect(byLabel).toEqual({
+      'below-minimum': ['limit'],
+      minimum: ['limit'],
+      maximum: ['limit'],
+      null: ['description'],
+      empty: ['description'],
+      long: ['description', 'name'],
+      'non-ascii': ['description', 'name'],
+    });
+    for (const row of rows) {
+      expect(row.json.flow_id).toBe(id);
+      expect(row.json.tags).toEqual(['run']);
+    }
+  });
+
+  test('rows are the same whatever order the properties come in (deterministic, no seed)', () => {
+    fc.assert(
+      fc.property(fc.shuffledSubarray(['a', 'b', 'c', 'd'], { minLength: 4 }), (order) => {
+        const properties = Object.fromEntries(order.map((k) => [k, { type: 'integer', maximum: 3 }]));
+        const schema = { type: 'object', properties };
+        const rows = edgeRows({
+          doc,
+          bodySchema: schema,
+          body: {},
+          keeps: () => false,
+          isName: () => false,
+          accepts: accepts(schema),
+        });
+        return rows.every((r) => r.fields.join() === 'a,b,c,d');
+      }),
+    );
+  });
+});
