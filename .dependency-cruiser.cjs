@@ -1,9 +1,24 @@
 /**
  * The one-way flow of README.md, enforced: a stage imports only from the stages before it, never from one
  * after it, and no cycle appears. `npm test` runs this (test/unit/layers.test.ts), and so does `npm run lint`.
- * The order is the LAYERS list; `run` joins the stages inside vitest and the entry points supervise.
+ * The order is the LAYERS list; `run` joins the stages inside vitest, `supervisor` holds what the CLI's process
+ * does around the suites (preflight, threads, cleanup, vitest in process), `commands` one module per command,
+ * and the entry points start them.
  */
-const LAYERS = ['config', 'managed', 'openapi', 'model', 'cases', 'resources', 'http', 'checks', 'report', 'run'];
+const LAYERS = [
+  'config',
+  'managed',
+  'openapi',
+  'model',
+  'cases',
+  'resources',
+  'http',
+  'checks',
+  'report',
+  'run',
+  'supervisor',
+  'commands',
+];
 const ENTRY_POINTS = '^src/(cli|bench)\\.ts$';
 
 const downstreamOf = (i) => LAYERS.slice(i + 1);

@@ -65,7 +65,7 @@ function workerConfig(start: WorkerStart, decided: Pick<WorkerConfig, Decided>):
 }
 
 /**
- * The suites run in this process (run/suitesInProcess.ts): vitest's worker thread takes its environment from
+ * The suites run in this process (supervisor/suitesInProcess.ts): vitest's worker thread takes its environment from
  * this process's, and the sequencer and reporters on the main thread read it too. What they know at their
  * start is put there for the run's length; the returned function takes it away (`compare` runs twice).
  */

@@ -614,7 +614,7 @@ export class HttpClient {
 }
 
 /**
- * The supervising CLI's own client, before the suites (run/preflight.ts) and after them (cleanup): four
+ * The supervising CLI's own client, before the suites (supervisor/preflight.ts) and after them (cleanup): four
  * requests at a time, the credentials' secrets redacted, nothing logged.
  */
 export function supervisorClient(target: {

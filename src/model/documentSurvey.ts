@@ -3,7 +3,7 @@
  * title and version, the rewrites it needed, the profile it calls for, and its operations by key. The suites
  * read the document again from the copy written here.
  *
- * The CLI surveys in a worker thread that ends before the suites start (run/preflight.ts): parsing,
+ * The CLI surveys in a worker thread that ends before the suites start (supervisor/preflight.ts): parsing,
  * validating and normalising a large document grows a heap that a major collection does not give back to the
  * system, and a thread's heap goes with the thread (docs/performance.md, "Decisions, and why").
  */

@@ -2,7 +2,7 @@
  * Read the target's OpenAPI document as served (from `{base}/openapi.json`, a URL or a file) and check that
  * it is one: JSON, OpenAPI 3.0 or 3.1, with paths. It needs nothing but Node itself (its fetch), so that the
  * CLI's preflight asks for the document before it loads what validates it: Prefect builds the document on
- * its first request, for over a second, and the validator loads meanwhile (run/preflight.ts).
+ * its first request, for over a second, and the validator loads meanwhile (supervisor/preflight.ts).
  */
 import { readFile } from 'node:fs/promises';
 import { UsageError } from '../config/errors.js';

@@ -53,6 +53,20 @@ describe('the one-way flow', () => {
     expect(await violations(dir)).toEqual(['checks-imports-downstream: src/checks/methods.ts → src/run/session.ts']);
   });
 
+  test('the supervisor and the commands are stages too: the run importing the supervisor, or the supervisor a command, fails', async () => {
+    const dir = tree({
+      'src/supervisor/thread.ts': 'export const openThread = () => 1;\n',
+      'src/commands/run.ts': 'export const runCommand = () => 2;\n',
+      'src/run/session.ts': "import { openThread } from '../supervisor/thread.js';\nexport const s = openThread();\n",
+      'src/supervisor/preflight.ts':
+        "import { runCommand } from '../commands/run.js';\nexport const p = runCommand();\n",
+    });
+    expect((await violations(dir)).sort()).toEqual([
+      'run-imports-downstream: src/run/session.ts → src/supervisor/thread.ts',
+      'supervisor-imports-downstream: src/supervisor/preflight.ts → src/commands/run.ts',
+    ]);
+  });
+
   test('an import of an earlier stage passes', async () => {
     const dir = tree({
       'src/openapi/operations.ts': 'export interface Operation { key: string }\n',

@@ -10,7 +10,7 @@ export function profileFor(document: LoadedDocument): Profile {
   return /prefect/i.test(title) || declaresPrefectHeader ? prefectProfile : seedProfile;
 }
 
-/** A profile by its name, as the survey of the document in the preflight thread reports it (run/preflight.ts). */
+/** A profile by its name, as the survey of the document in the preflight thread reports it (supervisor/preflight.ts). */
 export function profileNamed(name: string): Profile {
   const profile = [prefectProfile, seedProfile].find((p) => p.name === name);
   if (!profile) throw new Error(`no profile is named "${name}"`);

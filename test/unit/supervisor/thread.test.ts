@@ -4,11 +4,11 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { surveyDocument, type SurveyRequest } from '../../../src/model/documentSurvey.js';
-import { openThread, sibling } from '../../../src/run/thread.js';
+import { openThread, sibling } from '../../../src/supervisor/thread.js';
 import { repoRoot } from '../../support/runCli.js';
 
 type Survey = typeof import('../../../src/model/documentSurvey.js');
-type Preflight = typeof import('../../../src/run/preflight.js');
+type Preflight = typeof import('../../../src/supervisor/preflight.js');
 
 const reference = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');
 const request = (source: string): SurveyRequest => ({
@@ -26,7 +26,7 @@ const source = (file: string) => pathToFileURL(path.join(repoRoot, 'src', file))
 describe('openThread', () => {
   test('a call answers as the function does in this thread, compiled and from source', async () => {
     const here = await surveyDocument(request(reference));
-    const compiled = (await import(dist('run/thread.js'))) as typeof import('../../../src/run/thread.js');
+    const compiled = (await import(dist('supervisor/thread.js'))) as typeof import('../../../src/supervisor/thread.js');
     const inDist = compiled.openThread<Survey>(new URL(dist('model/documentSurvey.js')));
     const fromSource = openThread<Survey>(source('model/documentSurvey.ts'));
     try {
@@ -38,7 +38,7 @@ describe('openThread', () => {
   });
 
   test("bad input in the thread stays bad input: a UsageError with the thread's message", async () => {
-    const compiled = (await import(dist('run/thread.js'))) as typeof import('../../../src/run/thread.js');
+    const compiled = (await import(dist('supervisor/thread.js'))) as typeof import('../../../src/supervisor/thread.js');
     const { UsageError } = (await import(dist('config/errors.js'))) as typeof import('../../../src/config/errors.js');
     const thread = compiled.openThread<Survey>(new URL(dist('model/documentSurvey.js')));
     const missing = path.join(os.tmpdir(), 'no-such-document.json');
@@ -54,7 +54,7 @@ describe('openThread', () => {
   });
 
   test('one thread serves several calls; after it ends, a call is refused rather than left waiting', async () => {
-    const thread = openThread<Preflight>(source('run/preflight.ts'));
+    const thread = openThread<Preflight>(source('supervisor/preflight.ts'));
     const [all, none] = await Promise.all([
       thread.call('checksSelected', {}),
       thread.call('checksSelected', { families: ['no-such-family'] }),
@@ -67,7 +67,7 @@ describe('openThread', () => {
   });
 
   test('a name the module does not export is an error of the call, not a hang', async () => {
-    const thread = openThread<Record<string, (arg: unknown) => unknown>>(source('run/preflight.ts'));
+    const thread = openThread<Record<string, (arg: unknown) => unknown>>(source('supervisor/preflight.ts'));
     try {
       await expect(thread.call('noSuchFunction', {})).rejects.toThrow(/exports no function noSuchFunction/);
     } finally {
@@ -78,7 +78,11 @@ describe('openThread', () => {
 
 describe('sibling', () => {
   test('names the file of the same kind as the caller: .js beside compiled code, .ts beside source', () => {
-    expect(sibling('file:///r/dist/cli.js', './run/preflight.js').href).toBe('file:///r/dist/run/preflight.js');
-    expect(sibling('file:///r/src/cli.ts', './run/preflight.js').href).toBe('file:///r/src/run/preflight.ts');
+    expect(sibling('file:///r/dist/commands/run.js', '../supervisor/preflight.js').href).toBe(
+      'file:///r/dist/supervisor/preflight.js',
+    );
+    expect(sibling('file:///r/src/commands/run.ts', '../supervisor/preflight.js').href).toBe(
+      'file:///r/src/supervisor/preflight.ts',
+    );
   });
 });

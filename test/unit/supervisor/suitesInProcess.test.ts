@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { startSuites } from '../../../src/run/suitesInProcess.js';
+import { startSuites } from '../../../src/supervisor/suitesInProcess.js';
 import { repoRoot } from '../support.js';
 
 const root = path.join(repoRoot, 'fixtures', 'vitest-root');

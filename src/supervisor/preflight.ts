@@ -2,7 +2,7 @@
  * What the supervising CLI asks before the suites start, in order: whether the selection selects any check,
  * then (with a target) whether the target answers and what its document says, then the versions it reports
  * and which of the server's own side effects are absent before the run. The CLI calls these in a thread of
- * their own (run/thread.ts): the check registry, the document's parser and validator and the HTTP client
+ * their own (supervisor/thread.ts): the check registry, the document's parser and validator and the HTTP client
  * stay in that thread's heap and go with it, and the CLI beside the suites holds none of them.
  *
  * Each is loaded by the call that needs it, not as the thread starts: the document is asked for first, and

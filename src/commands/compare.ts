@@ -1,0 +1,88 @@
+/** `compare A B`: two runs, documents or targets, side by side. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { configFrom, UsageError, type Env } from '../config/config.js';
+import { runFiles } from '../config/worker.js';
+import { readExchangeLog } from '../http/behaviour.js';
+import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from '../report/compare.js';
+import { compareHtml, compareMarkdown } from '../report/compareReport.js';
+import type { Results } from '../report/results.js';
+import { shownPath } from '../report/publish.js';
+import { specDrift } from '../openapi/drift.js';
+import { managedSide } from '../managed/prefect.js';
+import { log, resultsFileIn } from './shared.js';
+import { runCommand } from './run.js';
+
+/** A side of `compare`: a managed server or a live URL (run the suite on it), or a results.json, its folder, or an OpenAPI document. */
+async function loadSide(
+  arg: string,
+  name: 'A' | 'B',
+  outDir: string,
+  flags: Env,
+): Promise<{ side: ComparedSide; document?: string }> {
+  const managed = managedSide(arg);
+  if (managed || /^https?:\/\//.test(arg)) {
+    const dir = path.join(outDir, `compare-${name.toLowerCase()}`);
+    log(`compare: running the suite on ${name} = ${arg}, reports in ${dir}`);
+    // Each side names its own target: a managed side's release and database, or a URL (and no release).
+    const overrides: Env = managed
+      ? {
+          CONFORMANCE_DB: managed.database,
+          CONFORMANCE_PREFECT_VERSION: managed.version ?? flags.CONFORMANCE_PREFECT_VERSION ?? '',
+          CONFORMANCE_BASE_URL: '',
+          PREFECT_API_URL: '',
+        }
+      : { CONFORMANCE_BASE_URL: arg, CONFORMANCE_PREFECT_VERSION: '' };
+    // What the side names (its target, its reports' folder) wins over the flags of the command, which apply
+    // to both sides: `--out` names the comparison's folder, and each side's reports go in a folder within it.
+    const side: Env = { ...overrides, CONFORMANCE_OUT: dir };
+    const sideFlags = Object.fromEntries(Object.entries(flags).filter(([k]) => !(k in side)));
+    await runCommand(sideFlags, side);
+    arg = dir;
+  }
+  const file = resultsFileIn(arg);
+  if (!existsSync(file))
+    throw new UsageError(
+      `compare: ${arg} is neither a URL, managed:sqlite, managed:postgres, managed:prefect@X[/postgres], nor a results.json or OpenAPI document`,
+    );
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  } catch (e) {
+    throw new UsageError(`compare: ${file} is not JSON (${(e as Error).message})`);
+  }
+  if (typeof parsed.openapi === 'string') return { side: { label: path.basename(file) }, document: file };
+  if (!Array.isArray(parsed.checks))
+    throw new UsageError(`compare: ${file} is neither a results.json nor an OpenAPI document`);
+  const results = parsed as unknown as Results;
+  const runDir = path.join(path.dirname(file), '.run');
+  const files = runFiles(runDir);
+  const behaviours = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).filter((b) => b.k) : undefined;
+  return {
+    side: { label: targetName(results.target), results, behaviours },
+    document: existsSync(files.spec) ? files.spec : undefined,
+  };
+}
+
+/** What changed from one document to the other. The loader is imported here only: a run does not need it. */
+async function documentDrift(a: string, b: string) {
+  const { loadDocument } = await import('../openapi/load.js');
+  return specDrift((await loadDocument(a)).doc, (await loadDocument(b)).doc);
+}
+
+/** `compare A B [run flags]`: writes compare.md, compare.html and compare.json; exit 1 when B regressed against A. */
+export async function compareCommand(a: string, b: string, flags: Env): Promise<number> {
+  const config = configFrom(flags);
+  mkdirSync(config.outDir, { recursive: true });
+  const sideA = await loadSide(a, 'A', config.outDir, flags);
+  const sideB = await loadSide(b, 'B', config.outDir, flags);
+  const drift = sideA.document && sideB.document ? await documentDrift(sideA.document, sideB.document) : undefined;
+  const comparison = compareRuns(sideA.side, sideB.side, drift);
+  writeFileSync(path.join(config.outDir, 'compare.json'), JSON.stringify(comparison, null, 2));
+  const markdown = compareMarkdown(comparison);
+  writeFileSync(path.join(config.outDir, 'compare.md'), markdown);
+  writeFileSync(path.join(config.outDir, 'compare.html'), compareHtml(comparison));
+  process.stdout.write(compareMarkdown(comparison, 20));
+  log(`comparison in ${shownPath(config.outDir)}: compare.html, compare.md, compare.json`);
+  return comparisonRegressed(comparison) ? 1 : 0;
+}

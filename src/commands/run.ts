@@ -1,0 +1,301 @@
+/**
+ * `conformance [run] [flags]`: one run. It validates the configuration, starts the managed Prefect server when no
+ * target is given, has the preflight survey the target, runs the suites (vitest, in this process), cleans up
+ * exactly what the run created, writes the reports and returns the exit code.
+ */
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { asGiven, configFrom, selectionLine, UsageError, type Config, type Env } from '../config/config.js';
+import { narrowsChecks, selectsOperation } from '../config/selection.js';
+import { handOver, runFiles, workerStart, type TargetIdentity } from '../config/worker.js';
+import { readExchangeLog } from '../http/behaviour.js';
+import { joinedPacing } from '../http/pacing.js';
+import { entryName, isExpired, loadBaseline } from '../report/baseline.js';
+import { namedBaselineFile, shippedBaselines } from '../report/baselineChoice.js';
+import { reasonsNothingCounts, summarize, type Results } from '../report/results.js';
+import { verdictLine } from '../report/terminal.js';
+import { clearReplaced, discard, freshStagingFolder, publish, shownPath } from '../report/publish.js';
+import { TOOL } from '../report/tool.js';
+import { enforcesAuthString, readPin, startPrefect, type ManagedServer } from '../managed/prefect.js';
+import { openThread, sibling } from '../supervisor/thread.js';
+import type { Suites } from '../supervisor/suitesInProcess.js';
+import { repoRoot, log, runSuites, readResults, SHIPPED_BASELINES, baselineOf, writeReports } from './shared.js';
+
+/** A selection of none of the document's operations, said as the user gave it. */
+function selectsNoOperation(config: Config, of: number): UsageError {
+  const selection = config.selection;
+  return new UsageError(
+    selection.operations && Object.keys(selection).length === 1
+      ? asGiven(
+          `CONFORMANCE_OPERATIONS "${selection.operations.replace(/\\\//g, '/')}" selects none of the document's ${of} operations ("METHOD /path")`,
+          config.givenAs,
+        )
+      : `the selection (${selectionLine(config)}) selects none of the document's ${of} operations`,
+  );
+}
+
+/** The operations of a managed release's document as its shipped baseline records them, if it ships one for that release. */
+function shippedOperations(version: string): string[] | undefined {
+  return shippedBaselines(SHIPPED_BASELINES, 'prefect').find((b) => b.release === version)?.operations;
+}
+
+const operationOfKey = (key: string) => ({ key, method: key.slice(0, key.indexOf(' ')) });
+
+/** A target's label, from what was found of it: `prefect 3.8.8 on sqlite`; baseline entries' `onlyOn` match it. */
+function labelOf(profile: string, identity: TargetIdentity): string {
+  const release = identity.release ? ` ${identity.release.version}` : '';
+  const database = identity.database ? ` on ${identity.database.name ?? 'an unknown database'}` : '';
+  return `${profile}${release}${database}`;
+}
+
+/**
+ * One run: everything is written to a fresh staging folder and moved into the report folder when the run
+ * ends. A run that fails before its suites start (an unreachable target, a selection of nothing, a bad
+ * baseline) leaves the previous reports as they were. Once the suites have judged, the previous run's
+ * entries of the names this run has written go (clearReplaced), while cleanup ends.
+ */
+/** `verdictLast`: the run's last line is its verdict (replay prints its cases first, then the verdict itself). */
+export async function runCommand(
+  flags: Env,
+  overrides: Env = {},
+  narrow: (c: Config) => Config = (c) => c,
+  verdictLast = true,
+): Promise<number> {
+  const requested = narrow(configFrom(flags, overrides));
+  const stage = freshStagingFolder(requested.outDir);
+  let ended = false;
+  let clearing: Promise<void> | undefined;
+  try {
+    const code = await runInto({ ...requested, outDir: stage }, () => {
+      clearing = clearReplaced(stage, requested.outDir);
+    });
+    ended = true;
+    return code;
+  } finally {
+    const where = shownPath(requested.outDir);
+    // What it could not delete, publish replaces.
+    await clearing?.catch(() => {});
+    if (ended) {
+      publish(stage, requested.outDir);
+      log(`reports in ${where}: index.html, results.json, junit.xml, summary.md`);
+      const published = verdictLast ? readResults(path.join(requested.outDir, 'results.json')) : undefined;
+      if (published) process.stdout.write(`${verdictLine(published)}\n`);
+    } else discard(stage); // the error says why, in its one line; the previous reports stay
+  }
+}
+
+/** The most time cleanup takes after the suites, whatever the deadline. */
+const CLEANUP_SECONDS_AT_MOST = 600;
+
+/**
+ * The managed server is the suite's own: unless the user gave credentials, it is started with HTTP Basic
+ * credentials the run makes, where its release enforces them, so that the auth family judges it rather than
+ * skipping. They are a secret of the run like any other: redacted wherever they would show.
+ */
+function withRunCredentials(config: Config): Config {
+  if (config.baseUrl || config.apiKey || config.authString) return config;
+  if (!enforcesAuthString(readPin(config.prefectVersion).prefect)) return config;
+  return { ...config, authString: `conformance:${randomBytes(18).toString('base64url')}` };
+}
+
+/** `judged`: called when the suites have ended, before cleanup ends and the reports are written. */
+export async function runInto(asked: Config, judged: () => void = () => {}): Promise<number> {
+  const config = withRunCredentials(asked);
+  const startedAt = new Date().toISOString();
+  const runDir = path.join(config.outDir, '.run');
+  mkdirSync(runDir, { recursive: true });
+  const files = runFiles(runDir);
+
+  let server: ManagedServer | undefined;
+  let interrupted = false;
+  let suites: Suites | undefined;
+  const onSignal = () => {
+    interrupted = true;
+    log('interrupted: stopping the suites, then cleaning up');
+    suites?.stop();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // What the run asks before the suites start is asked in a thread that ends before they do (supervisor/preflight.ts).
+  const preflight = openThread<typeof import('../supervisor/preflight.js')>(
+    sibling(import.meta.url, '../supervisor/preflight.js'),
+  );
+  // Cleanup waits for the suites' end in a thread of its own: vitest's reporters hold the main thread for
+  // seconds after the last request (allure's ~4,000 files), and the server would wait idle meanwhile. It
+  // loads its modules now, while the target is surveyed, rather than when the suites start sending.
+  const cleaning = openThread<typeof import('../supervisor/cleanupThread.js')>(
+    sibling(import.meta.url, '../supervisor/cleanupThread.js'),
+  );
+  let handedOver = false;
+  try {
+    // A selection of no check is known before any server is started or asked. A selection that leaves no
+    // check out cannot be one: the target is asked at once, rather than after the registry has loaded.
+    if (narrowsChecks(config.selection)) {
+      const checks = await preflight.call('checksSelected', config.selection);
+      if (checks.selected === 0)
+        throw new UsageError(
+          `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
+        );
+    }
+    // vitest starts now, and its start (1.3–1.9 s here) goes on while the target is started and surveyed: the
+    // suites wait for what the preflight decides (handOver below) before they send anything.
+    const start = workerStart(config, { runDir, startedAt });
+    suites = runSuites(start);
+    let baseUrl = config.baseUrl;
+    // Said before anything is sent: the target a user's Prefect settings name is theirs, not the suite's.
+    if (config.readOnlyBecause) log(`read-only: ${config.readOnlyBecause}`);
+    // A baseline file named is read before a server is started or asked: a wrong one is bad input, at once.
+    const named = namedBaselineFile(config.baselinePath);
+    if (named) loadBaseline(named);
+    if (!baseUrl) {
+      // An unknown or uninstallable release is bad input, found before anything starts.
+      const version = readPin(config.prefectVersion).prefect;
+      // So is a selection of none of its operations, where the suite ships the release's operations (their
+      // keys: a selection by document tag waits for the document).
+      const shipped = config.specSource || config.selection.tags ? undefined : shippedOperations(version);
+      if (shipped && !shipped.some((key) => selectsOperation(config.selection, operationOfKey(key))))
+        throw selectsNoOperation(config, shipped.length);
+      log(`no target configured: starting a managed Prefect ${version} server on ${config.database}`);
+      try {
+        // With an auth string and no target, the managed server is started with that auth (HTTP Basic).
+        server = await startPrefect({ database: config.database, authString: config.authString, version, log });
+      } catch (e) {
+        throw new UsageError(`cannot start the managed Prefect server: ${(e as Error).message.split('\n')[0]}`);
+      }
+      baseUrl = server.baseUrl;
+    }
+    const credentials = { apiKey: config.apiKey, authString: config.authString };
+    const spec = await preflight.call('surveyTarget', {
+      ...credentials,
+      baseUrl,
+      source: config.specSource ?? `${baseUrl}/openapi.json`,
+      timeoutMs: config.requestTimeoutMs,
+      writeTo: files.spec,
+    });
+    for (const n of spec.normalisations)
+      log(`the document needed a rewrite: ${n.description} (${n.count}×, first at ${n.first})`);
+    const operations = spec.operations;
+    // A selection of nothing would judge nothing: bad input, not a pass.
+    if (!operations.some((op) => selectsOperation(config.selection, op)))
+      throw selectsNoOperation(config, operations.length);
+    const state = await preflight.call('targetState', {
+      ...credentials,
+      baseUrl,
+      timeoutMs: config.requestTimeoutMs,
+      operations,
+      profile: spec.profile,
+      readOnly: config.readOnly,
+      // A label the user gave decides which entries apply; the managed server's database is known.
+      tellDatabase: !server && !config.targetLabel,
+    });
+    await preflight.end();
+    const reported = state.reported;
+    if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
+    const chosen = baselineOf(config, spec.profile, {
+      given: config.serverVersion,
+      managed: server?.version,
+      reported: reported.find((v) => v.kind === 'release'),
+      operations: operations.map((op) => op.key),
+    });
+    const identity: TargetIdentity = {
+      release: chosen.release,
+      database: server
+        ? { name: server.database, how: 'the managed server' }
+        : state.database && { name: state.database.database, how: state.database.how },
+      baselineFrom: chosen.borrowedFrom,
+    };
+    if (identity.database && !server)
+      log(`database: ${identity.database.name ?? 'unknown'} (${identity.database.how})`);
+    const baselinePath = chosen.path;
+    const baseline = loadBaseline(baselinePath);
+    log(
+      `target ${spec.title} ${spec.apiVersion} (OpenAPI ${spec.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
+    );
+
+    const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
+    const targetLabel = managed ?? config.targetLabel ?? labelOf(spec.profile, identity);
+    // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
+    // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
+    const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
+    await cleaning.call('watch', {
+      ...credentials,
+      baseUrl,
+      timeoutMs: config.requestTimeoutMs,
+      ledger: files.ledger,
+      exchanges: files.exchanges,
+      suitesEnded: files.suitesEnded,
+      seconds: cleanupSeconds,
+      why: `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
+      maxRate: config.maxRate,
+    });
+    handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed, identity, targetLabel });
+    handedOver = true;
+    const suitesEnd = await suites.ended;
+    judged();
+    // vitest has closed and its worker thread is gone: what a test that outlived its timeout created before
+    // then is deleted too, and the rest of cleanup follows.
+    const cleaned = await cleaning.call('finish', {
+      profile: spec.profile,
+      runTag: config.runTag,
+      readOnly: config.readOnly,
+      absentSideEffects: state.absentSideEffects,
+    });
+
+    const resultsFile = path.join(config.outDir, 'results.json');
+    const expired = baseline.entries.filter((e) => isExpired(e));
+    const results: Results = readResults(resultsFile) ?? {
+      tool: TOOL,
+      target: { baseUrl, openapi: spec.openapi, apiVersion: spec.apiVersion, profile: spec.profile },
+      seed: config.seed,
+      runTag: config.runTag,
+      runs: config.runs,
+      readOnly: config.readOnly,
+      startedAt,
+      durationMs: 0,
+      operations: [],
+      checks: [],
+      summary: summarize([], 0),
+      errors: ['the suites ended without writing results'],
+    };
+    if (reported.length) results.target.serverVersions = reported;
+    if (identity.release) results.target.serverVersion = identity.release.version;
+    results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
+    if (spec.normalisations.length) results.normalisations = spec.normalisations;
+    results.cleanup = cleaned.report;
+    // The rate limits cleanup met count with the suites'.
+    if (results.timing)
+      results.timing.pacing = results.timing.pacing
+        ? joinedPacing(results.timing.pacing, cleaned.pacing)
+        : cleaned.pacing;
+    if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
+    // A failure of vitest's own may leave results that look complete: the run cannot pass on them.
+    if (suitesEnd.failure) (results.errors ??= []).push(suitesEnd.failure);
+    // A gate must never pass on a run that judged nothing, or on a target that never answered.
+    const statuses = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).map((b) => b.s) : [];
+    for (const reason of reasonsNothingCounts(results, statuses)) (results.errors ??= []).push(reason);
+    // An expired entry fails the run: the deviation it excused was due to be fixed, or the entry reviewed.
+    for (const e of expired)
+      (results.errors ??= []).push(`baseline entry expired on ${e.expires}: ${entryName(e)} (${e.reason})`);
+    if (results.cleanup.failed.length)
+      (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
+    results.summary.requests += state.requests + cleaned.requests;
+    results.durationMs = Date.now() - Date.parse(startedAt);
+    return writeReports(results, config.outDir);
+  } finally {
+    await preflight.end();
+    await cleaning.end();
+    // A run that failed before the hand-over (bad input, an unreachable target): the waiting suites have sent
+    // nothing, and go without a word.
+    if (suites && !handedOver) {
+      suites.stop();
+      await suites.ended;
+    }
+    // Left when the suites never read it (interrupted first): the run folder goes with the reports.
+    rmSync(files.workerConfig, { force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    // The server's own log beside the reports: a 5xx in results.json has its traceback there.
+    if (server) await server.stop({ keepLogAt: path.join(config.outDir, 'server.log') });
+  }
+}
