@@ -27,8 +27,17 @@ export interface BaselineEntry {
    * found by generation is reproduced whatever the seed (and an entry that stops failing is noticed).
    */
   replay?: Replay;
-  /** The deviation shows only sometimes (it depends on timing): a pass is not reported as xpass. */
-  intermittent?: boolean;
+  /**
+   * Where an entry has no replay, which request of every run shows it instead (the document, the valid
+   * request, a negative case, an edge, the text/plain body, the check's own requests), or why no body can
+   * (a race, state other checks leave). A shipped baseline gives every entry one or the other.
+   */
+  shownBy?: string;
+  /**
+   * The deviation shows only sometimes (it depends on timing): a pass is not reported as xpass. `true`, or
+   * how often it showed where that was measured ("3 of 16 runs: …").
+   */
+  intermittent?: boolean | string;
   /** The entry applies only to a target whose label (CONFORMANCE_TARGET_LABEL, set by the managed launcher) contains this, e.g. "sqlite". */
   onlyOn?: string;
   /** After this date (YYYY-MM-DD) the entry no longer excuses anything. */

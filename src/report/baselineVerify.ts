@@ -27,7 +27,11 @@ export interface EntryVerification {
   kind: string;
   key: string;
   intermittent: boolean;
-  /** Why the run could not meet it in every seed: a generated input and no replay. */
+  /** How often an intermittent entry showed, where its entry says. */
+  rate?: string;
+  /** Which request of every run shows an entry without a replay, or why none can (BaselineEntry.shownBy). */
+  shownBy?: string;
+  /** Why the run could not meet it in every seed: a generated input, and neither a replay nor a request that shows it. */
   seedDependent: boolean;
   operations: OperationOutcome[];
   /** The entry's verdict over its operations: the worst one judged. */
@@ -68,8 +72,10 @@ export function verifyBaseline(
       check: e.check,
       kind: e.kind,
       key: e.key,
-      intermittent: e.intermittent === true,
-      seedDependent: / generated/.test(e.key) && !e.replay,
+      intermittent: Boolean(e.intermittent),
+      ...(typeof e.intermittent === 'string' ? { rate: e.intermittent } : {}),
+      ...(e.shownBy ? { shownBy: e.shownBy } : {}),
+      seedDependent: / generated/.test(e.key) && !e.replay && !e.shownBy,
       operations,
       outcome: ORDER.find((o) => outcomes.includes(o)) ?? 'not judged',
     };
@@ -95,7 +101,11 @@ export function verificationMarkdown(verified: EntryVerification[], baselineFile
       .filter((o) => o.outcome !== v.outcome || v.operations.length === 1)
       .map((o) => `${o.operation}: ${o.outcome}${o.showed ? ` (${o.showed.join('; ')})` : ''}`)
       .join('<br>');
-    const notes = [v.intermittent ? 'intermittent' : '', v.seedDependent ? 'a generated input without a replay' : '']
+    const notes = [
+      v.intermittent ? `intermittent${v.rate ? `: ${v.rate}` : ''}` : '',
+      v.seedDependent ? 'a generated input without a replay' : '',
+      v.shownBy ? `shown by ${v.shownBy}` : '',
+    ]
       .filter(Boolean)
       .join(', ');
     lines.push(

@@ -65,7 +65,7 @@ export function findingsMarkdown(releases: readonly ReleaseBaseline[], checks: r
   );
   for (const { entry: e, operations, releases: shownOn } of sorted) {
     const check = level.get(e.check)!;
-    const failure = `\`${e.kind} ${e.key}\`${e.onlyOn ? ` (${e.onlyOn} only)` : ''}${e.intermittent ? ' (intermittent)' : ''}`;
+    const failure = `\`${e.kind} ${e.key}\`${e.onlyOn ? ` (${e.onlyOn} only)` : ''}${e.intermittent ? ` (intermittent${typeof e.intermittent === 'string' ? `: ${e.intermittent}` : ''})` : ''}`;
     const { request, response } = e.evidence ?? {};
     const curl = request && curlOf(request);
     const shown = [

@@ -1,8 +1,11 @@
 /** baseline verify: each entry, per operation, reproduced, different, not reproduced or not judged by a run. */
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { Baseline, BaselineEntry } from '../../../src/report/baseline.js';
+import { type Baseline, type BaselineEntry, loadBaseline } from '../../../src/report/baseline.js';
+import { shippedBaselines } from '../../../src/report/baselineChoice.js';
 import { staleEntries, verificationMarkdown, verifyBaseline } from '../../../src/report/baselineVerify.js';
 import type { CheckResult } from '../../../src/report/results.js';
+import { repoRoot } from '../support.js';
 
 const entry = (over: Partial<BaselineEntry>): BaselineEntry => ({
   check: 'contract.no-5xx',
@@ -61,6 +64,31 @@ describe('verifyBaseline', () => {
     expect(verified.map((v) => v.outcome)).toEqual(['not judged', 'not reproduced']);
     expect(verified[1]).toMatchObject({ intermittent: true, seedDependent: false });
     expect(staleEntries(verified)).toEqual([]);
+  });
+
+  test('an entry without a replay that names the request of every run showing it is not seed-dependent; its rate is said', () => {
+    const verified = verifyBaseline(
+      {
+        entries: [
+          entry({ shownBy: 'the edge every run sends with limit −1' }),
+          entry({ intermittent: '2 of 16 runs', shownBy: 'no one body: a race' }),
+        ],
+      },
+      { checks: [result('POST /flows/', 'xfail', [['server-error', '500 generated']])] },
+    );
+    expect(verified[0]).toMatchObject({ seedDependent: false, shownBy: 'the edge every run sends with limit −1' });
+    expect(verified[1]).toMatchObject({ intermittent: true, rate: '2 of 16 runs' });
+    const md = verificationMarkdown(verified, 'b.json');
+    expect(md).toContain('reproduced (shown by the edge every run sends with limit −1)');
+    expect(md).toContain('reproduced (intermittent: 2 of 16 runs, shown by no one body: a race)');
+  });
+
+  test('every entry of a shipped baseline has a replay, or names what shows it in every run or why nothing can', () => {
+    const shipped = shippedBaselines(path.join(repoRoot, 'fixtures', 'baselines'), 'prefect');
+    expect(shipped.length).toBeGreaterThanOrEqual(4);
+    for (const { file } of shipped)
+      for (const e of loadBaseline(file).entries)
+        expect(e.replay ?? e.shownBy, `${path.basename(file)}: ${e.check} ${e.operation} ${e.key}`).toBeTruthy();
   });
 
   test('an entry for every operation is verified where the run judged its check', () => {
