@@ -76,6 +76,27 @@ describe('compare managed:sqlite managed:postgres', () => {
     expect(conformanceDatabases()).toEqual(databasesBefore);
   });
 
+  test('baseline verify on the PostgreSQL run: every entry of the pinned baseline reproduced (or intermittent); only SQLite entries not judged', () => {
+    const from = path.join(outDir, 'compare-b', 'results.json');
+    // Exit 1 (a throw here) when an entry is stale: not reproduced and not intermittent, or shown otherwise.
+    const out = execFileSync(path.join(repoRoot, 'bin', 'conformance'), ['baseline', 'verify', '--from', from], {
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(
+      /: \d+ entries, \d+ reproduced, 0 different, \d+ not reproduced, \d+ not judged by this run\n$/,
+    );
+    const verified = JSON.parse(readFileSync(path.join(outDir, 'compare-b', 'baseline-verify.json'), 'utf8')) as Array<{
+      outcome: string;
+      intermittent: boolean;
+    }>;
+    expect(verified.filter((v) => v.outcome === 'not reproduced' && !v.intermittent)).toEqual([]);
+    const baseline = JSON.parse(readFileSync(path.join(repoRoot, postgres.baseline!.file!), 'utf8')) as {
+      entries: Array<{ onlyOn?: string }>;
+    };
+    const elsewhere = baseline.entries.filter((e) => e.onlyOn && e.onlyOn !== 'postgres').length;
+    expect(verified.filter((v) => v.outcome === 'not judged')).toHaveLength(elsewhere);
+  });
+
   test('writes compare.html, compare.md and compare.json; the documents are the same', () => {
     for (const file of ['compare.html', 'compare.md', 'compare.json'])
       expect(existsSync(path.join(outDir, file)), file).toBe(true);
