@@ -8,7 +8,7 @@ import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from 
 import { compareHtml, compareMarkdown } from '../report/compareReport.js';
 import type { Results } from '../report/results.js';
 import { shownPath } from '../report/publish.js';
-import { specDrift } from '../openapi/drift.js';
+import { documentDrift } from '../openapi/drift.js';
 import { managedSide } from '../managed/prefect.js';
 import { log, resultsFileIn } from './shared.js';
 import { runCommand } from './run.js';
@@ -60,14 +60,14 @@ async function loadSide(
   const behaviours = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).filter((b) => b.k) : undefined;
   return {
     side: { label: targetName(results.target), results, behaviours },
-    document: existsSync(files.spec) ? files.spec : undefined,
+    document: existsSync(files.document) ? files.document : undefined,
   };
 }
 
 /** What changed from one document to the other. The loader is imported here only: a run does not need it. */
-async function documentDrift(a: string, b: string) {
+async function driftOfFiles(a: string, b: string) {
   const { loadDocument } = await import('../openapi/load.js');
-  return specDrift((await loadDocument(a)).doc, (await loadDocument(b)).doc);
+  return documentDrift((await loadDocument(a)).doc, (await loadDocument(b)).doc);
 }
 
 /** `compare A B [run flags]`: writes compare.md, compare.html and compare.json; exit 1 when B regressed against A. */
@@ -76,7 +76,7 @@ export async function compareCommand(a: string, b: string, flags: Env): Promise<
   mkdirSync(config.outDir, { recursive: true });
   const sideA = await loadSide(a, 'A', config.outDir, flags);
   const sideB = await loadSide(b, 'B', config.outDir, flags);
-  const drift = sideA.document && sideB.document ? await documentDrift(sideA.document, sideB.document) : undefined;
+  const drift = sideA.document && sideB.document ? await driftOfFiles(sideA.document, sideB.document) : undefined;
   const comparison = compareRuns(sideA.side, sideB.side, drift);
   writeFileSync(path.join(config.outDir, 'compare.json'), JSON.stringify(comparison, null, 2));
   const markdown = compareMarkdown(comparison);

@@ -153,7 +153,7 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
       const version = readPin(config.prefectVersion).prefect;
       // So is a selection of none of its operations, where the suite ships the release's operations (their
       // keys: a selection by document tag waits for the document).
-      const shipped = config.specSource || config.selection.tags ? undefined : shippedOperations(version);
+      const shipped = config.documentSource || config.selection.tags ? undefined : shippedOperations(version);
       if (shipped && !shipped.some((key) => selectsOperation(config.selection, operationOfKey(key))))
         throw selectsNoOperation(config, shipped.length);
       log(`no target configured: starting a managed Prefect ${version} server on ${config.database}`);
@@ -166,16 +166,16 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
       baseUrl = server.baseUrl;
     }
     const credentials = { apiKey: config.apiKey, authString: config.authString };
-    const spec = await preflight.call('surveyTarget', {
+    const survey = await preflight.call('surveyTarget', {
       ...credentials,
       baseUrl,
-      source: config.specSource ?? `${baseUrl}/openapi.json`,
+      source: config.documentSource ?? `${baseUrl}/openapi.json`,
       timeoutMs: config.requestTimeoutMs,
-      writeTo: files.spec,
+      writeTo: files.document,
     });
-    for (const n of spec.normalisations)
+    for (const n of survey.normalisations)
       log(`the document needed a rewrite: ${n.description} (${n.count}×, first at ${n.first})`);
-    const operations = spec.operations;
+    const operations = survey.operations;
     // A selection of nothing would judge nothing: bad input, not a pass.
     if (!operations.some((op) => selectsOperation(config.selection, op)))
       throw selectsNoOperation(config, operations.length);
@@ -184,7 +184,7 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
       baseUrl,
       timeoutMs: config.requestTimeoutMs,
       operations,
-      profile: spec.profile,
+      profile: survey.profile,
       readOnly: config.readOnly,
       // A label the user gave decides which entries apply; the managed server's database is known.
       tellDatabase: !server && !config.targetLabel,
@@ -192,7 +192,7 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
     await preflight.end();
     const reported = state.reported;
     if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
-    const chosen = baselineOf(config, spec.profile, {
+    const chosen = baselineOf(config, survey.profile, {
       given: config.serverVersion,
       managed: server?.version,
       reported: reported.find((v) => v.kind === 'release'),
@@ -210,11 +210,11 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
     const baselinePath = chosen.path;
     const baseline = loadBaseline(baselinePath);
     log(
-      `target ${spec.title} ${spec.apiVersion} (OpenAPI ${spec.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
+      `target ${survey.title} ${survey.apiVersion} (OpenAPI ${survey.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
     );
 
     const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
-    const targetLabel = managed ?? config.targetLabel ?? labelOf(spec.profile, identity);
+    const targetLabel = managed ?? config.targetLabel ?? labelOf(survey.profile, identity);
     // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
     // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
     const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
@@ -229,14 +229,14 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
       why: `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
       maxRate: config.maxRate,
     });
-    handOver(runDir, { baseUrl, specPath: files.spec, baselinePath, managed, identity, targetLabel });
+    handOver(runDir, { baseUrl, documentPath: files.document, baselinePath, managed, identity, targetLabel });
     handedOver = true;
     const suitesEnd = await suites.ended;
     judged();
     // vitest has closed and its worker thread is gone: what a test that outlived its timeout created before
     // then is deleted too, and the rest of cleanup follows.
     const cleaned = await cleaning.call('finish', {
-      profile: spec.profile,
+      profile: survey.profile,
       runTag: config.runTag,
       readOnly: config.readOnly,
       absentSideEffects: state.absentSideEffects,
@@ -246,7 +246,7 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
     const expired = baseline.entries.filter((e) => isExpired(e));
     const results: Results = readResults(resultsFile) ?? {
       tool: TOOL,
-      target: { baseUrl, openapi: spec.openapi, apiVersion: spec.apiVersion, profile: spec.profile },
+      target: { baseUrl, openapi: survey.openapi, apiVersion: survey.apiVersion, profile: survey.profile },
       seed: config.seed,
       runTag: config.runTag,
       runs: config.runs,
@@ -261,7 +261,7 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
     if (reported.length) results.target.serverVersions = reported;
     if (identity.release) results.target.serverVersion = identity.release.version;
     results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
-    if (spec.normalisations.length) results.normalisations = spec.normalisations;
+    if (survey.normalisations.length) results.normalisations = survey.normalisations;
     results.cleanup = cleaned.report;
     // The rate limits cleanup met count with the suites'.
     if (results.timing)

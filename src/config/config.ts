@@ -18,7 +18,7 @@ export interface Config {
   /** The target's API root, or undefined: start the managed local Prefect server. */
   baseUrl?: string;
   /** Where to read the OpenAPI document from; default `{baseUrl}/openapi.json`. */
-  specSource?: string;
+  documentSource?: string;
   apiKey?: string;
   authString?: string;
   outDir: string;
@@ -155,7 +155,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     throw new UsageError(`CONFORMANCE_RUN_TAG must match [a-z0-9-]{4,40}, got "${runTag}"`);
   return {
     baseUrl,
-    specSource: env.CONFORMANCE_SPEC || undefined,
+    documentSource: env.CONFORMANCE_SPEC || undefined,
     apiKey: env.CONFORMANCE_API_KEY || env.PREFECT_API_KEY || undefined,
     authString,
     outDir: path.resolve(env.CONFORMANCE_OUT || 'reports'),

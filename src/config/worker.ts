@@ -27,7 +27,7 @@ export interface TargetIdentity {
 export interface WorkerConfig extends Omit<Config, 'baseUrl'> {
   baseUrl: string;
   /** The document the CLI validated, written to the run folder. */
-  specPath: string;
+  documentPath: string;
   /** Where the worker writes its ledger, exchange log and request list. */
   runDir: string;
   startedAt: string;
@@ -40,7 +40,7 @@ export interface WorkerConfig extends Omit<Config, 'baseUrl'> {
 }
 
 /** What the CLI decides while vitest starts: the target, its document, what it is, its label and the baseline. */
-type Decided = 'baseUrl' | 'specPath' | 'baselinePath' | 'managed' | 'identity' | 'targetLabel';
+type Decided = 'baseUrl' | 'documentPath' | 'baselinePath' | 'managed' | 'identity' | 'targetLabel';
 
 /** The worker configuration as the suites' process has it from its start: the run's, without what is decided later. */
 export type WorkerStart = Omit<WorkerConfig, Decided> & Partial<Pick<WorkerConfig, Decided>>;
@@ -56,7 +56,7 @@ function workerConfig(start: WorkerStart, decided: Pick<WorkerConfig, Decided>):
     ...start,
     // Each named: a decision of none (no baseline, no managed server) arrives without its key.
     baseUrl: decided.baseUrl,
-    specPath: decided.specPath,
+    documentPath: decided.documentPath,
     baselinePath: decided.baselinePath,
     managed: decided.managed,
     identity: decided.identity,
@@ -125,7 +125,7 @@ export function runFiles(runDir: string) {
   return {
     ledger: path.join(runDir, 'ledger.jsonl'),
     exchanges: path.join(runDir, 'exchanges.jsonl'),
-    spec: path.join(runDir, 'openapi.json'),
+    document: path.join(runDir, 'openapi.json'),
     requests: path.join(runDir, 'requests.txt'),
     /** The exchanges the suites expect to send (register.ts), for progress's estimate of what is left. */
     expectedExchanges: path.join(runDir, 'expected-exchanges'),

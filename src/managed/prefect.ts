@@ -109,9 +109,9 @@ export function notOnIndex(version: string, pipMessage: string): string | undefi
 export function ensurePrefect(log: (line: string) => void = () => {}, pin: PrefectPin = readPin()): string {
   const dir = venvDir(pin);
   const marker = path.join(dir, '.installed');
-  const spec = JSON.stringify({ prefect: pin.prefect, constraints: pin.constraints, add: pin.add });
+  const wanted = JSON.stringify({ prefect: pin.prefect, constraints: pin.constraints, add: pin.add });
   const bin = path.join(dir, 'bin', 'prefect');
-  if (existsSync(marker) && readFileSync(marker, 'utf8') === spec && existsSync(bin)) return bin;
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === wanted && existsSync(bin)) return bin;
   log(`installing prefect ${pin.prefect} into ${dir}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.dirname(dir), { recursive: true });
@@ -130,7 +130,7 @@ export function ensurePrefect(log: (line: string) => void = () => {}, pin: Prefe
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`${notOnIndex(pin.prefect, (e as Error).message) ?? (e as Error).message}${hint}`);
   }
-  writeFileSync(marker, spec);
+  writeFileSync(marker, wanted);
   return bin;
 }
 

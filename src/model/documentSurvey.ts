@@ -40,14 +40,14 @@ export async function surveyDocument(
 ): Promise<DocumentSurvey> {
   const served = await reading;
   await validateDocument(request.source, served.raw);
-  const spec = normalizedDocument(request.source, served.raw);
+  const document = normalizedDocument(request.source, served.raw);
   writeFileSync(request.writeTo, served.text);
   return {
-    openapi: spec.openapi,
-    title: spec.raw.info?.title ?? '',
-    apiVersion: spec.raw.info?.version ?? '',
-    normalisations: spec.normalisations,
-    profile: profileFor(spec).name,
-    operations: indexOperations(spec.doc).map(({ key, method, path, tags }) => ({ key, method, path, tags })),
+    openapi: document.openapi,
+    title: document.raw.info?.title ?? '',
+    apiVersion: document.raw.info?.version ?? '',
+    normalisations: document.normalisations,
+    profile: profileFor(document).name,
+    operations: indexOperations(document.doc).map(({ key, method, path, tags }) => ({ key, method, path, tags })),
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Spec drift between two OpenAPI documents, as a client sees it: operations added or removed, and each
+ * Drift between two OpenAPI documents, as a client sees it: operations added or removed, and each
  * change of a request or success-response schema classified as breaking (an old client can break) or
  * non-breaking (an addition). Both documents are read in their 2020-12 form (see normalize.ts).
  */
@@ -29,7 +29,7 @@ export interface DriftChange {
   detail?: string;
 }
 
-export interface SpecDrift {
+export interface DocumentDrift {
   a: { title?: string; version?: string; operations: number };
   b: { title?: string; version?: string; operations: number };
   changes: DriftChange[];
@@ -158,7 +158,7 @@ function parameterFields(op: Operation): Map<string, FieldFacts> {
   return out;
 }
 
-export function specDrift(a: OpenApiDocument, b: OpenApiDocument): SpecDrift {
+export function documentDrift(a: OpenApiDocument, b: OpenApiDocument): DocumentDrift {
   const opsA = new Map(indexOperations(a).map((op) => [op.key, op]));
   const opsB = new Map(indexOperations(b).map((op) => [op.key, op]));
   const changes: DriftChange[] = [];

@@ -1,10 +1,10 @@
 /**
- * Side by side: two runs (or two documents) of the API, A and B. Three parts: spec drift between their
+ * Side by side: two runs (or two documents) of the API, A and B. Three parts: document drift between their
  * documents (computed by spec/drift.ts), the verdict diff per check id, and the behaviour diff where both
  * answered the same generated request (status, shape, order), with identifiers, times and run tags masked.
  */
 import { masked, sameShape, type Behaviour } from '../http/behaviour.js';
-import type { SpecDrift } from '../openapi/drift.js';
+import type { DocumentDrift } from '../openapi/drift.js';
 import type { CheckResult, ResultStatus, Results } from './results.js';
 
 export interface ComparedSide {
@@ -63,7 +63,7 @@ export interface Comparison {
   a: { label: string; target?: string; seed?: number; checks?: number };
   b: { label: string; target?: string; seed?: number; checks?: number };
   edition?: EditionDifferences;
-  drift?: SpecDrift;
+  drift?: DocumentDrift;
   verdicts?: { compared: number; changes: VerdictChange[] };
   behaviour?: {
     requestsA: number;
@@ -286,7 +286,7 @@ function editionDifferences(
   };
 }
 
-export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift): Comparison {
+export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: DocumentDrift): Comparison {
   const notes: string[] = [];
   const describe = (s: ComparedSide) => ({
     label: s.label,
@@ -303,7 +303,7 @@ export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: SpecDrift)
     notes.push(
       `the two runs used different seeds (${a.results.seed}, ${b.results.seed}): few generated requests will match`,
     );
-  if (!drift) notes.push('spec drift: needs the OpenAPI document of both sides');
+  if (!drift) notes.push('document drift: needs the OpenAPI document of both sides');
   const why = a.results && b.results ? editionsWhy(a.results, b.results) : undefined;
   const editions = why && verdicts ? editionDifferences(a.results!, b.results!, why, verdicts.changes) : undefined;
   const edition = editions?.edition;

@@ -33,7 +33,7 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
   for (const n of c.notes) lines.push(`> ${n}`, '');
 
   if (c.edition) lines.push('## Editions', '', ...editionLines(c.edition).map((l) => `- ${l}`), '');
-  lines.push('## 1. Spec drift', '');
+  lines.push('## 1. Document drift', '');
   if (c.drift) {
     const d = c.drift;
     const breaking = d.changes.filter((x) => x.breaking);
@@ -210,7 +210,7 @@ ${
         .join('')}</ul>`
     : ''
 }
-<h2>1. Spec drift</h2>${drift}
+<h2>1. Document drift</h2>${drift}
 <h2>2. Verdicts per check</h2>${verdicts}
 <h2>3. Behaviour on the same requests</h2>${behaviour}
 </body></html>

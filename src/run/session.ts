@@ -94,7 +94,7 @@ async function createSession(): Promise<Session> {
     maxRate: config.maxRate,
   });
   // The CLI validated the document and wrote it to the run folder before starting the suites.
-  const document = await loadDocument(config.specPath, {
+  const document = await loadDocument(config.documentPath, {
     headers: authHeaders(config),
     timeoutMs: config.requestTimeoutMs,
     validated: true,

@@ -154,6 +154,6 @@ describe('compare the committed document with the live one', () => {
     expect(c.drift!.changes.every((x) => typeof x.breaking === 'boolean')).toBe(true);
     // A breaking change makes compare exit 1, so that it can gate an upgrade.
     expect(doc.code).toBe(c.drift!.changes.some((x) => x.breaking) ? 1 : 0);
-    expect(readFileSync(path.join(doc.outDir, 'compare.md'), 'utf8')).toContain('## 1. Spec drift');
+    expect(readFileSync(path.join(doc.outDir, 'compare.md'), 'utf8')).toContain('## 1. Document drift');
   });
 });

@@ -29,7 +29,7 @@ const start = (dir: string, env: Record<string, string> = {}) =>
 
 const decided = {
   baseUrl: 'http://127.0.0.1:4200/api',
-  specPath: '/tmp/openapi.json',
+  documentPath: '/tmp/openapi.json',
   baselinePath: '/tmp/baseline.json',
   managed: 'prefect 3.8.8 on sqlite',
   targetLabel: 'prefect 3.8.8 on sqlite',
@@ -63,7 +63,7 @@ describe('worker configuration', () => {
     const dir = runDir();
     const known = start(dir, { CONFORMANCE_BASELINE: 'none' });
     expect(known.baselinePath).toBeUndefined();
-    handOver(dir, { baseUrl: decided.baseUrl, specPath: decided.specPath });
+    handOver(dir, { baseUrl: decided.baseUrl, documentPath: decided.documentPath });
     const config = await handedOver({ ...known, targetLabel: 'by URL' });
     expect(config.baselinePath).toBeUndefined();
     expect(config.managed).toBeUndefined();
