@@ -3,6 +3,7 @@
  * nothing from the body and changes nothing; DELETE removes exactly its object; PATCH changes only what
  * it names; a method a path does not offer gets 405.
  */
+import { filterModel } from '../model/filters.js';
 import { namedCollection, namedParam, type Collection } from '../model/model.js';
 import type { Obj } from '../model/oracle.js';
 import { UNKNOWN_UUID } from '../model/profiles/profile.js';
@@ -46,7 +47,33 @@ interface DeleteScenario {
   countBefore?: number;
   countAfter?: number;
   bystander?: Exchange;
+  /** The collection's filter and paginate after the DELETE, asked for the target's id and the bystander's. */
+  views: Array<{ name: 'filter' | 'paginate'; exchange: Exchange; target: string; bystander: string }>;
 }
+
+/**
+ * The views of a collection that select by id (`<key>.id.any_` in the body of its filter and paginate), for an
+ * object of it: where a deleted object must be gone from too.
+ */
+function viewsById(
+  ctx: CheckContext,
+  c: Collection,
+): Array<{ name: 'filter' | 'paginate'; op: Operation; key: string }> {
+  const model = filterModel(ctx.model, c);
+  const key = model?.ownKey;
+  const byId = key && model.filters[key].fields.some((f) => f.path.join('.') === 'id' && 'any_' in f.operators);
+  if (!byId || c.parentParams.length > 0) return [];
+  return [
+    { name: 'filter' as const, op: c.filter },
+    { name: 'paginate' as const, op: c.paginate },
+  ].flatMap((v) => (v.op ? [{ ...v, op: v.op, key }] : []));
+}
+
+/** The ids a filter's or a paginate's answer holds (a list, or paginate's `results`). */
+const idsIn = (json: unknown): string[] => {
+  const items = Array.isArray(json) ? json : (json as { results?: unknown } | undefined)?.results;
+  return Array.isArray(items) ? items.map((o) => String((o as Obj)?.id)) : [];
+};
 
 /** One DELETE scenario per operation, judged by the three DELETE checks. */
 function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenario> {
@@ -61,13 +88,28 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
     const target = field === c.idField && named !== undefined ? { [field]: named } : await ctx.object(c.path, 'fresh');
     const bystander = await ctx.object(c.path, 'fresh');
     const request = { ...built.request, path: pathNaming(built.request, target[field]) };
+    // The target's id, for the views that select by id: read before the DELETE where its path names it otherwise.
+    const targetId =
+      target.id ??
+      (c.read && viewsById(ctx, c).length > 0
+        ? ((await ctx.send(readOf(c, await ctx.itemPath(c, target)))).json as Obj | undefined)?.id
+        : undefined);
     const countBefore = await countOf(ctx, op);
     const first = await ctx.send(request, op);
     const readAfter = c.read ? await ctx.send(readOf(c, await ctx.itemPath(c, target))) : undefined;
     const second = await ctx.send(request, op);
     const countAfter = await countOf(ctx, op);
     const bystanderRead = c.read ? await ctx.send(readOf(c, await ctx.itemPath(c, bystander))) : undefined;
-    return { first, readAfter, second, countBefore, countAfter, bystander: bystanderRead };
+    // By id only where the object's id is known: the target named by its id, or made fresh for the scenario.
+    const ids = { target: targetId, bystander: bystander.id };
+    const views: DeleteScenario['views'] = [];
+    if (typeof ids.target === 'string' && typeof ids.bystander === 'string')
+      for (const v of viewsById(ctx, c)) {
+        const json = { [v.key]: { id: { any_: [ids.target, ids.bystander] } } };
+        const exchange = await ctx.send({ method: 'POST', template: v.op.path, path: v.op.path, json });
+        views.push({ name: v.name, exchange, target: ids.target, bystander: ids.bystander });
+      }
+    return { first, readAfter, second, countBefore, countAfter, bystander: bystanderRead, views };
   });
 }
 
@@ -349,6 +391,35 @@ export const methodsChecks = [
       return s.bystander || s.countBefore !== undefined
         ? pass()
         : skip('the collection offers neither a read nor a count to see it');
+    },
+  }),
+  defineCheck({
+    id: 'methods.delete-gone-from-views',
+    exchangesPerCase: 10,
+    isolation: 'alone',
+    level: 'MUST',
+    clause: '4.1; 4.3',
+    title: "MUST leave a deleted object out of the collection's filter and paginate, and keep the others there",
+    appliesTo: (op, ctx) => isDeleteOfObject(op, ctx) && viewsById(ctx, namedCollection(ctx.model, op)!).length > 0,
+    run: async (op, ctx) => {
+      const s = await deleteScenario(ctx, op);
+      if (!is2xx(s.first)) return unexpected('the DELETE of a fresh object', s.first);
+      if (s.views.length === 0) return skip("the objects' ids are not known to select them by");
+      for (const v of s.views) {
+        if (!is2xx(v.exchange)) return unexpected(`the ${v.name} by id after the DELETE`, v.exchange);
+        const ids = idsIn(v.exchange.json);
+        if (ids.includes(v.target))
+          return fail('state.changed', v.name, `the ${v.name} by id still answers the deleted object`, [
+            s.first,
+            v.exchange,
+          ]);
+        if (!ids.includes(v.bystander))
+          return fail('state.changed', `${v.name} bystander`, `the ${v.name} by id lost another object too`, [
+            s.first,
+            v.exchange,
+          ]);
+      }
+      return pass(s.views.map((v) => v.name).join(' and '));
     },
   }),
   defineCheck({

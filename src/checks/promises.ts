@@ -26,8 +26,8 @@ export const PROMISES_4_1: readonly Promise41[] = [
   },
   {
     promise: '`DELETE /collection/:id` deletes one member, from every view',
-    heldBy: ['methods.delete-then-404', 'methods.delete-only-target'],
-    note: 'not held yet in filters and pages: the checks look by id and by count only',
+    heldBy: ['methods.delete-then-404', 'methods.delete-only-target', 'methods.delete-gone-from-views'],
+    note: "by id (a GET), by count, and in the collection's filter and paginate by id, where they select by id",
   },
   {
     promise: '`PUT /collection/:id` creates or replaces one member',

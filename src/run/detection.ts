@@ -29,6 +29,7 @@ export const MUTANTS_CAUGHT: Readonly<Record<string, number>> = {
   'errors.wrong-content-type': 1,
   'filters.seed-example': 1,
   'methods.create-stored': 1,
+  'methods.delete-gone-from-views': 1,
   'methods.delete-only-target': 1,
   'methods.delete-twice-404': 1,
   'methods.get-ignores-body': 1,

@@ -255,6 +255,28 @@ export const verbMutants: MutantCase[] = [
     killedBy: ['methods.delete-only-target DELETE /flows/{id}'],
   },
   {
+    mutant: (() => {
+      // The flows this proxy saw deleted: its filter goes on answering them, as a stale cache of the filter would.
+      const deleted = new Map<string, true>();
+      return {
+        id: 'methods-filter-keeps-deleted',
+        breaks: 'POST /flows/filter goes on answering a flow after its DELETE',
+        onResponse: (req: ProxiedRequest, res: ProxiedResponse) => {
+          if (matches(FLOW_ITEM, 'DELETE', req) && res.status === 204) deleted.set(idIn(req), true);
+          if (!matches('/flows/filter', 'POST', req) || res.status !== 200) return res;
+          const asked = ((bodyOf(req).flows as { id?: { any_?: string[] } } | undefined)?.id?.any_ ?? []).filter((id) =>
+            deleted.has(id),
+          );
+          const found = json.parse(res.body) as Array<Record<string, unknown>>;
+          if (asked.length === 0 || found.length === 0) return res;
+          return { ...res, body: json.body([...found, ...asked.map((id) => ({ ...found[0], id }))]) };
+        },
+      };
+    })(),
+    operations: '^DELETE /flows/\\{id\\}$',
+    killedBy: ['methods.delete-gone-from-views DELETE /flows/{id}'],
+  },
+  {
     mutant: {
       id: 'methods-put-not-idempotent',
       breaks: 'PUT /saved_searches/ stores a different filter each time',

@@ -44,6 +44,14 @@ function flowServer(breaks?: string) {
       if (breaks === 'patch-empty' && Object.keys(body).length === 0) flow(id).tags = [];
       return { status: 204 };
     }
+    if (r.method === 'POST' && (r.path === '/flows/filter' || r.path === '/flows/paginate')) {
+      const wanted = ((r.json as { flows?: { id?: { any_?: string[] } } }).flows?.id?.any_ ?? []).map(flow);
+      // A view that was not told of the DELETE (a stale cache), or that lost every object with it.
+      const shown = wanted.filter((f) =>
+        breaks === 'view-stale' ? true : breaks === 'view-loses' ? false : !f.deleted && !flows.has('*'),
+      );
+      return { status: 200, json: r.path === '/flows/filter' ? shown : { results: shown, count: shown.length } };
+    }
     if (r.method === 'PUT' && r.path === '/saved_searches/')
       return { status: 200, json: { id: breaks === 'put' ? `s${++puts}` : 's1', name: 'x' } };
     if (r.method === 'POST' && r.path === '/flows/') {
@@ -74,6 +82,8 @@ const cases: Array<[string, string, string, string]> = [
   ['methods.delete-then-404', 'DELETE /flows/{id}', 'read-after-delete', 'state.changed 200'],
   ['methods.delete-twice-404', 'DELETE /flows/{id}', 'delete-twice', 'status.unexpected 204'],
   ['methods.delete-only-target', 'DELETE /flows/{id}', 'delete-two', 'state.changed bystander'],
+  ['methods.delete-gone-from-views', 'DELETE /flows/{id}', 'view-stale', 'state.changed filter'],
+  ['methods.delete-gone-from-views', 'DELETE /flows/{id}', 'view-loses', 'state.changed filter bystander'],
   ['methods.patch-partial', 'PATCH /flows/{id}', 'patch-more', 'state.changed /name'],
   ['methods.patch-partial', 'PATCH /flows/{id}', 'patch-empty', 'state.changed /tags/*'],
   ['methods.upsert', 'POST /flows/', 'upsert', 'answer.differs /id'],
@@ -94,9 +104,27 @@ describe('methods checks', () => {
 
   test('the DELETE scenario is sent once for the three DELETE checks', async () => {
     const fake = await fakeContext({ server: flowServer() });
-    for (const id of ['methods.delete-then-404', 'methods.delete-twice-404', 'methods.delete-only-target'])
+    for (const id of [
+      'methods.delete-then-404',
+      'methods.delete-twice-404',
+      'methods.delete-only-target',
+      'methods.delete-gone-from-views',
+    ])
       await judge(id, 'DELETE /flows/{id}', fake);
     expect(fake.sent.filter((r) => r.method === 'DELETE')).toHaveLength(2);
+    // The views by id, each asked once after the DELETE, for the target and the bystander.
+    expect(fake.sent.filter((r) => r.method === 'POST' && /filter|paginate/.test(r.path)).map((r) => r.json)).toEqual([
+      { flows: { id: { any_: ['id-1', 'flows-object-1'] } } },
+      { flows: { id: { any_: ['id-1', 'flows-object-1'] } } },
+    ]);
+  });
+
+  test('a collection whose filter cannot select by id, or that has none, has no view to see the DELETE in', async () => {
+    const fake = await fakeContext({ server: flowServer() });
+    expect(applies('methods.delete-gone-from-views', 'DELETE /flows/{id}', fake)).toBe(true);
+    expect(applies('methods.delete-gone-from-views', 'DELETE /work_pools/{work_pool_name}/workers/{name}', fake)).toBe(
+      false,
+    );
   });
 
   test('the DELETE scenario deletes the fresh object its recipe names, and makes only the bystander besides', async () => {
