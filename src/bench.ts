@@ -186,8 +186,8 @@ async function main(): Promise<void> {
     mkdirSync(profileDir, { recursive: true });
   }
   const target = await benchTarget(options);
-  // The previous bench's reports stay for the CLI to replace, as it replaces a user's previous run's. (The
-  // bench used to delete them itself once its clock had started: ~0.5 s of allure's ~4,000 files.)
+  // The previous bench's reports stay for the CLI to replace, as it replaces a user's previous run's: deleting
+  // allure's thousands of files inside the bench's clock would time the bench, not the run.
   const serverCpuBefore = treeCpu(target.serverPid);
   const selfBefore = cpuSeconds('self', true);
   const started = performance.now();

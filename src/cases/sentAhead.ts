@@ -1,7 +1,7 @@
 /**
  * A property's requests sent ahead, side by side, and judged in the property's own order. fast-check draws a
  * property's values one after another, and a check that sends a request for each pays a round trip per value:
- * behind 100 ms, a property of 190 filters takes 20 s at one request in flight. The values a run will draw
+ * behind a distant server, a property of a few hundred filters pays as many round trips. The values a run will draw
  * are known before it runs (`drawsOf`: a check of the same arbitraries, seed, runs and examples draws them),
  * so their requests go at once, the client bounding what is in flight, and the property takes each answer
  * as it reaches that value. Shrinking, after a failure, sends as

@@ -138,7 +138,7 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
           `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
         );
     }
-    // vitest starts now, and its start (1.3–1.9 s here) goes on while the target is started and surveyed: the
+    // vitest starts now, and its start (seconds) goes on while the target is started and surveyed: the
     // suites wait for what the preflight decides (handOver below) before they send anything.
     const start = workerStart(config, { runDir, startedAt });
     suites = runSuites(start);

@@ -170,7 +170,8 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     selection,
     runs: integer(env, 'CONFORMANCE_RUNS', 10, 1, 10000),
     requestTimeoutMs: integer(env, 'CONFORMANCE_TIMEOUT_MS', 10000, 100, 600000),
-    // 4 measured fastest on Prefect with SQLite (16 s); 8 turned into a storm of "database is locked" 503s (28 s).
+    // 4: more writes at once on Prefect with SQLite lose its one lock to each other ("database is locked" 503s and
+    // their retries) and the run gets slower, not faster (docs/performance.md).
     concurrency: integer(env, 'CONFORMANCE_CONCURRENCY', 4, 1, 256),
     maxRate: rate(env, 'CONFORMANCE_MAX_RATE'),
     budgetSeconds: env.CONFORMANCE_BUDGET ? integer(env, 'CONFORMANCE_BUDGET', 0, 1, 86400) : undefined,
