@@ -18,6 +18,24 @@ export function withoutVolatile(value: unknown, volatile: ReadonlySet<string>): 
   return value;
 }
 
+/**
+ * The volatile fields, with those in which two answers to the same request, with no write between them,
+ * differ: what the server computes afresh on each read (a run's duration from the clock) whatever the profile
+ * knows of it.
+ */
+export function volatileBetween(a: unknown, b: unknown, known: ReadonlySet<string>): Set<string> {
+  const volatile = new Set(known);
+  // `differences` names a few paths at a time: again, until none is left or nothing new is learnt.
+  for (let round = 0; round < 10; round++) {
+    const found = differences(withoutVolatile(a, volatile), withoutVolatile(b, volatile))
+      .map((d) => d.path.split('/').pop()!)
+      .filter((field) => field && !/^\d+$/.test(field) && !volatile.has(field));
+    if (found.length === 0) break;
+    for (const field of found) volatile.add(field);
+  }
+  return volatile;
+}
+
 /** The JSON paths at which two values differ, with both values (the first few). */
 export function differences(
   a: unknown,

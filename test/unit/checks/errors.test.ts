@@ -32,14 +32,27 @@ describe('errors checks', () => {
     expect(await verdictOf(await serving('refused'))).toBe('passed');
     const ignoring = await serving('ignored');
     expect(await verdictOf(ignoring)).toBe('input.ignored 200');
-    // The JSON body, the same as text/plain, then no body at all.
+    // The JSON body, the same as text/plain, then no body at all, twice.
     expect(ignoring.sent.filter((r) => r.template === '/flows/filter').map((r) => [r.json, r.raw])).toEqual([
       [{ limit: 0 }, undefined],
       [undefined, '{"limit":0}'],
       [undefined, undefined],
+      [undefined, undefined],
     ]);
     // Where limit 0 answers as no body does, nothing tells read from ignored.
     expect(await verdictOf(await serving('ignored', true))).toBe('skipped');
+  });
+
+  test('errors.text-plain-ignored: a field that changes on every read (a duration from the clock) does not hide an ignored body', async () => {
+    let reads = 0;
+    const fake = await fakeContext({
+      server: (r) => {
+        if (r.template !== '/flows/filter') return { status: 201, json: { id: 'made' } };
+        const body = r.headers?.['content-type'] === 'text/plain' ? undefined : r.json;
+        return { status: 200, json: body?.limit === 0 ? [] : [{ id: 'a', duration: ++reads }] };
+      },
+    });
+    expect(outcome(await judge('errors.text-plain-ignored', 'POST /flows/filter', fake))).toBe('input.ignored 200');
   });
 
   test('errors.text-plain-ignored never applies to a write: an ignored body would act unscoped', async () => {
