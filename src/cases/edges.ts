@@ -126,7 +126,7 @@ function stringEdges(b: S, runName: string | undefined): Array<[EdgeLabel, strin
   return out;
 }
 
-/** The edges of one field, from its schema; `runName` is the run's name the recipe gave it, where it has one. */
+/** The edges of one field, from its schema; `runName`, for a field that names the run's object, what its edges start with. */
 export function edgesOfField(doc: OpenApiDocument, field: string, schema: Schema, runName?: string): FieldEdge[] {
   const { branches, nullable } = branchesOf(doc, schema);
   const edges: Array<[EdgeLabel, unknown]> = [];
@@ -168,6 +168,11 @@ export interface EdgeInput {
   keeps(field: string): boolean;
   /** Whether a field names the run's object (its edges keep the run's name). */
   isName(field: string): boolean;
+  /**
+   * What a name's edges start with: the run's tag and a fixed word, not a fresh name's counter, whose value
+   * depends on the order the run's requests were built in (the request sequence of a seed stays one).
+   */
+  nameStem: string;
   /** Whether the document's schema accepts a body. */
   accepts(body: unknown): boolean;
 }
@@ -183,7 +188,7 @@ export function edgeRows(input: EdgeInput): EdgeRow[] {
   for (const [field, schema] of Object.entries(root.properties ?? {})) {
     if (input.keeps(field)) continue;
     const current = input.body[field];
-    const runName = input.isName(field) && typeof current === 'string' ? current : undefined;
+    const runName = input.isName(field) && typeof current === 'string' ? input.nameStem : undefined;
     if (input.isName(field) && runName === undefined) continue;
     for (const edge of edgesOfField(input.doc, field, schema, runName)) {
       if (JSON.stringify(edge.value) === JSON.stringify(current)) continue;

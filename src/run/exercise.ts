@@ -200,6 +200,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
         body: base,
         keeps: (f) => f in built.refs || f === 'tags' || (profile.fieldsNeverSent ?? []).includes(f),
         isName: (f) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f),
+        nameStem: `${ctx.cases.safe.runTag}-edge`,
         accepts: (json) => ctx.validators.validate(schema, json) === undefined,
       });
       for (const row of rows) await sendEdgeRow(row, base);

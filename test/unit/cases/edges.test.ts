@@ -87,6 +87,7 @@ describe('rows of edges over the reference document', () => {
         body,
         keeps: () => false,
         isName: () => false,
+        nameStem: 'run-edge',
         accepts: accepts(schema),
       });
       for (const row of rows) {
@@ -118,6 +119,7 @@ describe('rows of edges over the reference document', () => {
       body,
       keeps: (f) => f === 'flow_id' || f === 'tags',
       isName: (f) => f === 'name',
+      nameStem: 'run-edge',
       accepts: accepts(schema),
     });
     const byLabel = Object.fromEntries(rows.map((r) => [r.label, r.fields]));
@@ -147,6 +149,7 @@ describe('rows of edges over the reference document', () => {
           body: {},
           keeps: () => false,
           isName: () => false,
+          nameStem: 'run-edge',
           accepts: accepts(schema),
         });
         return rows.every((r) => r.fields.join() === 'a,b,c,d');

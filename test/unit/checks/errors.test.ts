@@ -48,7 +48,9 @@ describe('errors checks', () => {
     const fake = await fakeContext({
       server: (r) => {
         if (r.template !== '/flows/filter') return { status: 201, json: { id: 'made' } };
-        const body = r.headers?.['content-type'] === 'text/plain' ? undefined : r.json;
+        const body = (r.headers?.['content-type'] === 'text/plain' ? undefined : r.json) as
+          | { limit?: number }
+          | undefined;
         return { status: 200, json: body?.limit === 0 ? [] : [{ id: 'a', duration: ++reads }] };
       },
     });
