@@ -73,6 +73,12 @@ describe('behaviourOf', () => {
       expect(maskRunTag(`{"like_":"${tag.toUpperCase()}","name":"${tag}-1"}`, tag)).toBe(
         '{"like_":"<run>","name":"<run>-<n>"}',
       );
+    // A name's long edge is padded to the schema's length: as many x as the tag leaves room for.
+    const padded = (tag: string) => `${tag}-edge`.padEnd(255, 'x');
+    expect(maskRunTag(padded('ctag'), 'ctag')).toBe(
+      maskRunTag(padded('conformance-a-much-longer-run-tag'), 'conformance-a-much-longer-run-tag'),
+    );
+    expect(maskRunTag(`${padded('ctag')}-Grüße`, 'ctag')).toBe('<run>-edge<padding>-Grüße');
     // A fresh name's number depends on the order names were asked for; a generated name's comes from the seed.
     expect(maskRunTag('["ctag-7","ctag-12","ctag-g12-a","ctag-g3"]', 'ctag')).toBe(
       '["<run>-<n>","<run>-<n>","<run>-g12-a","<run>-g3"]',
