@@ -133,8 +133,10 @@ export const prefectProfile: Profile = {
   },
   // Computed on every read from the clock (schemas/core.py FlowRun.estimated_*), so they differ between two GETs.
   volatileFields: ['estimated_run_time', 'estimated_start_time_delta'],
-  // A work queue's status is PAUSED while it is paused (server/models/work_queues.py reads is_paused).
-  derivedFields: { is_paused: ['status'] },
+  // A work queue's status is PAUSED while it is paused (server/models/work_queues.py reads is_paused). On 2.x a
+  // deployment's is_schedule_active is the older name of not paused (server/models/deployments.py sets one from
+  // the other).
+  derivedFields: { is_paused: ['status'], is_schedule_active: ['paused'] },
   upserts: {
     'POST /flows/': ['name'],
     'POST /deployments/': ['flow_id', 'name'],
