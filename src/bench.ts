@@ -18,7 +18,7 @@ import { inheritedEnvironment } from './config/worker.js';
 import { readExchangeLog, type Behaviour } from './http/behaviour.js';
 import type { Results } from './report/results.js';
 import { record } from './benchHistory.js';
-import { ensurePrefect, readPin, startPrefect } from './managed/prefect.js';
+import { ensurePrefect, readPin, runCredentials, startPrefect } from './managed/prefect.js';
 import { cpuSeconds, listenerPid, pssKb, rssKb, tree } from './managed/processes.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -116,7 +116,14 @@ async function benchTarget(options: {
   }
   const pin = readPin(options['prefect-version']);
   ensurePrefect((l) => process.stderr.write(`${l}\n`), pin);
-  const server = await startPrefect({ database: 'sqlite', version: pin.prefect, services: options.services });
+  // With credentials, as the default run starts its managed server: the auth family is judged, as there.
+  const authString = runCredentials(pin.prefect);
+  const server = await startPrefect({
+    database: 'sqlite',
+    version: pin.prefect,
+    services: options.services,
+    authString,
+  });
   const label = `prefect ${pin.prefect} on sqlite`;
   const baseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${pin.prefect}.json`);
   return {
@@ -127,6 +134,7 @@ async function benchTarget(options: {
       // A server of our own, dropped after the run: the run sends what the default run sends.
       CONFORMANCE_DISPOSABLE_TARGET: '1',
       CONFORMANCE_TARGET_LABEL: label,
+      ...(authString ? { CONFORMANCE_AUTH_STRING: authString } : {}),
       ...(existsSync(baseline) ? { CONFORMANCE_BASELINE: baseline } : {}),
     },
     // Its log beside the run's reports: the cause of each 5xx the run met.

@@ -4,7 +4,6 @@
  * exactly what the run created, writes the reports and returns the exit code.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { asGiven, configFrom, selectionLine, UsageError, type Config, type Env } from '../config/config.js';
 import { narrowsChecks, selectsOperation } from '../config/selection.js';
@@ -17,7 +16,7 @@ import { reasonsNothingCounts, summarize, type Results } from '../report/results
 import { verdictLine } from '../report/terminal.js';
 import { clearReplaced, discard, freshStagingFolder, publish, shownPath } from '../report/publish.js';
 import { TOOL } from '../report/tool.js';
-import { enforcesAuthString, readPin, startPrefect, type ManagedServer } from '../managed/prefect.js';
+import { runCredentials, readPin, startPrefect, type ManagedServer } from '../managed/prefect.js';
 import { openThread, sibling } from '../supervisor/thread.js';
 import type { Suites } from '../supervisor/suitesInProcess.js';
 import { repoRoot, log, runSuites, readResults, SHIPPED_BASELINES, baselineOf, writeReports } from './shared.js';
@@ -95,8 +94,8 @@ const CLEANUP_SECONDS_AT_MOST = 600;
  */
 function withRunCredentials(config: Config): Config {
   if (config.baseUrl || config.apiKey || config.authString) return config;
-  if (!enforcesAuthString(readPin(config.prefectVersion).prefect)) return config;
-  return { ...config, authString: `conformance:${randomBytes(18).toString('base64url')}` };
+  const authString = runCredentials(readPin(config.prefectVersion).prefect);
+  return authString ? { ...config, authString } : config;
 }
 
 /** `judged`: called when the suites have ended, before cleanup ends and the reports are written. */

@@ -3,6 +3,7 @@
  * user and keyed by version, started on a free port with a fresh home and database, and stopped on exit.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
   existsSync,
@@ -63,6 +64,14 @@ export function enforcesAuthString(version: string): boolean {
   for (let i = 0; i < ENFORCES_AUTH_STRING_SINCE.length; i++)
     if ((parts[i] ?? 0) !== ENFORCES_AUTH_STRING_SINCE[i]) return (parts[i] ?? 0) > ENFORCES_AUTH_STRING_SINCE[i];
   return true;
+}
+
+/**
+ * HTTP Basic credentials made for one run of a managed server of this release, where the release enforces
+ * them (else undefined): the suite's own server is started with them, so that the auth family judges it.
+ */
+export function runCredentials(version: string): string | undefined {
+  return enforcesAuthString(version) ? `conformance:${randomBytes(18).toString('base64url')}` : undefined;
 }
 
 /** The pins of one release, the pinned one by default; a release the table does not list is installed as published. */
