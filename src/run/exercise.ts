@@ -103,15 +103,27 @@ const objectBody = (json: unknown): Record<string, unknown> | undefined =>
  * The bodies the edges are set on: the recipe's, which reaches the member the recipe made or changed (an
  * upsert's or an update's path), and, for a create that names its member, the same with fresh names (a
  * create's path). A server may take the two paths through different code: one crashed where the other did not.
+ * On the recipe's member of a create, its names stay as they are (`keepsNames`): an edge of one of two names
+ * would make a member that shares the other with the recipe's, and Prefect answers such a create of a block
+ * type with the recipe's member, not the one it made (models/block_types.py reads the new row back by name),
+ * so the run could not know, nor delete, what it made.
  */
-function edgeBases(ctx: ExerciseContext, op: Operation, body: Record<string, unknown>): Record<string, unknown>[] {
+function edgeBases(
+  ctx: ExerciseContext,
+  op: Operation,
+  body: Record<string, unknown>,
+): Array<{ body: Record<string, unknown>; keepsNames: boolean }> {
   const tag = ctx.cases.safe.runTag;
   const names = Object.keys(body).filter(
     (k) => ctx.cases.safe.isNameField(k) && typeof body[k] === 'string' && (body[k] as string).startsWith(tag),
   );
   const creates = op.method === 'POST' && !isReadOperation(op) && !namedParam(ctx.cases.model, op);
-  if (!creates || names.length === 0) return [body];
-  return [body, { ...body, ...Object.fromEntries(names.map((k) => [k, ctx.cases.safe.name()])) }];
+  if (!creates || names.length === 0) return [{ body, keepsNames: false }];
+  const fresh = { ...body, ...Object.fromEntries(names.map((k) => [k, ctx.cases.safe.name()])) };
+  return [
+    { body, keepsNames: true },
+    { body: fresh, keepsNames: false },
+  ];
 }
 
 const parsedBody = (text?: string): unknown => {
@@ -151,9 +163,23 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
    * what it showed (the cause lies in the fields together).
    */
   const sendEdgeRow = async (row: EdgeRow, base: Record<string, unknown>) => {
+    // An edge of one of an object's names comes with fresh others: a member that shares a name with another
+    // of the run's is one Prefect may answer with the other (a block type is read back by its name alone),
+    // and then the run could not know, nor delete, what it made.
+    const tag = ctx.cases.safe.runTag;
+    const withOtherNamesFresh = (json: Record<string, unknown>, fields: string[]) =>
+      fields.some((f) => ctx.cases.safe.isNameField(f))
+        ? Object.fromEntries(
+            Object.entries(json).map(([k, v]) =>
+              !fields.includes(k) && ctx.cases.safe.isNameField(k) && typeof v === 'string' && v.startsWith(tag)
+                ? [k, ctx.cases.safe.name()]
+                : [k, v],
+            ),
+          )
+        : json;
     const asSent = (json: Record<string, unknown>, fields: string[]): [ExchangeKind, RequestToSend, Partial<Sent>] => {
       const detail = `edge ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
-      const request = { ...built.request, json: restrained(ctx.cases, op, json) };
+      const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
       return row.valid
         ? ['edge', request, { detail, fields }]
         : ['negative', { ...request, refusedByValidation: true }, { negative: 'out-of-range', detail }];
@@ -193,13 +219,18 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   if (schema && mayGenerate && recipeBody) {
     // Edges first, deterministically: a seed changes only the random part that follows.
     const profile = ctx.cases.profile;
-    for (const base of edgeBases(ctx, op, recipeBody)) {
+    for (const { body: base, keepsNames } of edgeBases(ctx, op, recipeBody)) {
+      const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
       const rows = edgeRows({
         doc: ctx.cases.model.doc,
         bodySchema: schema,
         body: base,
-        keeps: (f) => f in built.refs || f === 'tags' || (profile.fieldsNeverSent ?? []).includes(f),
-        isName: (f) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f),
+        keeps: (f) =>
+          f in built.refs ||
+          f === 'tags' ||
+          (profile.fieldsNeverSent ?? []).includes(f) ||
+          (keepsNames && ctx.cases.safe.isNameField(f)),
+        isName,
         nameStem: `${ctx.cases.safe.runTag}-edge`,
         accepts: (json) => ctx.validators.validate(schema, json) === undefined,
       });
