@@ -36,9 +36,7 @@ export const inputClass = (s: Sent): string =>
  * cause lies in (`500 generated {work_pool_name}`), so that a known crash excuses only itself.
  */
 const causeOf = (s: Sent): string =>
-  (s.kind === 'generated' || s.kind === 'edge') && s.fields?.length
-    ? `${inputClass(s)} {${s.fields.join(',')}}`
-    : inputClass(s);
+  inputClass(s) === 'generated' && s.fields?.length ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
 
 const documentedContent = (op: Operation, status: number) =>
   documentsStatus(op, status) ? responseFor(op, status) : undefined;

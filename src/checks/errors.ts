@@ -79,7 +79,7 @@ export const errorsChecks = [
   defineCheck({
     id: 'errors.text-plain-ignored',
     exchangesPerCase: 4,
-    // Its three answers are compared whole: no other check may add to the collection between them.
+    // Its four answers are compared whole: no other check may add to the collection between them.
     isolation: 'alone',
     level: 'SHOULD',
     clause: '4.2; OpenAPI document (requestBody content: application/json)',

@@ -89,9 +89,10 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
     const bystander = await ctx.object(c.path, 'fresh');
     const request = { ...built.request, path: pathNaming(built.request, target[field]) };
     // The target's id, for the views that select by id: read before the DELETE where its path names it otherwise.
+    const byId = viewsById(ctx, c);
     const targetId =
       target.id ??
-      (c.read && viewsById(ctx, c).length > 0
+      (c.read && byId.length > 0
         ? ((await ctx.send(readOf(c, await ctx.itemPath(c, target)))).json as Obj | undefined)?.id
         : undefined);
     const countBefore = await countOf(ctx, op);
@@ -104,7 +105,7 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
     const ids = { target: targetId, bystander: bystander.id };
     const views: DeleteScenario['views'] = [];
     if (typeof ids.target === 'string' && typeof ids.bystander === 'string')
-      for (const v of viewsById(ctx, c)) {
+      for (const v of byId) {
         const json = { [v.key]: { id: { any_: [ids.target, ids.bystander] } } };
         const exchange = await ctx.send({ method: 'POST', template: v.op.path, path: v.op.path, json });
         views.push({ name: v.name, exchange, target: ids.target, bystander: ids.bystander });

@@ -100,26 +100,37 @@ const objectBody = (json: unknown): Record<string, unknown> | undefined =>
   json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
 
 /**
+ * The body with fresh names in place of the run's names its name fields hold, but for the fields `kept`: a
+ * create's own path, or an edge of one name with fresh others. A member that shares a name with another of the
+ * run's is one Prefect may answer with the other (a block type is read back by its name alone, in
+ * models/block_types.py), and then the run could not know, nor delete, what it made.
+ */
+function renamedAfresh(
+  ctx: ExerciseContext,
+  body: Record<string, unknown>,
+  kept: readonly string[] = [],
+): Record<string, unknown> {
+  const { safe } = ctx.cases;
+  const isRunName = (k: string, v: unknown) =>
+    !kept.includes(k) && safe.isNameField(k) && typeof v === 'string' && v.startsWith(safe.runTag);
+  return Object.fromEntries(Object.entries(body).map(([k, v]) => [k, isRunName(k, v) ? safe.name() : v]));
+}
+
+/**
  * The bodies the edges are set on: the recipe's, which reaches the member the recipe made or changed (an
  * upsert's or an update's path), and, for a create that names its member, the same with fresh names (a
  * create's path). A server may take the two paths through different code: one crashed where the other did not.
  * On the recipe's member of a create, its names stay as they are (`keepsNames`): an edge of one of two names
- * would make a member that shares the other with the recipe's, and Prefect answers such a create of a block
- * type with the recipe's member, not the one it made (models/block_types.py reads the new row back by name),
- * so the run could not know, nor delete, what it made.
+ * would make a member that shares the other with the recipe's (see renamedAfresh).
  */
 function edgeBases(
   ctx: ExerciseContext,
   op: Operation,
   body: Record<string, unknown>,
 ): Array<{ body: Record<string, unknown>; keepsNames: boolean }> {
-  const tag = ctx.cases.safe.runTag;
-  const names = Object.keys(body).filter(
-    (k) => ctx.cases.safe.isNameField(k) && typeof body[k] === 'string' && (body[k] as string).startsWith(tag),
-  );
   const creates = op.method === 'POST' && !isReadOperation(op) && !namedParam(ctx.cases.model, op);
-  if (!creates || names.length === 0) return [{ body, keepsNames: false }];
-  const fresh = { ...body, ...Object.fromEntries(names.map((k) => [k, ctx.cases.safe.name()])) };
+  const fresh = creates ? renamedAfresh(ctx, body) : body;
+  if (JSON.stringify(fresh) === JSON.stringify(body)) return [{ body, keepsNames: false }];
   return [
     { body, keepsNames: true },
     { body: fresh, keepsNames: false },
@@ -163,20 +174,9 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
    * what it showed (the cause lies in the fields together).
    */
   const sendEdgeRow = async (row: EdgeRow, base: Record<string, unknown>) => {
-    // An edge of one of an object's names comes with fresh others: a member that shares a name with another
-    // of the run's is one Prefect may answer with the other (a block type is read back by its name alone),
-    // and then the run could not know, nor delete, what it made.
-    const tag = ctx.cases.safe.runTag;
+    // An edge of one of an object's names comes with fresh others (renamedAfresh).
     const withOtherNamesFresh = (json: Record<string, unknown>, fields: string[]) =>
-      fields.some((f) => ctx.cases.safe.isNameField(f))
-        ? Object.fromEntries(
-            Object.entries(json).map(([k, v]) =>
-              !fields.includes(k) && ctx.cases.safe.isNameField(k) && typeof v === 'string' && v.startsWith(tag)
-                ? [k, ctx.cases.safe.name()]
-                : [k, v],
-            ),
-          )
-        : json;
+      fields.some((f) => ctx.cases.safe.isNameField(f)) ? renamedAfresh(ctx, json, fields) : json;
     const asSent = (json: Record<string, unknown>, fields: string[]): [ExchangeKind, RequestToSend, Partial<Sent>] => {
       const detail = `edge ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
       const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
@@ -219,8 +219,8 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   if (schema && mayGenerate && recipeBody) {
     // Edges first, deterministically: a seed changes only the random part that follows.
     const profile = ctx.cases.profile;
+    const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
     for (const { body: base, keepsNames } of edgeBases(ctx, op, recipeBody)) {
-      const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
       const rows = edgeRows({
         doc: ctx.cases.model.doc,
         bodySchema: schema,
