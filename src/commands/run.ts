@@ -9,7 +9,7 @@ import { asGiven, configFrom, selectionLine, UsageError, type Config, type Env }
 import { narrowsChecks, selectsOperation } from '../config/selection.js';
 import { handOver, runFiles, workerStart, type TargetIdentity } from '../config/worker.js';
 import { readExchangeLog } from '../http/behaviour.js';
-import { joinedPacing } from '../http/pacing.js';
+import { joinedPacing } from '../http/pacing/rateLimits.js';
 import { entryName, isExpired, loadBaseline } from '../report/baseline.js';
 import { namedBaselineFile, shippedBaselines } from '../report/baselineChoice.js';
 import { reasonsNothingCounts, summarize, type Results } from '../report/results.js';

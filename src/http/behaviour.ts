@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { Overlap } from './overlap.js';
+import { Overlap } from './pacing/overlap.js';
 
 export interface Behaviour {
   /** Hash of the masked request: method, path and query, body. */
@@ -46,7 +46,7 @@ export function readExchangeLog(file: string): Behaviour[] {
     .map((line) => JSON.parse(line) as Behaviour);
 }
 
-/** The answer times of the last `count` exchanges the target served (http/overlap.ts), from an exchange log. */
+/** The answer times of the last `count` exchanges the target served (http/pacing/overlap.ts), from an exchange log. */
 export function servedAnswerTimes(file: string, count: number): number[] {
   if (!existsSync(file)) return [];
   return readExchangeLog(file)

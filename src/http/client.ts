@@ -1,15 +1,17 @@
 /**
- * The one HTTP client of a run: a pooled undici agent, bounded concurrency, a per-request timeout and
- * total deadline, a cap on response bodies, bounded retries of safe requests on 503, and a recorded,
- * redacted Exchange for every request.
+ * The one HTTP client of a run: a pooled undici agent, a per-request timeout and total deadline, a cap on
+ * response bodies, and a recorded, redacted Exchange for every request. When a request starts, how many go at
+ * once and whether a refused one goes again is the pacing policy's (pacing/pacing.ts): the client asks it, and
+ * keeps count of what is in flight.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { appendFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
 import { behaviourOf, maskRunTag } from './behaviour.js';
-import { MAX_OVERLAP, Overlap } from './overlap.js';
-import { Pacing } from './pacing.js';
+import { MAX_OVERLAP } from './pacing/overlap.js';
+import { Pacing } from './pacing/pacing.js';
+import { MAX_ATTEMPTS } from './pacing/serverLoad.js';
 import { Redactor } from './redact.js';
 import { secretsOf } from '../config/config.js';
 import type { Answer, RequestToSend } from '../openapi/request.js';
@@ -60,7 +62,8 @@ export interface ClientOptions {
   runTag?: string;
   /**
    * Which requests only read (a run adds the document's read POSTs, such as filters); by default those of a
-   * safe method (GET, HEAD, OPTIONS). Read-only mode sends nothing else, and after a 503 the rest take turns.
+   * safe method (GET, HEAD, OPTIONS). Read-only mode sends nothing else, and after a 503 the rest take turns
+   * (pacing/serverLoad.ts).
    */
   isRead?: (request: RequestToSend) => boolean;
   /** Read-only mode: a request that is not a read is never sent (the last line of defence). */
@@ -124,19 +127,6 @@ const DOWN_AFTER = 3;
 export const NOT_SENT = 'not sent:';
 /** The response half of an exchange that got no answer. */
 const noAnswer = () => ({ status: 0, responseHeaders: {}, contentType: '', body: '', bodyBytes: 0, truncated: false });
-/**
- * As many attempts as Prefect's own client makes (PREFECT_CLIENT_MAX_RETRIES: 5 retries), with a shorter
- * backoff of 200, 400, 800, 1600 and 3200 ms (plus jitter): Prefect on SQLite answers 503 for a write that
- * lost the database lock, and under concurrent writes the lock can stay taken for a few seconds.
- */
-const MAX_ATTEMPTS = 6;
-/**
- * Attempts for a request of an operation one of whose requests was refused with 503 at every attempt: that
- * operation's 503 is its answer more than a passing state (Prefect on PostgreSQL answers 503 for queries it
- * cannot run, whatever the load), and the full backoff (8 s a request, the last attempts alone) would be
- * paid again for each. Three attempts still get through a lock a write lost by chance.
- */
-const ATTEMPTS_WHERE_UNAVAILABLE_BEFORE = 3;
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** A request of a safe method (RFC 9110 §9.2.1): it does not change the server's state. */
@@ -147,31 +137,17 @@ export class HttpClient {
   /** For retries after a dropped socket: every request gets a connection of its own, closed after it. */
   private readonly freshAgent: Agent;
   private active = 0;
-  /**
-   * How many requests may be at the server at once: the configured concurrency, less while it answers 503.
-   * In flight there may be this many times how far away the target is (http/overlap.ts): latency hidden.
-   */
-  private limit: number;
-  private readonly overlap = new Overlap();
-  /** Requests waiting for their turn (http/pacing.ts): they hold no slot, and their judgements wait on them. */
+  /** Requests waiting for their turn (pacing/rateLimits.ts): they hold no slot, and their judgements wait on them. */
   waitingForTurn = 0;
   /** Called when there is room for more work: a request went to wait for its turn, or the limit rose. */
   onRoom?: () => void;
   /** Requests waiting to go, or going, with nothing else in flight. */
   private aloneWanted = 0;
-  /**
-   * Set by the target's first 503: from then on, requests that may write (all but `isRead`'s, and bodies
-   * refused by validation) go one at a time at the server, reads beside them: one in flight, or for a far
-   * target as many as overlap one at the server. Prefect on SQLite answers 503 for a write that lost the
-   * database lock to another write; writes in turn do not lose it, and the server has one writer anyway.
-   */
-  private oneWriter = false;
+  /** Requests in flight that may write: all but `isRead`'s, and bodies refused by validation. */
   private writing = 0;
   private readonly waiting: Array<() => void> = [];
   private seq = 0;
   requestCount = 0;
-  /** "METHOD template" of operations one of whose requests was refused with 503 at every attempt. */
-  private readonly unavailableBefore = new Set<string>();
   /** One normalised line per exchange: what the run asked for, whatever the ids, names and clock. */
   readonly signatures: string[] = [];
   /** "METHOD template" → requests sent (retries included), and how many needed a retry after 503. */
@@ -189,15 +165,18 @@ export class HttpClient {
   private quietAfter?: { at: number; reason: string };
 
   private readonly isRead: (request: RequestToSend) => boolean;
-  /** When each request may start: --max-rate, and the rate limits the target answers 429 for (http/pacing.ts). */
+  /** When each request may start, how many go at once, whether a refused one goes again (pacing/pacing.ts). */
   readonly pacing: Pacing;
   /** The waits for a turn now: each ends at once when the run stops sending. */
   private readonly sleepers = new Set<() => void>();
 
   constructor(readonly options: ClientOptions) {
     this.isRead = options.isRead ?? safeMethod;
-    this.pacing = new Pacing({ maxRate: options.maxRate });
-    this.limit = options.concurrency;
+    this.pacing = new Pacing({
+      concurrency: options.concurrency,
+      maxRate: options.maxRate,
+      retryBackoffMs: options.retryBackoffMs,
+    });
     this.basePathLength = new URL(options.baseUrl).pathname.replace(/\/$/, '').length;
     this.agent = new Agent({
       connections: options.concurrency * MAX_OVERLAP,
@@ -216,21 +195,11 @@ export class HttpClient {
     });
   }
 
-  /**
-   * Run `fn` in a slot: at most `limit` at once, or, `alone`, with nothing else in flight (and nothing
-   * starting beside it). A first attempt `racing` another waits only for a request alone.
-   */
+  /** Run `fn` in a slot, once the pacing policy admits it beside what is in flight. */
   private async slot<T>(fn: () => Promise<T>, alone = false, write = false, racing = false): Promise<T> {
     if (alone) this.aloneWanted++;
-    while (
-      alone
-        ? this.active > 0
-        : racing
-          ? this.aloneWanted > 0
-          : this.active >= this.inFlightLimit ||
-            this.aloneWanted > 0 ||
-            (write && this.oneWriter && this.writing >= Math.floor(this.overlap.factor))
-    )
+    const start = { alone, write, racing };
+    while (!this.pacing.admits(start, { active: this.active, writing: this.writing, aloneWanted: this.aloneWanted }))
       await new Promise<void>((r) => this.waiting.push(r));
     this.active++;
     if (write) this.writing++;
@@ -250,36 +219,17 @@ export class HttpClient {
   }
 
   /**
-   * A 503 says the server is at its limit (Prefect on SQLite: a write lost the database lock to another):
-   * the requests in flight halve, so that the retry is not met by the same crowd, and grow back by one for
-   * every four answers that are not 503.
-   */
-  private adjustLimit(exchange: Pick<Exchange, 'status' | 'ms'>): void {
-    const { status } = exchange;
-    if (status === 503) {
-      this.limit = Math.max(1, this.limit / 2);
-      this.oneWriter = true;
-    } else if (Overlap.served(status)) {
-      const before = this.inFlightLimit;
-      this.overlap.observe(exchange.ms);
-      this.limit = Math.min(this.options.concurrency, this.limit + 0.25);
-      this.wake();
-      if (this.inFlightLimit > before) this.onRoom?.();
-    }
-  }
-
-  /**
    * Answer times another client of the same target saw (the suites', for cleanup's client): it starts
    * knowing how far the target is, rather than with one request in flight for each at the server until its
    * own answers say (behind 100 ms, cleanup's first seconds).
    */
   learnDistance(answerTimes: number[]): void {
-    for (const ms of answerTimes) this.overlap.observe(ms);
+    this.pacing.learnDistance(answerTimes);
   }
 
-  /** How many requests may be in flight now: those at the server times how far away it is (the scheduler keeps twice as many judgements going). */
+  /** How many requests may be in flight now (the scheduler keeps twice as many judgements going). */
   get inFlightLimit(): number {
-    return Math.max(1, Math.floor(this.limit * this.overlap.factor));
+    return this.pacing.inFlightLimit;
   }
 
   url(request: Pick<RequestToSend, 'path' | 'query'>): string {
@@ -392,9 +342,9 @@ export class HttpClient {
   }
 
   /**
-   * A 503 says the request was not served (RFC 9110 §15.6.4; Prefect answers it for retryable database
-   * errors such as SQLite's "database is locked"), so it is retried with backoff, a bounded number of times.
-   * A dropped connection is retried once, on a fresh one: the stale keep-alive case below.
+   * Send, and send again while the answer says the request was not served: a 429 until the target's limit
+   * allows, a 503 as the pacing policy says (pacing/serverLoad.ts), a dropped connection once, on a fresh one
+   * (the stale keep-alive case below).
    */
   private async sendWithRetry(request: RequestToSend): Promise<Exchange> {
     let attempt = 0;
@@ -404,15 +354,12 @@ export class HttpClient {
     // A body refused by validation takes no database lock on a conforming server: it goes beside a write.
     const write = !this.isRead(request) && !request.refusedByValidation;
     const operation = `${request.method.toUpperCase()} ${request.template}`;
-    const attempts = this.unavailableBefore.has(operation) ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE : MAX_ATTEMPTS;
     for (;;) {
       attempt++;
       await this.paced(request);
       // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
-      // wait for the fewer slots there are. After three 503s the request goes alone: if the server refused it
-      // for a lock other requests held (Prefect on SQLite), it now has no rival. Not after two: behind 100 ms
-      // a request alone stops every other for two round trips, and a second lost lock is common there.
-      const alone = earlier.filter((status) => status === 503).length >= 3;
+      // wait for the fewer slots there are.
+      const alone = this.pacing.goesAlone(earlier);
       // The time is looked at again once the request has its slot: many wait for one side by side (cleanup's
       // deletes), and a request whose turn came after the time ran out is not sent.
       const exchange = await this.slot(
@@ -425,8 +372,8 @@ export class HttpClient {
         request.racing === true && attempt === 1,
       );
       if (exchange.attempts === 0) return exchange;
-      this.adjustLimit(exchange);
-      this.pacing.answered(request.path, exchange.status, exchange.responseHeaders);
+      if (this.pacing.answered(request.path, exchange.status, exchange.responseHeaders, exchange.ms)) this.onRoom?.();
+      this.wake();
       const started = performance.now() - exchange.ms;
       if (attempt > 1) exchange.retryMs = Math.round(started - firstStarted);
       if (earlier.length) exchange.earlier = [...earlier];
@@ -442,20 +389,15 @@ export class HttpClient {
         freshConnection = true;
         continue;
       }
-      const unavailable = earlier.filter((status) => status === 503).length;
       if (exchange.status !== 503) return exchange;
-      if (unavailable >= attempts) {
-        this.unavailableBefore.add(operation);
-        return exchange;
-      }
-      // Jitter, so that requests that lost the lock together do not retry together.
-      const backoff = (this.options.retryBackoffMs ?? 100) * 2 ** unavailable;
-      await new Promise((r) => setTimeout(r, backoff * (1 + Math.random() / 2)));
+      const next = this.pacing.afterUnavailable(operation, earlier);
+      if ('giveUp' in next) return exchange;
+      await new Promise((r) => setTimeout(r, next.retryInMs));
     }
   }
 
   /**
-   * Wait for the request's turn (http/pacing.ts). A 429 met by another request meanwhile pauses the family
+   * Wait for the request's turn (pacing/rateLimits.ts). A 429 met by another request meanwhile pauses the family
    * again: the request waits for that too, and takes a new turn. When the run stops sending, the wait ends
    * with SendingStopped.
    */

@@ -8,8 +8,8 @@
 import { appeared } from '../config/worker.js';
 import { servedAnswerTimes } from '../http/behaviour.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';
-import { WINDOW } from '../http/overlap.js';
-import type { PacingSummary } from '../http/pacing.js';
+import { WINDOW } from '../http/pacing/overlap.js';
+import type { PacingSummary } from '../http/pacing/rateLimits.js';
 import { profileNamed } from '../model/profiles/index.js';
 import type { RequestToSend } from '../openapi/request.js';
 import {

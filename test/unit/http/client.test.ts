@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BlockedByReadOnly, type ClientOptions, HttpClient, SendingStopped } from '../../../src/http/client.js';
-import { MAX_OVERLAP } from '../../../src/http/overlap.js';
+import { MAX_OVERLAP } from '../../../src/http/pacing/overlap.js';
 import { Redactor } from '../../../src/http/redact.js';
 
 let server: Server | undefined;

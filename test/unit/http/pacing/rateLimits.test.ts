@@ -4,7 +4,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { Pacing, RETRY_AFTER_CAP_MS, retryAfterMs, routeFamily, statedLimit } from '../../../src/http/pacing.js';
+import {
+  RateLimits,
+  RETRY_AFTER_CAP_MS,
+  retryAfterMs,
+  routeFamily,
+  statedLimit,
+} from '../../../../src/http/pacing/rateLimits.js';
 
 /** A clock the test moves. */
 function clock(start = 1_000_000) {
@@ -48,14 +54,14 @@ describe('reading the limits a server states', () => {
 describe('pacing', () => {
   test('an unlimited family is never held', () => {
     const c = clock();
-    const pacing = new Pacing({ now: c.now });
+    const pacing = new RateLimits({ now: c.now });
     for (let i = 0; i < 100; i++) expect(pacing.turn('/flows/filter')).toBe(0);
     expect(pacing.summary()).toEqual({ rateLimited: 0, waitedMs: 0, byFamily: {} });
   });
 
   test('a 429 pauses its family for Retry-After, and paces it a little under the rate it was accepted at', () => {
     const c = clock();
-    const pacing = new Pacing({ now: c.now });
+    const pacing = new RateLimits({ now: c.now });
     // 20 answers a second for 10 s, then a 429 asking for 2 s.
     for (let i = 0; i < 200; i++) {
       pacing.turn('/flows/filter');
@@ -81,7 +87,7 @@ describe('pacing', () => {
 
   test('a 429 before the family has answers enough to measure (a budget another client spent) pauses, and sets no pace', () => {
     const c = clock();
-    const pacing = new Pacing({ now: c.now });
+    const pacing = new RateLimits({ now: c.now });
     pacing.turn('/flows/filter');
     pacing.answered('/flows/filter', 429, { 'retry-after': '1' });
     expect(pacing.turn('/flows/x')).toBe(1000);
@@ -94,7 +100,7 @@ describe('pacing', () => {
 
   test('after the pause, a 429 sets the pace a sixth under the rate of the ten seconds before; each second without one raises it by 1 %', () => {
     const c = clock();
-    const pacing = new Pacing({ now: c.now });
+    const pacing = new RateLimits({ now: c.now });
     const accept = (perSecond: number, seconds: number) => {
       for (let i = 0; i < perSecond * seconds; i++) {
         pacing.answered('/task_runs/', 200, {});
@@ -114,7 +120,7 @@ describe('pacing', () => {
 
   test('a server that refuses a share of requests whatever their rate never brings the pace under half the first', () => {
     const c = clock();
-    const pacing = new Pacing({ now: c.now });
+    const pacing = new RateLimits({ now: c.now });
     let first: number | undefined;
     for (let n = 1; n <= 2000; n++) {
       c.advance(Math.max(pacing.turn('/flows/'), 0) + 10);
@@ -126,7 +132,7 @@ describe('pacing', () => {
 
   test('families limited within a minute of each other share one pace; one limited later has its own', () => {
     const c = clock();
-    const pacing = new Pacing({ now: c.now });
+    const pacing = new RateLimits({ now: c.now });
     for (let i = 0; i < 100; i++) {
       pacing.answered(i % 2 ? '/flows/' : '/flow_runs/', 200, {});
       c.advance(100);
@@ -151,14 +157,14 @@ describe('pacing', () => {
 
   test('a long Retry-After is obeyed for at most the cap, and a date in the past for no time', () => {
     const c = clock();
-    const pacing = new Pacing({ now: c.now });
+    const pacing = new RateLimits({ now: c.now });
     pacing.answered('/flows/', 429, { 'retry-after': '3600' });
     expect(pacing.pausedFor('/flows/')).toBe(RETRY_AFTER_CAP_MS);
   });
 
   test('a stated policy sets the pace at once, and an exhausted window pauses until it resets', () => {
     const c = clock();
-    const pacing = new Pacing({ now: c.now });
+    const pacing = new RateLimits({ now: c.now });
     pacing.answered('/flow_runs/filter', 200, { 'ratelimit-policy': '600;w=60', ratelimit: 'remaining=0, reset=3' });
     expect(pacing.summary().byFamily.flow_runs.rate).toBe(10);
     expect(pacing.turn('/flow_runs/filter')).toBe(3000);
@@ -172,7 +178,7 @@ describe('pacing', () => {
         fc.array(fc.constantFrom('/a', '/b/c', '/d'), { minLength: 2, maxLength: 30 }),
         (rate, paths) => {
           const c = clock();
-          const pacing = new Pacing({ maxRate: rate, now: c.now });
+          const pacing = new RateLimits({ maxRate: rate, now: c.now });
           const starts = paths.map((p) => pacing.turn(p));
           for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBeCloseTo(1000 / rate, 6);
           expect(pacing.summary().maxRate).toBe(rate);

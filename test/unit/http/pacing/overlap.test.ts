@@ -1,7 +1,7 @@
 /** How many requests in flight for each at the server, from the answer times of a near and a far target. */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { MAX_OVERLAP, Overlap } from '../../../src/http/overlap.js';
+import { MAX_OVERLAP, Overlap } from '../../../../src/http/pacing/overlap.js';
 
 const fed = (times: number[]) => {
   const o = new Overlap();

@@ -1,6 +1,6 @@
 /**
- * The pace of a run's requests, as a policy the client asks before each attempt and tells after each answer:
- * a user's `--max-rate` over every request, and the rate limits the target itself applies (RFC 6585 429 with
+ * The rate limits of a run's requests (the part of the pacing policy, pacing.ts, that says when a request may
+ * start): a user's `--max-rate` over every request, and the rate limits the target itself applies (RFC 6585 429 with
  * `Retry-After`; the RateLimit headers where present), per route family (a path's first segment: the
  * hosted edition limits `flows`, `flow_runs` and `task_runs` per minute).
  *
@@ -121,7 +121,7 @@ export interface PacingSummary {
   maxRate?: number;
 }
 
-export class Pacing {
+export class RateLimits {
   private readonly families = new Map<string, FamilyPace>();
   private readonly groups: LimitGroup[] = [];
   /** --max-rate's spacing, over every request. */

@@ -1,0 +1,99 @@
+/**
+ * The pace of a run's requests: the one policy the client consults before each attempt and tells after each
+ * answer. It joins three things the target's answers say:
+ * - its rate limits and the user's --max-rate (rateLimits.ts): when a request may start;
+ * - its load, from its 503s (serverLoad.ts): how many requests at the server, writes in turn, retries;
+ * - its distance, from its answer times (overlap.ts): how many in flight for each at the server.
+ * The client only keeps count of what is in flight and sends.
+ */
+import { Overlap } from './overlap.js';
+import { type PacingSummary, RateLimits } from './rateLimits.js';
+import { type AfterUnavailable, ServerLoad } from './serverLoad.js';
+
+/** What the client has in flight when a request asks to start. */
+export interface InFlight {
+  active: number;
+  writing: number;
+  /** Requests waiting to go, or going, with nothing else in flight. */
+  aloneWanted: number;
+}
+
+/** How a request asks to start: alone (nothing else in flight), as a write, or as the first of a race. */
+export interface Start {
+  alone: boolean;
+  write: boolean;
+  racing: boolean;
+}
+
+export class Pacing {
+  private readonly rateLimits: RateLimits;
+  private readonly load: ServerLoad;
+  private readonly overlap = new Overlap();
+
+  constructor(options: { concurrency: number; maxRate?: number; retryBackoffMs?: number }) {
+    this.rateLimits = new RateLimits({ maxRate: options.maxRate });
+    this.load = new ServerLoad(options.concurrency, options.retryBackoffMs);
+  }
+
+  /** How long a request to `path` waits before it starts, its turn taken (rate limits, --max-rate). */
+  turn(path: string): number {
+    return this.rateLimits.turn(path);
+  }
+
+  /** How long the group of `path` is paused from now (a 429 met meanwhile): 0 when it is not. */
+  pausedFor(path: string): number {
+    return this.rateLimits.pausedFor(path);
+  }
+
+  /** How many requests may be in flight now: those at the server times how far away it is. */
+  get inFlightLimit(): number {
+    return Math.max(1, Math.floor(this.load.atServer * this.overlap.factor));
+  }
+
+  /**
+   * Whether a request may start beside what is in flight. Alone, when nothing is; the first attempt of a race,
+   * unless a request waits to go alone; any other within the limit, none while one waits to go alone, and a
+   * write only while fewer than the writers allowed are in flight.
+   */
+  admits(start: Start, now: InFlight): boolean {
+    if (start.alone) return now.active === 0;
+    if (start.racing) return now.aloneWanted === 0;
+    return (
+      now.active < this.inFlightLimit &&
+      now.aloneWanted === 0 &&
+      (!start.write || now.writing < this.load.writersAtOnce(this.overlap.factor))
+    );
+  }
+
+  /** An answer of a request to `path`. Says whether there is now room for more in flight. */
+  answered(path: string, status: number, headers: Record<string, string>, ms: number): boolean {
+    const before = this.inFlightLimit;
+    const served = Overlap.served(status);
+    this.load.answered(status, served);
+    if (served) this.overlap.observe(ms);
+    this.rateLimits.answered(path, status, headers);
+    return this.inFlightLimit > before;
+  }
+
+  /** Whether a request refused with 503 as `earlier` says goes alone now. */
+  goesAlone(earlier: readonly number[]): boolean {
+    return this.load.goesAlone(earlier);
+  }
+
+  /** After a 503 of a request of `operation` ("METHOD template"): send it again after a wait, or give up. */
+  afterUnavailable(operation: string, earlier: readonly number[]): AfterUnavailable {
+    return this.load.afterUnavailable(operation, earlier);
+  }
+
+  /**
+   * Answer times another client of the same target saw (the suites', for cleanup's client): this one starts
+   * knowing how far the target is.
+   */
+  learnDistance(answerTimes: number[]): void {
+    for (const ms of answerTimes) this.overlap.observe(ms);
+  }
+
+  summary(): PacingSummary {
+    return this.rateLimits.summary();
+  }
+}

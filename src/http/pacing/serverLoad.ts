@@ -1,0 +1,103 @@
+/**
+ * What a 503 says of the target's load, as a policy: how many requests may be at the server, whether writes
+ * take turns, whether a refused request is sent again, after how long, and whether it then goes alone.
+ *
+ * A 503 says the request was not served (RFC 9110 §15.6.4). Prefect answers it for retryable database errors:
+ * on SQLite for a write that lost the database lock to another write, on PostgreSQL for some queries it cannot
+ * run whatever the load. So the first calls for fewer requests at once and writes in turn (the server has one
+ * writer anyway), and the second for giving up sooner on an operation that answers nothing else.
+ */
+
+/**
+ * As many attempts as Prefect's own client makes (PREFECT_CLIENT_MAX_RETRIES: 5 retries), with a shorter
+ * backoff of 200, 400, 800, 1600 and 3200 ms (plus jitter): Prefect on SQLite answers 503 for a write that
+ * lost the database lock, and under concurrent writes the lock can stay taken for a few seconds.
+ */
+export const MAX_ATTEMPTS = 6;
+/**
+ * Attempts for a request of an operation one of whose requests was refused with 503 at every attempt: that
+ * operation's 503 is its answer more than a passing state (Prefect on PostgreSQL answers 503 for queries it
+ * cannot run, whatever the load), and the full backoff (8 s a request, the last attempts alone) would be
+ * paid again for each. Three attempts still get through a lock a write lost by chance.
+ */
+const ATTEMPTS_WHERE_UNAVAILABLE_BEFORE = 3;
+/**
+ * A request refused this many times goes alone: if the server refused it for a lock other requests held
+ * (Prefect on SQLite), it then has no rival. Not after two: behind 100 ms a request alone stops every other
+ * for two round trips, and a second lost lock is common there.
+ */
+const ALONE_AFTER = 3;
+
+/** What to do with a request the target refused with 503. */
+export type AfterUnavailable = { retryInMs: number } | { giveUp: true };
+
+export class ServerLoad {
+  /** How many requests may be at the server at once: the configured concurrency, less while it answers 503. */
+  private limit: number;
+  /**
+   * Set by the target's first 503: from then on, requests that may write go one at a time at the server
+   * (see `writersAtOnce`), reads beside them. Writes in turn do not lose SQLite's lock to each other.
+   */
+  private oneWriter = false;
+  /** "METHOD template" of operations one of whose requests was refused with 503 at every attempt. */
+  private readonly unavailableBefore = new Set<string>();
+
+  constructor(
+    private readonly concurrency: number,
+    /** The wait before the first retry, doubled before each next one (plus jitter). */
+    private readonly backoffMs = 100,
+  ) {
+    this.limit = concurrency;
+  }
+
+  /** Requests the server may work on at once now. */
+  get atServer(): number {
+    return this.limit;
+  }
+
+  /**
+   * How many writes may be in flight at once, for a target `factor` times as far as its own work (pacing/
+   * overlap.ts): any number until the first 503, then as many as overlap one at the server.
+   */
+  writersAtOnce(factor: number): number {
+    return this.oneWriter ? Math.floor(factor) : Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * An answer: a 503 halves the requests at the server, so that the retry is not met by the same crowd, and
+   * they grow back by one for every four answers the server served. Says whether there is room for more.
+   */
+  answered(status: number, served: boolean): boolean {
+    if (status === 503) {
+      this.limit = Math.max(1, this.limit / 2);
+      this.oneWriter = true;
+      return false;
+    }
+    if (!served) return false;
+    const before = this.limit;
+    this.limit = Math.min(this.concurrency, this.limit + 0.25);
+    return this.limit > before;
+  }
+
+  /** Whether a request that was refused with 503 as the `earlier` statuses say goes alone now. */
+  goesAlone(earlier: readonly number[]): boolean {
+    return refusals(earlier) >= ALONE_AFTER;
+  }
+
+  /**
+   * After a request of `operation` was refused with 503 (its statuses so far in `earlier`, this one last):
+   * wait and send it again, or give up and take the 503 as its answer.
+   */
+  afterUnavailable(operation: string, earlier: readonly number[]): AfterUnavailable {
+    const unavailable = refusals(earlier);
+    const attempts = this.unavailableBefore.has(operation) ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE : MAX_ATTEMPTS;
+    if (unavailable >= attempts) {
+      this.unavailableBefore.add(operation);
+      return { giveUp: true };
+    }
+    // Jitter, so that requests that lost the lock together do not retry together.
+    return { retryInMs: this.backoffMs * 2 ** unavailable * (1 + Math.random() / 2) };
+  }
+}
+
+const refusals = (statuses: readonly number[]) => statuses.filter((status) => status === 503).length;

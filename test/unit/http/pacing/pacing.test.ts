@@ -1,0 +1,50 @@
+import { describe, expect, test } from 'vitest';
+import { Pacing } from '../../../../src/http/pacing/pacing.js';
+
+const idle = { active: 0, writing: 0, aloneWanted: 0 };
+const read = { alone: false, write: false, racing: false };
+const write = { alone: false, write: true, racing: false };
+
+describe('Pacing.admits', () => {
+  test('up to the concurrency in flight for a near target; none beside a request waiting to go alone', () => {
+    const pacing = new Pacing({ concurrency: 4 });
+    expect(pacing.admits(read, { ...idle, active: 3 })).toBe(true);
+    expect(pacing.admits(read, { ...idle, active: 4 })).toBe(false);
+    expect(pacing.admits(read, { ...idle, active: 1, aloneWanted: 1 })).toBe(false);
+  });
+
+  test('a request alone starts only with nothing in flight; the first attempt of a race waits only for one alone', () => {
+    const pacing = new Pacing({ concurrency: 4 });
+    expect(pacing.admits({ ...read, alone: true }, { ...idle, active: 1, aloneWanted: 1 })).toBe(false);
+    expect(pacing.admits({ ...read, alone: true }, { ...idle, aloneWanted: 1 })).toBe(true);
+    expect(pacing.admits({ ...write, racing: true }, { ...idle, active: 9, writing: 9 })).toBe(true);
+    expect(pacing.admits({ ...write, racing: true }, { ...idle, aloneWanted: 1 })).toBe(false);
+  });
+
+  test('after a 503, a write waits for the write in flight while a read goes beside it', () => {
+    const pacing = new Pacing({ concurrency: 4 });
+    const oneWrite = { ...idle, active: 1, writing: 1 };
+    expect(pacing.admits(write, oneWrite)).toBe(true);
+    expect(pacing.answered('/flows/', 503, {}, 5)).toBe(false);
+    expect(pacing.admits(write, oneWrite)).toBe(false);
+    expect(pacing.admits(read, oneWrite)).toBe(true);
+    expect(pacing.inFlightLimit).toBe(2);
+  });
+
+  test('answers of a far target raise the requests in flight, and say there is room', () => {
+    const pacing = new Pacing({ concurrency: 4 });
+    let room = false;
+    for (let i = 0; i < 64; i++) room = pacing.answered('/flows/filter', 200, {}, 100 + (i % 4)) || room;
+    expect(room).toBe(true);
+    expect(pacing.inFlightLimit).toBeGreaterThan(4);
+  });
+
+  test('a 429 pauses its family: the next request of it waits its turn, another family does not', () => {
+    const pacing = new Pacing({ concurrency: 4 });
+    pacing.answered('/flows/filter', 429, { 'retry-after': '2' }, 5);
+    expect(pacing.pausedFor('/flows/')).toBeGreaterThan(1000);
+    expect(pacing.turn('/flows/')).toBeGreaterThan(1000);
+    expect(pacing.turn('/deployments/')).toBe(0);
+    expect(pacing.summary().rateLimited).toBe(1);
+  });
+});

@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { MAX_ATTEMPTS, ServerLoad } from '../../../../src/http/pacing/serverLoad.js';
+
+describe('ServerLoad', () => {
+  test('a 503 halves the requests at the server (never under one); four served answers give one back, up to the concurrency', () => {
+    const load = new ServerLoad(4);
+    load.answered(503, false);
+    expect(load.atServer).toBe(2);
+    load.answered(503, false);
+    load.answered(503, false);
+    load.answered(503, false);
+    expect(load.atServer).toBe(1);
+    for (let i = 0; i < 4; i++) load.answered(200, true);
+    expect(load.atServer).toBe(2);
+    for (let i = 0; i < 100; i++) load.answered(200, true);
+    expect(load.atServer).toBe(4);
+  });
+
+  test('an answer not served (a 429, no answer) neither lowers nor raises it', () => {
+    const load = new ServerLoad(4);
+    load.answered(503, false);
+    expect(load.answered(429, false)).toBe(false);
+    expect(load.answered(0, false)).toBe(false);
+    expect(load.atServer).toBe(2);
+    expect(load.answered(200, true)).toBe(true);
+  });
+
+  test('writes go side by side until the first 503, then as many as overlap one at the server', () => {
+    const load = new ServerLoad(4);
+    expect(load.writersAtOnce(1)).toBe(Number.POSITIVE_INFINITY);
+    load.answered(503, false);
+    expect(load.writersAtOnce(1)).toBe(1);
+    expect(load.writersAtOnce(3.7)).toBe(3);
+    for (let i = 0; i < 100; i++) load.answered(200, true);
+    expect(load.writersAtOnce(1)).toBe(1);
+  });
+
+  test('a request goes alone after its third 503, not before', () => {
+    const load = new ServerLoad(4);
+    expect(load.goesAlone([503, 503])).toBe(false);
+    expect(load.goesAlone([503, 0, 503])).toBe(false);
+    expect(load.goesAlone([503, 503, 503])).toBe(true);
+  });
+
+  test('the backoff doubles with each 503, with up to half again of jitter', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: MAX_ATTEMPTS - 1 }), fc.integer({ min: 1, max: 1000 }), (refused, base) => {
+        const next = new ServerLoad(4, base).afterUnavailable('POST /flows/', Array(refused).fill(503));
+        expect('retryInMs' in next).toBe(true);
+        const wait = (next as { retryInMs: number }).retryInMs;
+        expect(wait).toBeGreaterThanOrEqual(base * 2 ** refused);
+        expect(wait).toBeLessThanOrEqual(base * 2 ** refused * 1.5);
+      }),
+    );
+  });
+
+  test('an operation refused at every attempt is given up on sooner afterwards; another operation is not', () => {
+    const load = new ServerLoad(4);
+    const refused = (n: number) => Array(n).fill(503);
+    expect(load.afterUnavailable('POST /flows/filter', refused(3))).toHaveProperty('retryInMs');
+    expect(load.afterUnavailable('POST /flows/filter', refused(MAX_ATTEMPTS))).toEqual({ giveUp: true });
+    expect(load.afterUnavailable('POST /flows/filter', refused(3))).toEqual({ giveUp: true });
+    expect(load.afterUnavailable('POST /flows/filter', refused(2))).toHaveProperty('retryInMs');
+    expect(load.afterUnavailable('POST /flow_runs/filter', refused(3))).toHaveProperty('retryInMs');
+  });
+});
