@@ -63,6 +63,7 @@ export const aggregatesChecks = [
     exchangesPerCase: 20,
     level: 'MUST',
     clause: '4.2 (count); 4.3',
+    catches: 1,
     title: 'MUST count exactly what the filter selects, for the same filter',
     appliesTo: isCoreQueryOf('count'),
     run: async (op, ctx) => {
@@ -127,6 +128,7 @@ export const aggregatesChecks = [
     exchangesPerCase: 3,
     level: 'MUST',
     clause: '4.3 rule 5; OpenAPI document (/paginate)',
+    catches: 1,
     title:
       'MUST page the filter result whole: count is its size, pages is ceil(count/limit), the pages together give it',
     appliesTo: isCoreQueryOf('paginate'),
@@ -179,6 +181,7 @@ export const aggregatesChecks = [
     id: 'aggregates.history',
     level: 'MUST',
     clause: '4.2 (history); OpenAPI document',
+    catches: 1,
     title:
       'MUST bin the history by start, end and interval, and count in each bin and state type the runs whose expected start falls in it',
     appliesTo: isHistory,
@@ -244,6 +247,7 @@ export const aggregatesChecks = [
     id: 'aggregates.history-invalid-interval',
     level: 'MUST',
     clause: '4.2 (history); 7',
+    catches: 1,
     title: 'MUST refuse a history interval below one second with a 4xx',
     appliesTo: isHistory,
     run: async (op, ctx) => {

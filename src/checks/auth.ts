@@ -35,6 +35,7 @@ export const authChecks = [
     id: 'auth.required',
     level: 'MUST',
     clause: '5',
+    catches: 1,
     title: 'MUST refuse a protected operation without credentials (401 or 403)',
     appliesTo: protectedSample,
     run: async (op, ctx) => {

@@ -54,9 +54,11 @@ interface CheckFields<L extends Level> {
   /**
    * What the check reads besides the answers to its own requests: `exercise`, the exchanges of its
    * operation's exercise (CheckContext.exchangesOf), which must then be sent before it is judged (a
-   * time-boxed run plans it so). A unit test holds every check that asks for them to declaring it.
+   * time-boxed run plans it so); `document`, the document alone: it sends nothing, so it is judged at once,
+   * first, and never waits for the target. Unit tests hold every check that asks for the exercise to declaring
+   * it, and every check that declares the document to sending nothing.
    */
-  reads?: 'exercise';
+  reads?: 'exercise' | 'document';
   /**
    * The exchanges one case of the check sends, on average, as a default run measures them (`npm run bench`:
    * bench.json → exchangesByCheck over the check's cases; managed 3.8.8 on SQLite), or, for a check newer
@@ -64,6 +66,12 @@ interface CheckFields<L extends Level> {
    * estimates with it. Default 1; a check that reads the exercise sends none.
    */
   exchangesPerCase?: number;
+  /**
+   * What the check has been shown to catch: how many mutants of the kill matrix (test/mutants/registry.ts)
+   * name it among their killers. A time-boxed run judges first the checks that catch the most for what they
+   * cost. A unit test holds every check's count to the matrix. Default 0.
+   */
+  catches?: number;
 }
 
 export type Isolation = 'quiet' | 'alone';

@@ -152,11 +152,12 @@ export const judgeValidInputAccepted: ExchangeJudge = (op, s) => {
   });
 };
 
-function invalidInputCheck(kind: NegativeKind, title: `MUST ${string}`) {
+function invalidInputCheck(kind: NegativeKind, title: `MUST ${string}`, catches?: number) {
   return defineCheck({
     id: `contract.invalid-${kind}`,
     level: 'MUST',
     clause: DOCUMENT,
+    catches,
     title,
     ...eachExchange(
       (_op, s) =>
@@ -179,6 +180,7 @@ export const contractChecks = [
     id: 'contract.no-5xx',
     level: 'MUST',
     clause: '4.1; OpenAPI document',
+    catches: 7,
     title: 'MUST answer every request, valid or not, without a server error or a broken connection',
     ...eachExchange(judgeNo5xx, { looksAt: every, judgesUnavailable: true }),
   }),
@@ -188,6 +190,7 @@ export const contractChecks = [
     id: 'contract.available',
     level: 'SHOULD',
     clause: '4.1',
+    catches: 1,
     title: 'SHOULD not stay unavailable (503) through bounded retries',
     ...eachExchange(
       (_op, s) => {
@@ -212,6 +215,7 @@ export const contractChecks = [
     id: 'contract.success-status-documented',
     level: 'MUST',
     clause: DOCUMENT,
+    catches: 2,
     title: 'MUST answer success with a status code the operation documents',
     ...eachExchange(
       (op, { exchange: ex }) =>
@@ -234,6 +238,7 @@ export const contractChecks = [
     id: 'contract.content-type',
     level: 'MUST',
     clause: DOCUMENT,
+    catches: 2,
     title:
       'MUST answer with the documented content type: parsable JSON where JSON is documented, no body where none is',
     ...eachExchange(
@@ -275,6 +280,7 @@ export const contractChecks = [
     id: 'contract.success-schema',
     level: 'MUST',
     clause: DOCUMENT,
+    catches: 2,
     title: 'MUST answer success with a body that matches the documented response schema',
     ...eachExchange((op, s, ctx) => schemaFailure(op, s.exchange, ctx.validate, (st) => st >= 200 && st < 300), {
       looksAt: every,
@@ -284,6 +290,7 @@ export const contractChecks = [
     id: 'contract.error-schema',
     level: 'MUST',
     clause: DOCUMENT,
+    catches: 1,
     title: 'MUST answer a documented error status with a body that matches its documented schema',
     ...eachExchange((op, s, ctx) => schemaFailure(op, s.exchange, ctx.validate, (st) => st >= 400 && st < 500), {
       looksAt: every,
@@ -296,15 +303,16 @@ export const contractChecks = [
     title: 'MUST accept valid input, or refuse it with a documented 4xx, 404 or 409',
     ...eachExchange(judgeValidInputAccepted, { looksAt: ofKinds('recipe', 'generated', 'edge'), asks2xx: true }),
   }),
-  invalidInputCheck('malformed-json', 'MUST refuse a malformed JSON body with a 4xx'),
-  invalidInputCheck('wrong-type', 'MUST refuse a body with a value of the wrong type with a 4xx'),
-  invalidInputCheck('missing-required', 'MUST refuse a body without a required property with a 4xx'),
+  invalidInputCheck('malformed-json', 'MUST refuse a malformed JSON body with a 4xx', 1),
+  invalidInputCheck('wrong-type', 'MUST refuse a body with a value of the wrong type with a 4xx', 1),
+  invalidInputCheck('missing-required', 'MUST refuse a body without a required property with a 4xx', 1),
   invalidInputCheck('extra-property', 'MUST refuse an undeclared property where the schema forbids one with a 4xx'),
   invalidInputCheck('out-of-range', 'MUST refuse a value outside its documented bounds with a 4xx'),
   defineCheck({
     id: 'contract.unknown-id-404',
     level: 'MUST',
     clause: '4.1',
+    catches: 2,
     title: 'MUST answer 404 for an identifier that names no object',
     ...eachExchange(
       (_op, { exchange: ex }) =>

@@ -36,6 +36,7 @@ export const errorsChecks = [
     id: 'errors.malformed-id',
     level: 'MUST',
     clause: '7; OpenAPI document (format: uuid)',
+    catches: 1,
     title: 'MUST answer 404 or 422 to an identifier that is not a UUID where one is documented, never a 5xx',
     appliesTo: (op) => uuidParams(op).length > 0,
     run: async (op, ctx) => {
@@ -58,6 +59,7 @@ export const errorsChecks = [
     reads: 'exercise',
     level: 'SHOULD',
     clause: '4.2; OpenAPI document (requestBody content: application/json)',
+    catches: 1,
     title: 'SHOULD refuse a JSON body sent as text/plain with a 4xx',
     // The exercise sends the recipe's body as text/plain (run/exercise.ts); a server error there is also
     // contract.no-5xx's, a MUST failure.
@@ -124,6 +126,7 @@ export const errorsChecks = [
     reads: 'exercise',
     level: 'SHOULD',
     clause: '7',
+    catches: 1,
     title: 'SHOULD answer a 4xx with a JSON body a client can read',
     // An operation the server never answered with a 4xx gives this check nothing to look at.
     appliesTo: (op, ctx) => {

@@ -48,6 +48,7 @@ export const filtersChecks = [
     exchangesPerCase: 212,
     level: 'MUST',
     clause: '4.3',
+    catches: 10,
     title: "MUST select exactly the objects the filter describes (compared with an oracle over the run's own objects)",
     appliesTo: isCoreFilter,
     run: async (op, ctx) => {
@@ -163,6 +164,7 @@ export const filtersChecks = [
     id: 'filters.seed-example',
     level: 'MUST',
     clause: '4.3 rule 4',
+    catches: 1,
     title: 'MUST find the flows tagged with the given tags that have FAILED runs',
     appliesTo: (op, ctx) => isCoreFilter(op, ctx) && coreModelOf(ctx.model, op) === 'flows',
     run: async (op, ctx) => {

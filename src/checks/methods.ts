@@ -258,6 +258,7 @@ export const methodsChecks = [
     isolation: 'quiet',
     level: 'MUST',
     clause: '4.1 rule 1',
+    catches: 1,
     title: 'MUST change nothing on GET: the object and the count of its collection are the same after many GETs',
     appliesTo: (op, ctx) => op.method === 'GET' && namedCollection(ctx.model, op)?.read !== undefined,
     run: async (op, ctx) => {
@@ -287,6 +288,7 @@ export const methodsChecks = [
     isolation: 'quiet',
     level: 'MUST',
     clause: '4.1 rule 2',
+    catches: 1,
     title: 'MUST answer a GET with a request body as it answers one without (GET takes nothing from the body)',
     appliesTo: (op) => op.method === 'GET',
     run: async (op, ctx) => {
@@ -305,6 +307,7 @@ export const methodsChecks = [
     isolation: 'alone',
     level: 'MUST',
     clause: '4.1 rule 1',
+    catches: 1,
     title: 'MUST leave the same state and answer the same class of status when a PUT is applied twice',
     appliesTo: (op) => op.method === 'PUT',
     run: async (op, ctx) => {
@@ -351,6 +354,7 @@ export const methodsChecks = [
     isolation: 'alone',
     level: 'MUST',
     clause: '4.1 rule 1',
+    catches: 1,
     title: 'MUST answer 404 to a second DELETE of the same object',
     appliesTo: isDeleteOfObject,
     run: async (op, ctx) => {
@@ -369,6 +373,7 @@ export const methodsChecks = [
     isolation: 'alone',
     level: 'MUST',
     clause: '4.1',
+    catches: 1,
     title: 'MUST delete only the object named: the collection shrinks by one and other objects remain',
     appliesTo: isDeleteOfObservableObject,
     run: async (op, ctx) => {
@@ -400,6 +405,7 @@ export const methodsChecks = [
     isolation: 'alone',
     level: 'MUST',
     clause: '4.1; 4.3',
+    catches: 1,
     title: "MUST leave a deleted object out of the collection's filter and paginate, and keep the others there",
     appliesTo: (op, ctx) => isDeleteOfObject(op, ctx) && viewsById(ctx, namedCollection(ctx.model, op)!).length > 0,
     run: async (op, ctx) => {
@@ -428,6 +434,7 @@ export const methodsChecks = [
     exchangesPerCase: 10,
     level: 'MUST',
     clause: '4.1',
+    catches: 1,
     title: 'MUST change only the fields a PATCH names, for every field PATCH can change and for the valid request',
     appliesTo: (op, ctx) => op.method === 'PATCH' && namedCollection(ctx.model, op)?.read !== undefined,
     run: async (op, ctx) => {
@@ -512,6 +519,7 @@ export const methodsChecks = [
     exchangesPerCase: 2,
     level: 'MUST',
     clause: '4.1 (POST /collection creates a new member)',
+    catches: 1,
     title:
       'MUST store the member a create answers: a GET of it right after agrees with the answer and with the fields the request set',
     appliesTo: (op, ctx) => {
@@ -613,6 +621,7 @@ export const methodsChecks = [
     id: 'methods.405',
     level: 'SHOULD',
     clause: '4.1',
+    catches: 2,
     title: 'SHOULD answer 405 to a method the path does not offer',
     appliesTo: probes405,
     run: async (op, ctx) => {

@@ -119,6 +119,7 @@ export const orchestrationChecks = [
     exchangesPerCase: 4,
     level: 'MUST',
     clause: '4.2',
+    catches: 1,
     title: 'MUST create the flow run in the state the body gives',
     appliesTo: isCreateFlowRun,
     run: async (op, ctx) => {
@@ -196,6 +197,7 @@ export const orchestrationChecks = [
     id: 'orchestration.set-state-legal-path',
     level: 'MUST',
     clause: '3',
+    catches: 1,
     title: 'MUST accept SCHEDULED → PENDING → RUNNING → COMPLETED, and the run is in each state after',
     appliesTo: isSetState,
     run: async (op, ctx) => {
@@ -292,6 +294,7 @@ export const orchestrationChecks = [
     exchangesPerCase: 5,
     level: 'MUST',
     clause: 'profile',
+    catches: 1,
     title: 'MUST refuse PENDING → PENDING (ABORT) and leave the run as it was',
     appliesTo: isSetState,
     run: async (op, ctx) => {
@@ -318,6 +321,7 @@ export const orchestrationChecks = [
     exchangesPerCase: 4,
     level: 'MUST',
     clause: 'profile',
+    catches: 1,
     title: 'MUST accept one of two PENDING proposals sent at once on a SCHEDULED run, and ABORT the other',
     appliesTo: isSetState,
     run: async (op, ctx) => {
@@ -348,6 +352,7 @@ export const orchestrationChecks = [
     exchangesPerCase: 3,
     level: 'MUST',
     clause: 'profile',
+    catches: 1,
     title: 'MUST defer RUNNING before the scheduled time (WAIT) and leave the run as it was',
     appliesTo: isSetState,
     run: async (op, ctx) => {

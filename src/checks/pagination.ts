@@ -31,6 +31,7 @@ export const paginationChecks = [
     exchangesPerCase: 11,
     level: 'MUST',
     clause: CLAUSE,
+    catches: 2,
     title: 'MUST return consecutive windows of the sorted result for limit and offset, with no gap and no duplicate',
     appliesTo: isCoreFilter,
     run: async (op, ctx) => {
@@ -89,6 +90,7 @@ export const paginationChecks = [
     id: 'pagination.limit-zero',
     level: 'MUST',
     clause: CLAUSE,
+    catches: 1,
     title: 'MUST return nothing for limit 0',
     appliesTo: isCoreFilter,
     run: async (op, ctx) => {

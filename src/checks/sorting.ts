@@ -113,6 +113,7 @@ export const sortingChecks = [
     id: 'sorting.by-value',
     level: 'MUST',
     clause: '4.3 rule 6',
+    catches: 1,
     title:
       'MUST order the result by the key of each sort value (ties in any order; null placement and collation are reported)',
     appliesTo: (op, ctx) => isCoreFilter(op, ctx) && (sortEnum(ctx.model, op)?.length ?? 0) > 0,

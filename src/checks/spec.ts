@@ -20,6 +20,7 @@ const createOf = (op: Operation, ctx: CheckContext) => {
 export const specChecks = [
   defineCheck({
     id: 'spec.plural-collections',
+    reads: 'document',
     level: 'SHOULD',
     clause: '1 convention 1',
     title: 'SHOULD name collections in the plural',
@@ -33,6 +34,7 @@ export const specChecks = [
   }),
   defineCheck({
     id: 'spec.snake-case-routes',
+    reads: 'document',
     level: 'SHOULD',
     clause: '1 convention 3',
     title: 'SHOULD write route segments in snake_case',
@@ -45,6 +47,7 @@ export const specChecks = [
   }),
   defineCheck({
     id: 'spec.no-needless-nesting',
+    reads: 'document',
     level: 'SHOULD',
     clause: '1 convention 4',
     title: 'SHOULD nest a collection only when its members cannot be reached outside the parent',
@@ -61,6 +64,7 @@ export const specChecks = [
   }),
   defineCheck({
     id: 'spec.query-in-body',
+    reads: 'document',
     level: 'SHOULD',
     clause: '1 convention 5',
     title: 'SHOULD take filtering, sorting and pagination in the POST body, not the query string',
@@ -71,14 +75,17 @@ export const specChecks = [
   }),
   defineCheck({
     id: 'spec.get-without-body',
+    reads: 'document',
     level: 'SHOULD',
     clause: '4.1 rule 2',
+    catches: 1,
     title: 'SHOULD declare no request body on a GET',
     appliesTo: (op) => op.method === 'GET',
     run: (op) => (op.requestBody ? violated('requestBody', `${op.key} declares a request body`) : pass()),
   }),
   defineCheck({
     id: 'spec.json-response-schema',
+    reads: 'document',
     level: 'SHOULD',
     clause: '1 (the document describes the interface)',
     title: 'SHOULD document a JSON response schema for success (or a success without a body)',

@@ -76,6 +76,7 @@ export const versioningChecks = [
     id: 'versioning.malformed-refused',
     level: 'SHOULD',
     clause: '9',
+    catches: 1,
     title: 'SHOULD refuse a version header not of the form x.y.z with a 4xx',
     appliesTo: sampled,
     run: (op, ctx) => withVersion(ctx, op, 'not-a-version', 'refused'),

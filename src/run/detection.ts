@@ -1,84 +1,47 @@
+import { type Check, FAMILIES, type Family } from '../checks/check.js';
 import { CHECKS } from '../checks/registry.js';
 
-/**
- * How much each check has been shown to catch: the mutants of the kill matrix (test/mutants/registry.ts)
- * that name it among their killers. A time-boxed run (--budget) judges the checks that catch the most
- * first. test/unit/run/detection.test.ts holds this table to the registry, so that it cannot drift.
- */
-export const MUTANTS_CAUGHT: Readonly<Record<string, number>> = {
-  'filters.oracle': 10,
-  'contract.no-5xx': 7,
-  'contract.content-type': 2,
-  'contract.success-schema': 2,
-  'contract.success-status-documented': 2,
-  'contract.unknown-id-404': 2,
-  'methods.405': 2,
-  'pagination.windows': 2,
-  'aggregates.count-agrees': 1,
-  'aggregates.history': 1,
-  'aggregates.history-invalid-interval': 1,
-  'aggregates.paginate-agrees': 1,
-  'auth.required': 1,
-  'contract.available': 1,
-  'contract.error-schema': 1,
-  'contract.invalid-malformed-json': 1,
-  'contract.invalid-missing-required': 1,
-  'contract.invalid-wrong-type': 1,
-  'errors.4xx-json': 1,
-  'errors.malformed-id': 1,
-  'errors.wrong-content-type': 1,
-  'filters.seed-example': 1,
-  'methods.create-stored': 1,
-  'methods.delete-gone-from-views': 1,
-  'methods.delete-only-target': 1,
-  'methods.delete-twice-404': 1,
-  'methods.get-ignores-body': 1,
-  'methods.get-safe': 1,
-  'methods.patch-partial': 1,
-  'methods.put-idempotent': 1,
-  'orchestration.create-flow-run-state': 1,
-  'orchestration.pending-race-one-wins': 1,
-  'orchestration.pending-twice-aborts': 1,
-  'orchestration.running-early-waits': 1,
-  'orchestration.set-state-legal-path': 1,
-  'pagination.limit-zero': 1,
-  'sorting.by-value': 1,
-  'spec.get-without-body': 1,
-  'versioning.malformed-refused': 1,
-};
+/** What planning needs of a case's check: its declarations (checks/check.ts). */
+type CaseCheck = Pick<Check, 'id' | 'family' | 'exchangesPerCase' | 'catches' | 'reads'>;
+
+/** The exchanges one case of a check sends, as the check declares them (Check.exchangesPerCase). */
+const exchangesPerCase = (check: Pick<Check, 'exchangesPerCase'>) => check.exchangesPerCase ?? 1;
+
+/** A family all of whose checks read the document alone (Check.reads): its file sends nothing, and waits for nothing. */
+export const familySendsNothing = (family: string): boolean =>
+  CHECKS.filter((c) => c.family === family).every((c) => c.reads === 'document');
 
 /**
- * The order of families in a time-boxed run: those that catch the most for the time they take first. The
- * time is what each family takes in a default run (bench.json → requestsByFamily); contract and errors come last as
- * they need every operation exercised first, which is most of a run's requests.
+ * The order of the families' files in a time-boxed run, from what their checks declare: the families that send
+ * nothing first (their verdicts come at once), those that read the exercise last (they need every operation
+ * exercised first, which is most of a run's requests), and between them the families whose checks catch the
+ * most mutants for the exchanges a case of them sends (Check.catches over Check.exchangesPerCase, summed over
+ * the family). Unsharded, a time-boxed run plans every family's cases at once (budgetOrder); the order of the
+ * files then only orders the report. A shard judges its files in this order.
  */
-export const BUDGET_FAMILY_ORDER = [
-  'spec',
-  'auth',
-  'orchestration',
-  'pagination',
-  'aggregates',
-  'sorting',
-  'filters',
-  'versioning',
-  'methods',
-  'contract',
-  'errors',
-] as const;
+export function budgetFamilyOrder(): Family[] {
+  const rank = (family: Family) => {
+    const checks = CHECKS.filter((c) => c.family === family);
+    const place = familySendsNothing(family) ? 0 : familyReadsExercise(family) ? 2 : 1;
+    const caught = checks.reduce((sum, c) => sum + (c.catches ?? 0), 0);
+    const cost = checks.reduce((sum, c) => sum + Math.max(0.5, exchangesPerCase(c)), 0);
+    return { place, worth: caught / cost };
+  };
+  const ranks = new Map(FAMILIES.map((f) => [f, rank(f)]));
+  return [...FAMILIES].sort((a, b) => {
+    const ra = ranks.get(a)!;
+    const rb = ranks.get(b)!;
+    return ra.place - rb.place || rb.worth - ra.worth;
+  });
+}
 
 /** Cases of one family, the checks that catch the most first (stable otherwise). */
-export function byDetection<T extends { check: { id: string } }>(cases: T[]): T[] {
+export function byDetection<T extends { check: Pick<Check, 'catches'> }>(cases: T[]): T[] {
   return cases
-    .map((c, i) => ({ c, i, caught: MUTANTS_CAUGHT[c.check.id] ?? 0 }))
+    .map((c, i) => ({ c, i, caught: c.check.catches ?? 0 }))
     .sort((a, b) => b.caught - a.caught || a.i - b.i)
     .map(({ c }) => c);
 }
-
-/** What planning needs of a case's check. */
-type CaseCheck = { id: string; family: string; exchangesPerCase?: number };
-
-/** The exchanges one case of a check sends, as the check declares them (Check.exchangesPerCase). */
-const exchangesPerCase = (check: CaseCheck) => check.exchangesPerCase ?? 1;
 
 /** The exchanges of exercising one operation (a contract-only run: 2,993 for 187 operations), shared by its readers. */
 export const EXERCISE_EXCHANGES = 16;
@@ -108,8 +71,8 @@ export const familyReadsExercise = (family: string): boolean =>
 export const LONG_CASE_EXCHANGES = 100;
 
 /**
- * The order of a budgeted run planned across families: the spec family first (it sends nothing); then the
- * cases of checks that catch a mutant of the kill matrix: the long ones first, then those on the core
+ * The order of a budgeted run planned across families: the checks that read the document alone first (they
+ * send nothing); then the cases of checks that catch a mutant of the kill matrix (Check.catches): the long ones first, then those on the core
  * collections (spec §2) before the others, each group by what a case is worth per exchange (the check's
  * mutants shared by its cases: a check run on 187 operations is worth less on each than one run on 2); then
  * the rest, the cheapest first. A case that reads the exercise pays its share of exercising its operation
@@ -127,12 +90,12 @@ export function budgetOrder<T extends { check: CaseCheck; op: unknown }>(cases: 
     (familyReadsExercise(c.check.family) ? EXERCISE_EXCHANGES / readers.get(c.op)! : 0);
   return cases
     .map((c, i) => {
-      const caught = MUTANTS_CAUGHT[c.check.id] ?? 0;
+      const caught = c.check.catches ?? 0;
       const cost = costOf(c);
       const long = caught > 0 && cost >= LONG_CASE_EXCHANGES;
       const worth = caught / casesOfCheck.get(c.check.id)!;
       const key = [
-        c.check.family === 'spec' ? 0 : 1,
+        c.check.reads === 'document' ? 0 : 1,
         caught > 0 ? 0 : 1,
         long ? 0 : 1,
         isCore(c) ? 0 : 1,

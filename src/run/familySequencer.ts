@@ -1,17 +1,17 @@
 /**
  * The order of the suite files, one per family: the families' own order (spec, which needs no request,
- * first: the first verdicts come at once), or in a budgeted run the families that catch the most per
- * second first (detection.ts). Files of no family (the self tests) keep vitest's order; sharding is vitest's.
+ * first: the first verdicts come at once), or in a budgeted run the order their checks' declarations give
+ * (detection.ts: budgetFamilyOrder). Files of no family (the self tests) keep vitest's order; sharding is vitest's.
  */
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { FAMILIES } from '../checks/check.js';
 import { readWorkerConfig } from '../config/worker.js';
-import { BUDGET_FAMILY_ORDER } from './detection.js';
+import { budgetFamilyOrder } from './detection.js';
 
 export class FamilySequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const order: readonly string[] = readWorkerConfig()?.budgetSeconds ? BUDGET_FAMILY_ORDER : FAMILIES;
+    const order: readonly string[] = readWorkerConfig()?.budgetSeconds ? budgetFamilyOrder() : FAMILIES;
     const rank = (f: TestSpecification) => {
       const i = order.indexOf(path.basename(f.moduleId).replace(/\.test\.ts$/, ''));
       return i < 0 ? order.length : i;

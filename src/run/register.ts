@@ -19,7 +19,7 @@ import type { CheckResult, RecordedExchange, ResultStatus } from '../report/resu
 import '../report/taskMeta.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { labelForAllure } from './allureLabels.js';
-import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise } from './detection.js';
+import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise, familySendsNothing } from './detection.js';
 import { CORE } from '../checks/queryContext.js';
 import { getSession, type Session } from './session.js';
 
@@ -268,13 +268,13 @@ const expecting = new WeakSet<Session>();
 /**
  * The exchanges the whole run is expected to send, written once for the progress line: every selected family's
  * cases (those of contract and errors are known only after the exercise, and cost little beside it), and the
- * exercise of every operation unless spec, which sends nothing, is all that runs.
+ * exercise of every operation unless only checks that send nothing (spec's) run.
  */
 function expectOnce(session: Session): void {
   if (expecting.has(session) || session.config.shard) return;
   expecting.add(session);
   const cases = FAMILIES.flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
-  const exercised = cases.some((c) => c.check.family !== 'spec') ? session.operations.length : 0;
+  const exercised = cases.some((c) => c.check.reads !== 'document') ? session.operations.length : 0;
   writeFileSync(runFiles(session.config.runDir).expectedExchanges, String(expectedExchanges(cases, exercised)));
 }
 
@@ -287,11 +287,11 @@ const aheadOfTheirFile = new WeakMap<Session, Map<Family, Map<Case, Promise<Judg
  * In a run without a budget, unsharded, a family's file schedules the next family's cases too, after its
  * own (the scheduler starts them in the same order as before): they go to the target while vitest reports
  * this family's verdicts, rather than after it, when the target would wait while vitest reports
- * a large family. Only the next one, so that the verdicts held before their file comes stay few. Not after spec:
- * contract's cases are known only once the operations are exercised.
+ * a large family. Only the next one, so that the verdicts held before their file comes stay few. Not after a
+ * family that sends nothing (spec): contract's cases are known only once the operations are exercised.
  */
 function scheduleNextFamily(session: Session, family: Family): void {
-  if (session.timeBox.budgeted || session.config.shard || family === 'spec') return;
+  if (session.timeBox.budgeted || session.config.shard || familySendsNothing(family)) return;
   const next = FAMILIES[FAMILIES.indexOf(family) + 1];
   if (!next) return;
   const ahead = aheadOfTheirFile.get(session) ?? new Map<Family, Map<Case, Promise<Judged>>>();
@@ -316,9 +316,9 @@ export function registerFamily(session: Session, family: Family): void {
     test.skip(`${family}: no check applies to the operations of this run`, () => {});
     return;
   }
-  // Spec's checks read the document alone and send nothing: judged in their tests, not through the
+  // Checks that read the document alone send nothing (spec's): judged in their tests, not through the
   // scheduler, where ~630 judgements would queue before the exercise started beside them (or after it).
-  const inTheirTests = !planned && !plan && family === 'spec';
+  const inTheirTests = !planned && !plan && familySendsNothing(family);
   const judged =
     planned ??
     (plan
@@ -371,10 +371,12 @@ export async function registerSuite(family: Family): Promise<void> {
   const session = await getSession();
   expectOnce(session);
   if (plansAcrossFamilies(session)) await budgetPlan(session).exercised.get(family);
-  else if (session.timeBox.budgeted ? familyReadsExercise(family) : family !== 'spec') await session.exerciseAll();
+  else if (session.timeBox.budgeted ? familyReadsExercise(family) : !familySendsNothing(family))
+    await session.exerciseAll();
   registerFamily(session, family);
   // The operations are exercised while spec's ~630 tests judge the document, rather than after them, when
   // the target would wait. Not budgeted (the plan orders the exercise) nor sharded
   // (the shard may hold no file that reads it). A failure of the exercise is met where contract awaits it.
-  if (family === 'spec' && !session.timeBox.budgeted && !session.config.shard) session.exerciseAll().catch(() => {});
+  if (familySendsNothing(family) && !session.timeBox.budgeted && !session.config.shard)
+    session.exerciseAll().catch(() => {});
 }

@@ -2,31 +2,36 @@ import { describe, expect, test } from 'vitest';
 import { FAMILIES } from '../../../src/checks/check.js';
 import { CHECKS } from '../../../src/checks/registry.js';
 import {
-  BUDGET_FAMILY_ORDER,
+  budgetFamilyOrder,
   budgetOrder,
   byDetection,
   EXERCISE_EXCHANGES,
   expectedExchanges,
-  MUTANTS_CAUGHT,
+  familySendsNothing,
 } from '../../../src/run/detection.js';
 import type { Operation } from '../../../src/openapi/operations.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants } from '../../mutants/registry.js';
 import { fakeContext, referenceModel } from '../checks/fake.js';
 
-describe('detection table', () => {
-  test('counts, for every check, the mutants of the kill matrix that name it', () => {
+describe('what checks declare for planning', () => {
+  test('each check declares as catches the mutants of the kill matrix that name it, and none declares more', () => {
     const counted: Record<string, number> = {};
     for (const m of [...contractMutants, ...verbMutants, ...queryMutants, ...gateMutants]) {
       const ids = new Set(m.killedBy.map((k) => k.split(' ')[0].replace(/\[.*$/, '')));
       for (const id of ids) counted[id] = (counted[id] ?? 0) + 1;
     }
-    expect(MUTANTS_CAUGHT).toEqual(counted);
+    const declared = Object.fromEntries(CHECKS.filter((c) => c.catches).map((c) => [c.id, c.catches]));
+    expect(declared).toEqual(counted);
   });
 
-  test('names only checks that exist, and orders every family', () => {
-    const ids = new Set<string>(CHECKS.map((c) => c.id));
-    for (const id of Object.keys(MUTANTS_CAUGHT)) expect(ids.has(id), id).toBe(true);
-    expect([...BUDGET_FAMILY_ORDER].sort()).toEqual([...FAMILIES].sort());
+  test('the families that send nothing first, those that read the exercise last, each family once', () => {
+    const order = budgetFamilyOrder();
+    expect([...order].sort()).toEqual([...FAMILIES].sort());
+    const place = (f: string) =>
+      familySendsNothing(f) ? 0 : CHECKS.some((c) => c.family === f && c.reads === 'exercise') ? 2 : 1;
+    expect(order.map(place)).toEqual([...order.map(place)].sort((a, b) => a - b));
+    expect(order[0]).toBe('spec');
+    expect(order.slice(-2).sort()).toEqual(['contract', 'errors']);
   });
 
   test('byDetection puts the checks that catch the most first and keeps the order otherwise', () => {
@@ -36,7 +41,7 @@ describe('detection table', () => {
       'methods.405',
       'filters.oracle',
       'spec.snake-case-routes',
-    ].map((id) => ({ check: { id } }));
+    ].map((id) => ({ check: CHECKS.find((c) => c.id === id)! }));
     expect(byDetection(cases).map((c) => c.check.id)).toEqual([
       'filters.oracle',
       'contract.no-5xx',
@@ -69,6 +74,32 @@ describe('detection table', () => {
       }
     const declared = CHECKS.filter((c) => c.reads === 'exercise').map((c) => c.id);
     expect([...asked].sort()).toEqual(declared.sort());
+  });
+
+  test('a check that declares it reads the document alone sends nothing and asks nothing of the target', async () => {
+    const { ctx, sent } = await fakeContext();
+    const asked: string[] = [];
+    const refused = (what: string) => () => {
+      asked.push(what);
+      throw new Error(`${what} asked`);
+    };
+    const documentOnly = {
+      ...ctx,
+      exchangesOf: refused('exchangesOf'),
+      corpus: refused('corpus'),
+      object: refused('object'),
+      validRequest: refused('validRequest'),
+    };
+    const model = await referenceModel();
+    const readers = CHECKS.filter((c) => c.reads === 'document');
+    expect(readers.length).toBeGreaterThan(0);
+    for (const check of readers)
+      for (const op of model.operations)
+        if (check.appliesTo(op, documentOnly))
+          for (const variant of check.variants?.(op, documentOnly) ?? [undefined])
+            await check.run(op, documentOnly, variant);
+    expect(sent).toEqual([]);
+    expect(asked).toEqual([]);
   });
 
   test('budgetOrder: spec first, then catching checks (long ones, then core before the rest, by catches per exchange), then the rest, cheapest first', () => {
