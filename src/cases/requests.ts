@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import type { RequestToSend } from '../openapi/request.js';
-import { bodyReferences, namedParam, type ApiModel, type Reference } from '../model/model.js';
+import type { ApiModel, Reference } from '../model/model.js';
 import type { Profile, ProfileFixtures } from '../model/profiles/profile.js';
-import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../openapi/operations.js';
+import { resolveRef, type Operation, type Schema } from '../openapi/operations.js';
 import { arbitraryFor, minimalFor, type FieldHooks, type GenContext } from './arbitrary.js';
 import type { SafeValues } from './safeValues.js';
 
@@ -24,25 +24,6 @@ export interface CaseContext {
 }
 
 export class CannotBuild extends Error {}
-
-/**
- * The operation changes or removes the object its path names (`DELETE /flows/{id}`,
- * `PATCH /variables/name/{name}`, `DELETE /concurrency_limits/tag/{tag}`): it gets an object of its own,
- * so that shared objects stay as other requests expect them.
- */
-export function mutatesNamedObject(model: ApiModel, op: Operation, param: string): boolean {
-  if (['DELETE', 'PATCH', 'PUT'].includes(op.method)) return namedParam(model, op)?.param === param;
-  const own = model.collectionOf(op);
-  const ref = model.referenceFor(op, param, 'path');
-  if (own === undefined || ref?.collection !== own.path) return false;
-  const path = op.path.replace(/\/$/, '');
-  // An action on the object (`/flow_runs/{id}/set_state`, `/deployments/{id}/pause_deployment`) changes it too.
-  return (
-    op.method === 'POST' &&
-    !isReadOperation(op) &&
-    /^\/[\w-]+$/.test(path.slice(path.indexOf(`{${param}}`) + param.length + 2))
-  );
-}
 
 /** A path template with its parameters filled in, each encoded. */
 export function fillPath(path: string, params: Record<string, unknown>): string {
@@ -103,7 +84,8 @@ export async function resolvePathParams(
   mode: 'recipe' | 'unknown',
 ): Promise<Record<string, unknown>> {
   const params: Record<string, unknown> = {};
-  const named = namedParam(ctx.model, op);
+  const record = ctx.model.recordOf(op);
+  const named = record.named;
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   for (const p of pathParams) {
     const fixed = ctx.profile.pathValue?.(op, p.name) ?? (await ctx.profile.asyncPathValue?.(ctx, op, p.name));
@@ -111,14 +93,14 @@ export async function resolvePathParams(
       params[p.name] = fixed;
       continue;
     }
-    const ref = ctx.model.referenceFor(op, p.name, 'path');
+    const ref = record.pathRefs[p.name];
     if (mode === 'unknown' && named?.param === p.name) {
       params[p.name] = ctx.profile.unknownValue(p.schema);
       continue;
     }
     if (ref) {
-      const fresh = mutatesNamedObject(ctx.model, op, p.name);
-      params[p.name] = await ctx.fixtures.value(ref, fresh ? 'fresh' : 'shared');
+      // The object the operation changes or removes is its own: shared objects stay as other requests expect them.
+      params[p.name] = await ctx.fixtures.value(ref, record.mutates.has(p.name) ? 'fresh' : 'shared');
     } else {
       params[p.name] = minimalFor(p.schema, { doc: ctx.model.doc });
     }
@@ -145,7 +127,7 @@ export async function bodyRefs(
 ): Promise<Record<string, unknown>> {
   const refs: Record<string, unknown> = {};
   const wanted = ctx.profile.optionalReferences ?? [];
-  for (const { field, ref, required } of bodyReferences(ctx.model, op)) {
+  for (const { field, ref, required } of ctx.model.recordOf(op).bodyRefs) {
     if (!required && !wanted.includes(field)) continue;
     if (field in pathParams) refs[field] = pathParams[field];
     else refs[field] = await ctx.fixtures.value(ref, 'shared');
@@ -165,7 +147,7 @@ export function genContext(ctx: CaseContext, refs: Record<string, unknown>): Gen
 export async function buildRecipe(ctx: CaseContext, op: Operation): Promise<BuiltRequest> {
   const pathParams = await resolvePathParams(ctx, op, 'recipe');
   const query = await resolveQuery(ctx, op);
-  const schema = jsonBodySchema(op);
+  const schema = ctx.model.recordOf(op).bodySchema;
   const refs = schema ? await bodyRefs(ctx, op, pathParams) : {};
   let json: unknown = schema ? minimalFor(schema, genContext(ctx, refs)) : undefined;
   // A body that is a list asks for one item at least: an empty create creates nothing to test.
@@ -192,7 +174,7 @@ export function bodyArbitrary(
   op: Operation,
   refs: Record<string, unknown>,
 ): fc.Arbitrary<unknown> | undefined {
-  const schema = jsonBodySchema(op);
+  const schema = ctx.model.recordOf(op).bodySchema;
   if (!schema) return undefined;
   const bodies = arbitraryFor(schema, genContext(ctx, refs));
   return ctx.profile.restrain ? bodies.map((body) => restrained(ctx, op, body)) : bodies;
@@ -204,14 +186,6 @@ export const restrained = (ctx: Pick<CaseContext, 'profile' | 'safe'>, op: Opera
 
 export function withPath(op: Operation, pathParams: Record<string, unknown>): string {
   return fillPath(op.path, pathParams);
-}
-
-/** POSTs that only read (design.md: filter, count, history, paginate), and every GET/HEAD. */
-export function isReadOperation(op: Operation): boolean {
-  if (op.method === 'GET' || op.method === 'HEAD') return true;
-  return (
-    op.method === 'POST' && /\/(filter|count|history|paginate|lateness|count-by\/\{[^}]+\}|next)\/?$/.test(op.path)
-  );
 }
 
 export function schemaOf(ctx: CaseContext, schema: Schema): Schema {

@@ -9,7 +9,7 @@ import { drawsOf, SentAhead } from '../cases/sentAhead.js';
 import { filterBodyArbitrary, filterCases, noFilterCase } from '../cases/filters.js';
 import type { Obj } from '../model/oracle.js';
 import { micros } from '../model/profiles/operators.js';
-import { jsonBodySchema, resolveRef, type Operation } from '../openapi/operations.js';
+import { resolveRef, type Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';
 import type { CheckContext } from './context.js';
@@ -24,7 +24,7 @@ const HISTORY = /^POST \/(flow_runs|task_runs)\/history\/?$/;
 
 /** The body fields of a history operation, read off its schema (`history_interval_seconds` in Prefect 3). */
 function historyFields(ctx: CheckContext, op: Operation): { interval: string } | undefined {
-  const schema = jsonBodySchema(op);
+  const schema = ctx.model.recordOf(op).bodySchema;
   const props = schema
     ? Object.keys((resolveRef<{ properties?: object }>(ctx.model.doc, schema).properties ?? {}) as object)
     : [];

@@ -2,9 +2,8 @@
  * Family `errors` (spec §7 and the document): identifiers that are not identifiers, bodies that are not
  * JSON, and error answers a client can read.
  */
-import { isReadOperation } from '../cases/requests.js';
 import type { Obj } from '../model/oracle.js';
-import { jsonBodySchema, isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
+import { isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
 import { bodyDifference, volatileBetween, volatileOf } from './bodies.js';
 import { defineCheck } from './check.js';
 import type { CheckContext, Exchange } from './context.js';
@@ -21,8 +20,9 @@ function uuidParams(op: Operation): string[] {
  * ignored. Only a read: a write whose body is ignored acts unscoped (a bulk delete of every object).
  */
 function queryTakingLimit(op: Operation, ctx: CheckContext): boolean {
-  if (op.method !== 'POST' || !isReadOperation(op) || ctx.profile.safety(op)?.generated === false) return false;
-  const schema = jsonBodySchema(op);
+  const record = ctx.model.recordOf(op);
+  if (op.method !== 'POST' || !record.reads || ctx.profile.safety(op)?.generated === false) return false;
+  const schema = record.bodySchema;
   const props = schema && (resolveRef<Obj>(ctx.model.doc, schema).properties as Obj | undefined);
   return props !== undefined && 'limit' in props;
 }

@@ -4,10 +4,10 @@
  * it names; a method a path does not offer gets 405.
  */
 import { filterModel } from '../model/filters.js';
-import { namedCollection, namedParam, type Collection } from '../model/model.js';
+import { namedCollection, type Collection } from '../model/model.js';
 import type { Obj } from '../model/oracle.js';
 import { UNKNOWN_UUID } from '../model/profiles/profile.js';
-import { jsonBodySchema, resolveRef, type Operation } from '../openapi/operations.js';
+import { resolveRef, type Operation } from '../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../openapi/request.js';
 import { bodyDifference, differences, volatileOf } from './bodies.js';
 import { defineCheck } from './check.js';
@@ -80,7 +80,7 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
   return once(ctx, `delete ${op.key}`, async () => {
     const c = namedCollection(ctx.model, op);
     if (!c) throw new Skip('the path names no object of a collection');
-    const { param, ref } = namedParam(ctx.model, op)!;
+    const { param, ref } = ctx.model.recordOf(op).named!;
     const field = ref.field;
     // The recipe of a DELETE names a fresh object made for it: that object is the target, rather than one more.
     const built = await ctx.validRequest(op);
@@ -442,11 +442,11 @@ export const methodsChecks = [
       const obj = await ctx.object(c.path, 'fresh');
       const read = async () => ctx.send(readOf(c, await ctx.itemPath(c, obj)));
       const first = await read();
-      const schema = jsonBodySchema(op);
+      const schema = ctx.model.recordOf(op).bodySchema;
       const props = ((schema && resolveRef<Obj>(ctx.model.doc, schema).properties) ?? {}) as Obj;
       const built = await ctx.validRequest(op);
       // The field the path names is left alone: a PATCH that renamed it would lose the object for the next.
-      const pathField = namedParam(ctx.model, op)!.ref.field;
+      const pathField = ctx.model.recordOf(op).named!.ref.field;
       const { [pathField]: _renamed, ...recipe } =
         built.request.json && typeof built.request.json === 'object' ? (built.request.json as Obj) : {};
       const patches: Array<{ body: Obj; what: string; applied?: [string, unknown] }> = [

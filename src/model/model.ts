@@ -32,6 +32,44 @@ export interface Reference {
   field: string;
 }
 
+/** The path parameter that names an object of the operation's own collection, when it ends the path. */
+export interface NamedParam {
+  param: string;
+  ref: Reference;
+  collection: Collection;
+}
+
+/**
+ * What the model knows of one operation, derived once from the document when the model is built: the later
+ * stages (cases, resources, run, checks) read it rather than derive it again.
+ */
+export interface OperationRecord {
+  op: Operation;
+  /** The collection whose path family the operation is in. */
+  collection?: Collection;
+  /** It only reads: every GET and HEAD, and the POSTs that query (isReadOperation). */
+  reads: boolean;
+  /** The path parameter that names an object of its own collection, when it ends the path (namedParam). */
+  named?: NamedParam;
+  /** The JSON schema of its request body, when it takes JSON. */
+  bodySchema?: Schema;
+  /** The object each path parameter that names one refers to. */
+  pathRefs: Readonly<Record<string, Reference>>;
+  /** The properties of its JSON body that name other objects. */
+  bodyRefs: ReadonlyArray<{ field: string; ref: Reference; required: boolean }>;
+  /**
+   * It may create an object: a POST that neither only reads nor ends its path with an object's name (a
+   * collection's create, and actions such as `/deployments/{id}/create_flow_run` or `/flow_runs/{id}/set_state`).
+   */
+  creates: boolean;
+  /**
+   * The path parameters naming the object it changes or removes (`DELETE /flows/{id}`, `PATCH
+   * /variables/name/{name}`, `POST /flow_runs/{id}/set_state`): that object is the request's own, so that
+   * shared objects stay as other requests expect them.
+   */
+  mutates: ReadonlySet<string>;
+}
+
 export interface ApiModel {
   doc: OpenApiDocument;
   operations: Operation[];
@@ -42,6 +80,8 @@ export interface ApiModel {
   referenceFor(op: Operation, name: string, where: 'path' | 'body'): Reference | undefined;
   /** Name of the API version header the document declares (e.g. `x-prefect-api-version`), if any. */
   versionHeader?: string;
+  /** The operation's record, made when the model was built. */
+  recordOf(op: Operation): OperationRecord;
 }
 
 function stripSlash(p: string): string {
@@ -166,17 +206,69 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     .flatMap((op) => op.parameters)
     .find((p) => p.in === 'header' && /api[-_]?version/i.test(p.name))?.name;
 
-  return { doc, operations, collections, collectionOf, referenceFor, versionHeader };
+  const records = new Map<string, OperationRecord>();
+  const model: ApiModel = {
+    doc,
+    operations,
+    collections,
+    collectionOf,
+    referenceFor,
+    versionHeader,
+    // An operation not of the document (a check's own, a test's) gets its record when asked.
+    recordOf: (op) => records.get(op.key) ?? recordOperation(model, op),
+  };
+  for (const op of operations) records.set(op.key, recordOperation(model, op));
+  return model;
+}
+
+/** POSTs that only read (design.md: filter, count, history, paginate), and every GET/HEAD. */
+export function isReadOperation(op: Pick<Operation, 'method' | 'path'>): boolean {
+  if (op.method === 'GET' || op.method === 'HEAD') return true;
+  return (
+    op.method === 'POST' && /\/(filter|count|history|paginate|lateness|count-by\/\{[^}]+\}|next)\/?$/.test(op.path)
+  );
+}
+
+function recordOperation(model: ApiModel, op: Operation): OperationRecord {
+  const collection = model.collectionOf(op);
+  const reads = isReadOperation(op);
+  const named = namedParamOf(model, op);
+  const pathRefs: Record<string, Reference> = {};
+  for (const p of op.parameters.filter((x) => x.in === 'path')) {
+    const ref = model.referenceFor(op, p.name, 'path');
+    if (ref) pathRefs[p.name] = ref;
+  }
+  const mutates = new Set<string>();
+  if (['DELETE', 'PATCH', 'PUT'].includes(op.method)) {
+    if (named) mutates.add(named.param);
+  } else if (op.method === 'POST' && !reads && collection) {
+    // An action on the object (`/flow_runs/{id}/set_state`, `/deployments/{id}/pause_deployment`) changes it too.
+    const path = op.path.replace(/\/$/, '');
+    for (const [param, ref] of Object.entries(pathRefs))
+      if (
+        ref.collection === collection.path &&
+        /^\/[\w-]+$/.test(path.slice(path.indexOf(`{${param}}`) + param.length + 2))
+      )
+        mutates.add(param);
+  }
+  return {
+    op,
+    collection,
+    reads,
+    named,
+    bodySchema: jsonBodySchema(op),
+    pathRefs,
+    bodyRefs: bodyReferences(model, op),
+    creates: op.method === 'POST' && !reads && !named,
+    mutates,
+  };
 }
 
 /**
  * The path parameter that names an object of the operation's own collection, when it ends the path:
  * `{id}` of `/flows/{id}`, `{name}` of `/variables/name/{name}`, `{key}` of `/flow_runs/{id}/input/{key}`.
  */
-export function namedParam(
-  model: ApiModel,
-  op: Operation,
-): { param: string; ref: Reference; collection: Collection } | undefined {
+function namedParamOf(model: ApiModel, op: Operation): NamedParam | undefined {
   const collection = model.collectionOf(op);
   const last = op.path.replace(/\/$/, '').split('/').pop() ?? '';
   if (!collection || !PARAM.test(last)) return undefined;
@@ -187,15 +279,12 @@ export function namedParam(
 
 /** The collection of an operation whose path names one of its objects (item or lookup path). */
 export function namedCollection(model: ApiModel, op: Operation): Collection | undefined {
-  const named = namedParam(model, op);
+  const named = model.recordOf(op).named;
   return named?.collection.item ? named.collection : undefined;
 }
 
-/** The required properties of an operation's JSON body that name other objects. */
-export function bodyReferences(
-  model: ApiModel,
-  op: Operation,
-): Array<{ field: string; ref: Reference; required: boolean }> {
+/** The properties of an operation's JSON body that name other objects, and whether each is required. */
+function bodyReferences(model: ApiModel, op: Operation): Array<{ field: string; ref: Reference; required: boolean }> {
   const schema = jsonBodySchema(op);
   if (!schema) return [];
   const resolved = resolveRef<Schema>(model.doc, schema);

@@ -3,14 +3,7 @@
  * own create operation (prerequisites first), plus fresh objects for requests that change or delete
  * the object they name. Every object is recorded in the ledger before anyone can use it.
  */
-import {
-  buildRecipe,
-  CannotBuild,
-  fillPath,
-  isReadOperation,
-  type CaseContext,
-  type FixtureSource,
-} from '../cases/requests.js';
+import { buildRecipe, CannotBuild, fillPath, type CaseContext, type FixtureSource } from '../cases/requests.js';
 import { is2xx, type Answer, type RequestToSend, type Send } from '../openapi/request.js';
 import type { ApiModel, Collection, Reference } from '../model/model.js';
 import type { Obj } from '../model/oracle.js';
@@ -154,7 +147,7 @@ export class FixturePool implements FixtureSource {
   noteCreated(op: Operation, exchange: Answer, pathParams: Record<string, unknown>): void {
     if (!is2xx(exchange) || exchange.json === undefined) return;
     // A read returns objects that exist already, perhaps someone else's: never the run's to delete.
-    if (isReadOperation(op)) return;
+    if (this.model.recordOf(op).reads) return;
     const own = this.model.collectionOf(op);
     let c: Collection | undefined;
     if (own?.create === op) c = own;

@@ -7,7 +7,6 @@ import {
   type BuiltRequest,
   bodyArbitrary,
   buildRecipe,
-  isReadOperation,
   resolvePathParams,
   restrained,
   withPath,
@@ -22,8 +21,7 @@ import type { Replay } from '../report/baseline.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
 import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
-import { namedParam } from '../model/model.js';
-import { jsonBodySchema, type Operation } from '../openapi/operations.js';
+import type { Operation } from '../openapi/operations.js';
 import type { SchemaValidators } from '../openapi/validators.js';
 
 export interface ExerciseContext {
@@ -128,8 +126,7 @@ function edgeBases(
   op: Operation,
   body: Record<string, unknown>,
 ): Array<{ body: Record<string, unknown>; keepsNames: boolean }> {
-  const creates = op.method === 'POST' && !isReadOperation(op) && !namedParam(ctx.cases.model, op);
-  const fresh = creates ? renamedAfresh(ctx, body) : body;
+  const fresh = ctx.cases.model.recordOf(op).creates ? renamedAfresh(ctx, body) : body;
   if (JSON.stringify(fresh) === JSON.stringify(body)) return [{ body, keepsNames: false }];
   return [
     { body, keepsNames: true },
@@ -148,7 +145,8 @@ const parsedBody = (text?: string): unknown => {
 export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Promise<OperationRun> {
   const run: OperationRun = { op, sent: [] };
   const safety = ctx.cases.profile.safety(op);
-  if (ctx.readOnly && !isReadOperation(op)) return { ...run, skipped: 'read-only mode: the operation changes state' };
+  const record = ctx.cases.model.recordOf(op);
+  if (ctx.readOnly && !record.reads) return { ...run, skipped: 'read-only mode: the operation changes state' };
   if (safety?.disposableOnly && !ctx.disposable)
     return { ...run, skipped: `${safety.reason} (set CONFORMANCE_DISPOSABLE_TARGET=1 on a disposable target)` };
   const uncompilable = ctx.validators.uncompilable(op);
@@ -213,7 +211,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   }
   await send('recipe', built.request, built.pathParams);
 
-  const schema = jsonBodySchema(op);
+  const schema = record.bodySchema;
   const mayGenerate = safety?.generated ?? true;
   const recipeBody = objectBody(built.request.json);
   if (schema && mayGenerate && recipeBody) {
@@ -305,7 +303,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     }
   }
 
-  if (namedParam(ctx.cases.model, op)) {
+  if (record.named) {
     try {
       const params = await resolvePathParams(ctx.cases, op, 'unknown');
       await send('unknown', { ...built.request, path: withPath(op, params) }, params);

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { buildRecipe, fillPath, isReadOperation, type CaseContext } from '../cases/requests.js';
+import { buildRecipe, fillPath, type CaseContext } from '../cases/requests.js';
 import { SafeValues } from '../cases/safeValues.js';
 import { secretsOf } from '../config/config.js';
 import { handedOver, readWorkerConfig, runFiles, type WorkerConfig } from '../config/worker.js';
@@ -18,7 +18,7 @@ import type { CheckContext, CheckSettings, OperationRun } from '../checks/contex
 import { authHeaders } from '../http/auth.js';
 import { HttpClient, NOT_RUN, SendingStopped, sendingFor } from '../http/client.js';
 import { Redactor } from '../http/redact.js';
-import { buildModel, type ApiModel } from '../model/model.js';
+import { buildModel, isReadOperation, type ApiModel } from '../model/model.js';
 import { profileFor } from '../model/profiles/index.js';
 import { loadDocument, type LoadedDocument } from '../openapi/load.js';
 import type { Operation } from '../openapi/operations.js';
@@ -89,7 +89,7 @@ async function createSession(): Promise<Session> {
     exchangeLog: files.exchanges,
     runTag: config.runTag,
     // GETs and the documented read POSTs (design.md: filter, count, history, paginate).
-    isRead: (request) => isReadOperation({ method: request.method, path: request.template } as Operation),
+    isRead: (request) => isReadOperation({ method: request.method, path: request.template }),
     readOnly: config.readOnly,
     maxRate: config.maxRate,
   });

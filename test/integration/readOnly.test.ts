@@ -3,7 +3,7 @@
  * GETs and the documented read POSTs reach the target, and the run still passes what it can check.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { isReadOperation } from '../../src/cases/requests.js';
+import { isReadOperation } from '../../src/model/model.js';
 import type { Operation } from '../../src/openapi/operations.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
 import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';

@@ -1,6 +1,6 @@
 /** Model inference from the document alone: collections, identifiers, dependencies. */
 import { describe, expect, test } from 'vitest';
-import { buildModel, bodyReferences, namedParam, plural } from '../../../src/model/model.js';
+import { buildModel, isReadOperation, plural } from '../../../src/model/model.js';
 import { referenceDoc } from '../support.js';
 
 const model = buildModel(referenceDoc());
@@ -37,29 +37,58 @@ describe('buildModel', () => {
       collection: '/flows',
       field: 'name',
     });
-    expect(bodyReferences(model, op('POST /flow_runs/')).find((r) => r.field === 'flow_id')).toMatchObject({
+    expect(model.recordOf(op('POST /flow_runs/')).bodyRefs.find((r) => r.field === 'flow_id')).toMatchObject({
       ref: { collection: '/flows', field: 'id' },
       required: true,
     });
-    expect(bodyReferences(model, op('POST /deployments/')).map((r) => r.field)).toContain('flow_id');
+    expect(model.recordOf(op('POST /deployments/')).bodyRefs.map((r) => r.field)).toContain('flow_id');
     expect(model.referenceFor(op('GET /work_pools/{work_pool_name}/queues/{name}'), 'work_pool_name', 'path')).toEqual({
       collection: '/work_pools',
       field: 'name',
     });
   });
 
-  test('namedParam: the parameter that ends the path and names an object of the own collection', () => {
-    expect(namedParam(model, op('GET /flows/{id}'))).toMatchObject({
+  test('named: the parameter that ends the path and names an object of the own collection', () => {
+    expect(model.recordOf(op('GET /flows/{id}')).named).toMatchObject({
       param: 'id',
       ref: { collection: '/flows', field: 'id' },
     });
-    expect(namedParam(model, op('PATCH /variables/name/{name}'))).toMatchObject({
+    expect(model.recordOf(op('PATCH /variables/name/{name}')).named).toMatchObject({
       param: 'name',
       ref: { collection: '/variables', field: 'name' },
     });
-    expect(namedParam(model, op('DELETE /flow_runs/{id}/input/{key}'))?.collection.path).toBe('/flow_runs/{id}/input');
-    expect(namedParam(model, op('POST /flows/filter'))).toBeUndefined();
-    expect(namedParam(model, op('POST /flow_runs/{id}/set_state'))).toBeUndefined();
+    expect(model.recordOf(op('DELETE /flow_runs/{id}/input/{key}')).named?.collection.path).toBe(
+      '/flow_runs/{id}/input',
+    );
+    expect(model.recordOf(op('POST /flows/filter')).named).toBeUndefined();
+    expect(model.recordOf(op('POST /flow_runs/{id}/set_state')).named).toBeUndefined();
+  });
+
+  test("an operation's record: whether it only reads, creates, and which object it changes", () => {
+    const record = (key: string) => model.recordOf(op(key));
+    expect(
+      ['GET /flows/{id}', 'POST /flows/filter', 'POST /flow_runs/count', 'POST /events/count-by/{countable}'].map(
+        (k) => record(k).reads,
+      ),
+    ).toEqual([true, true, true, true]);
+    expect(record('POST /flows/').reads).toBe(false);
+    expect(isReadOperation({ method: 'POST', path: '/flows/paginate' })).toBe(true);
+    expect(
+      ['POST /flows/', 'POST /flow_runs/{id}/set_state', 'POST /flows/filter', 'PATCH /flows/{id}'].map(
+        (k) => record(k).creates,
+      ),
+    ).toEqual([true, true, false, false]);
+    expect([...record('DELETE /flows/{id}').mutates]).toEqual(['id']);
+    expect([...record('POST /flow_runs/{id}/set_state').mutates]).toEqual(['id']);
+    expect([...record('POST /deployments/{id}/create_flow_run').mutates]).toEqual(['id']);
+    expect([...record('GET /flows/{id}').mutates]).toEqual([]);
+    expect([...record('POST /flow_runs/').mutates]).toEqual([]);
+    expect(record('GET /work_pools/{work_pool_name}/queues/{name}').pathRefs).toEqual({
+      work_pool_name: { collection: '/work_pools', field: 'name' },
+      name: { collection: '/work_pools/{work_pool_name}/queues', field: 'name' },
+    });
+    expect(record('POST /flows/filter').bodySchema).toBeDefined();
+    expect(record('GET /flows/{id}').bodySchema).toBeUndefined();
   });
 
   test('the version header is read from the document', () => {
