@@ -1,10 +1,13 @@
 /**
  * The embedded default, as README's first command runs it: nothing configured, so the suite starts its
  * own Prefect (SQLite), exercises every operation of the document, writes its reports, cleans up and
- * stops the server.
+ * stops the server. Then `compare` on real targets: that run against the suite run on Prefect on PostgreSQL
+ * (a managed side of compare: a fresh database on 127.0.0.1:5432, dropped afterwards), with the same seed;
+ * and the live document against the committed copy in fixtures/reference. One full run on SQLite serves both.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -13,7 +16,8 @@ import { launchChromium } from '../support/browser.js';
 import { repoRoot, runCli, type CliRun } from '../support/runCli.js';
 import { readPin } from '../../src/managed/prefect.js';
 import { readExchangeLog } from '../../src/http/behaviour.js';
-import { gateVerdict } from '../../src/report/results.js';
+import type { Comparison } from '../../src/report/compare.js';
+import { gateVerdict, type Results } from '../../src/report/results.js';
 
 let run: CliRun;
 
@@ -424,3 +428,149 @@ interface AllureResult {
   links: Array<{ name: string; url: string }>;
   steps?: Array<{ attachments?: Array<{ name: string }> }>;
 }
+
+function conformanceDatabases(): string[] {
+  const out = execFileSync(
+    'psql',
+    [
+      '-h',
+      '127.0.0.1',
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-Atc',
+      "SELECT datname FROM pg_database WHERE datname LIKE 'conformance_%'",
+    ],
+    { encoding: 'utf8' },
+  );
+  return out.split('\n').filter(Boolean);
+}
+
+/** The last lines of each of the log's last tracebacks: enough to name the server's exception. */
+function lastExceptions(log: string): string {
+  return log
+    .split(/\n(?=\S[^\n]*Encountered exception)/)
+    .slice(-3)
+    .map((block) => block.split('\n').slice(-6).join('\n'))
+    .join('\n---\n');
+}
+
+const committedDocument = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');
+
+let databasesBefore: string[];
+let compared: CliRun;
+let outDir: string;
+let comparison: Comparison;
+let postgres: Results;
+
+describe('compare <that run> managed:postgres', () => {
+  beforeAll(async () => {
+    databasesBefore = conformanceDatabases();
+    // --out names the comparison's folder (it wins over CONFORMANCE_OUT, which runCli sets to a folder of its own).
+    outDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-compare-'));
+    compared = await runCli(['compare', run.outDir, 'managed:postgres', '--out', outDir], {}, 600_000);
+    expect(existsSync(path.join(compared.outDir, 'compare.json'))).toBe(false);
+    comparison = JSON.parse(readFileSync(path.join(outDir, 'compare.json'), 'utf8')) as Comparison;
+    postgres = JSON.parse(readFileSync(path.join(outDir, 'compare-b', 'results.json'), 'utf8')) as Results;
+  });
+
+  test('the PostgreSQL run is clean with the baseline, and its database is dropped afterwards', () => {
+    expect(compared.stderr).toBe('');
+    expect(postgres.target.managed).toContain('postgres');
+    const serverLog = path.join(outDir, 'compare-b', 'server.log');
+    expect(
+      postgres.checks
+        .filter((c) => (c.status === 'failed' && c.level === 'MUST') || c.status === 'xpass')
+        .map((c) => `${c.id} ${c.operation}: ${c.message}`),
+      // A server error's traceback is in the server's log: show its last exceptions with the failure.
+      existsSync(serverLog) ? lastExceptions(readFileSync(serverLog, 'utf8')) : 'no server.log',
+    ).toEqual([]);
+    expect(postgres.exitCode).toBe(0);
+    expect(postgres.operations.filter((o) => o.reached2xx).length / postgres.operations.length).toBeGreaterThanOrEqual(
+      0.95,
+    );
+    expect(conformanceDatabases()).toEqual(databasesBefore);
+  });
+
+  test('baseline verify on the PostgreSQL run: every entry of the pinned baseline reproduced (or intermittent); only SQLite entries not judged', () => {
+    const from = path.join(outDir, 'compare-b', 'results.json');
+    // Exit 1 (a throw here) when an entry is stale: not reproduced and not intermittent, or shown otherwise.
+    const out = execFileSync(path.join(repoRoot, 'bin', 'conformance'), ['baseline', 'verify', '--from', from], {
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(
+      /: \d+ entries, \d+ reproduced, 0 different, \d+ not reproduced, \d+ not judged by this run\n$/,
+    );
+    const verified = JSON.parse(readFileSync(path.join(outDir, 'compare-b', 'baseline-verify.json'), 'utf8')) as Array<{
+      outcome: string;
+      intermittent: boolean;
+    }>;
+    expect(verified.filter((v) => v.outcome === 'not reproduced' && !v.intermittent)).toEqual([]);
+    const baseline = JSON.parse(readFileSync(path.join(repoRoot, postgres.baseline!.file!), 'utf8')) as {
+      entries: Array<{ onlyOn?: string }>;
+    };
+    const elsewhere = baseline.entries.filter((e) => e.onlyOn && e.onlyOn !== 'postgres').length;
+    expect(verified.filter((v) => v.outcome === 'not judged')).toHaveLength(elsewhere);
+  });
+
+  test('writes compare.html, compare.md and compare.json; the documents are the same', () => {
+    for (const file of ['compare.html', 'compare.md', 'compare.json'])
+      expect(existsSync(path.join(outDir, file)), file).toBe(true);
+    expect(comparison.a.target).toContain('sqlite');
+    expect(comparison.b.target).toContain('postgres');
+    expect(comparison.drift!.changes).toEqual([]);
+  });
+
+  test('the verdict diff shows the real NULL-order difference of sorts: the same verdict, nulls first on one side and last on the other', () => {
+    const nullOrder = comparison.verdicts!.changes.filter(
+      (v) => v.kind === 'same verdict, different message' && v.id.startsWith('sorting.'),
+    );
+    expect(nullOrder.length).toBeGreaterThan(0);
+    for (const v of nullOrder) {
+      expect(v.a!.message).toMatch(/nulls (first|last)/);
+      expect(v.b!.message).toMatch(/nulls (first|last)/);
+      expect(v.a!.message!.match(/nulls (first|last)/)![1]).not.toBe(v.b!.message!.match(/nulls (first|last)/)![1]);
+    }
+    // Nothing from ids or timestamps: every other message difference is a real one.
+    const others = comparison.verdicts!.changes.filter(
+      (v) => v.kind === 'same verdict, different message' && !v.id.startsWith('sorting.'),
+    );
+    for (const v of others)
+      expect(`${v.a!.message} ${v.b!.message}`).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|\d{4}-\d{2}-\d{2}T/);
+  });
+
+  test('the behaviour diff shows the NULL order as an order difference on a sort over a nullable field, matched on the same generated requests', () => {
+    const b = comparison.behaviour!;
+    expect(b.matched).toBeGreaterThan(1000);
+    const order = b.differences.filter((d) => d.kind === 'order');
+    const nullableSorts = comparison
+      .verdicts!.changes.filter((v) => v.kind === 'same verdict, different message' && v.id.startsWith('sorting.'))
+      .map((v) => /\[(.+)\]$/.exec(v.id)?.[1] ?? v.id.replace('sorting.', ''));
+    expect(order.some((d) => nullableSorts.some((value) => d.request.includes(`"sort":"${value}"`)))).toBe(true);
+    expect(readFileSync(path.join(outDir, 'compare.md'), 'utf8')).toMatch(/\| order \|/);
+  });
+});
+
+describe('compare the committed document with the live one', () => {
+  test('classifies the drift: operations added, breaking and non-breaking schema changes', async () => {
+    const live = path.join(run.outDir, '.run', 'openapi.json');
+    const doc = await runCli(['compare', committedDocument, live]);
+    expect(doc.stderr).toBe('');
+    const c = JSON.parse(readFileSync(path.join(doc.outDir, 'compare.json'), 'utf8')) as Comparison;
+    expect(c.verdicts).toBeUndefined();
+    const added = c.drift!.changes.filter((x) => x.kind === 'operation added');
+    const served = JSON.parse(readFileSync(live, 'utf8')) as { paths: Record<string, object> };
+    const committed = JSON.parse(readFileSync(committedDocument, 'utf8')) as { paths: Record<string, object> };
+    const expectedAdded = Object.entries(served.paths).flatMap(([p, item]) =>
+      Object.keys(item)
+        .filter((m) => !(committed.paths[p] as Record<string, unknown> | undefined)?.[m])
+        .map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    expect(added.map((x) => x.operation).sort()).toEqual(expectedAdded.sort());
+    expect(c.drift!.changes.every((x) => typeof x.breaking === 'boolean')).toBe(true);
+    // A breaking change makes compare exit 1, so that it can gate an upgrade.
+    expect(doc.code).toBe(c.drift!.changes.some((x) => x.breaking) ? 1 : 0);
+    expect(readFileSync(path.join(doc.outDir, 'compare.md'), 'utf8')).toContain('## 1. Document drift');
+  });
+});

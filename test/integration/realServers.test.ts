@@ -1,35 +1,99 @@
 /**
- * The servers users have, by URL and nothing else: Prefect on PostgreSQL (its database found, its entries
- * applied), and the hosted edition's shape (a gateway in front of the real Prefect: a path prefix, a Bearer
- * key, no /admin routes, flows, flow runs and task runs limited to 2,000 requests a minute and answered 429
- * with Retry-After). Behind the gateway the run judges as it does directly, check for check; `compare` of the
- * two names the routes the hosted side lacks and nothing else.
+ * The servers users have, by URL and nothing else.
+ * - The shared Prefect as a user gives it, not declared disposable: the suite finds its release and database,
+ *   objects someone else made before the run survive, destructive operations are skipped with a reason, and
+ *   every object the run recorded is gone after.
+ * - Prefect on PostgreSQL: its database found, its entries applied.
+ * - The hosted edition's shape: a gateway in front of the same Prefect (a path prefix, a Bearer key, no /admin
+ *   routes, flows, flow runs and task runs limited to 2,000 requests a minute and answered 429 with
+ *   Retry-After). Behind the gateway the run judges as the first run did directly, check for check; `compare`
+ *   of the two names the routes the hosted side lacks and nothing else. The first run is that direct run: one
+ *   full run serves both.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { startPrefect, type ManagedServer } from '../../src/managed/prefect.js';
+import { readPin, startPrefect, type ManagedServer } from '../../src/managed/prefect.js';
 import type { Comparison } from '../../src/report/compare.js';
 import type { Results } from '../../src/report/results.js';
+import { changedCounts, countsOf, postJson } from '../support/collections.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
-import { failedChecks, runCli, type CliRun } from '../support/runCli.js';
+import { objectsLeft } from '../support/objectsLeft.js';
+import { failedChecks, prefectBaseline, repoRoot, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
 
-describe('Prefect on PostgreSQL, by URL', () => {
-  let server: ManagedServer;
-  let run: CliRun;
-  beforeAll(async () => {
-    server = await startPrefect({ database: 'postgres' });
-    run = await runCli([], { CONFORMANCE_BASE_URL: server.baseUrl, CONFORMANCE_OPERATIONS: '^(GET|POST) /flows/' });
-  });
-  afterAll(() => server?.stop());
+const base = () => inject('prefectBaseUrl');
 
-  test('its database is found and named in its label, and the run passes with its baseline', () => {
-    expect(run.stderr).toBe('');
+const post = <T = Record<string, unknown>>(p: string, body: unknown) => postJson<T>(base(), p, body);
+const collectionCounts = () => countsOf(base());
+
+const foreign: Record<string, string> = {};
+let before: Record<string, number>;
+let run: CliRun;
+
+beforeAll(async () => {
+  const flow = await post('/flows/', { name: 'someone-elses-flow', tags: ['production'] });
+  foreign['/flows/'] = String(flow.id);
+  foreign['/flow_runs/'] = String((await post('/flow_runs/', { flow_id: flow.id, tags: ['production'] })).id);
+  foreign['/deployments/'] = String(
+    (await post('/deployments/', { name: 'someone-elses-deployment', flow_id: flow.id })).id,
+  );
+  foreign['/variables/'] = String((await post('/variables/', { name: 'someone_elses_variable', value: 1 })).id);
+  foreign['/artifacts/'] = String((await post('/artifacts/', { type: 'markdown', data: 'someone else' })).id);
+  before = await collectionCounts();
+  // As a user points it at their server: the URL and nothing else (the baseline and the database found).
+  run = await runCli([], { CONFORMANCE_BASE_URL: base() });
+});
+
+describe('a run against a shared (non-disposable) target', () => {
+  test("finds the target's release and database, and applies that release's baseline", () => {
     const target = run.results!.target;
-    expect(target.identity?.database).toMatchObject({ name: 'postgres', how: expect.stringMatching(/PostgreSQL/) });
-    expect(target.label).toMatch(/ on postgres$/);
-    expect(failedChecks(run.results)).toEqual([]);
+    expect(target.identity).toMatchObject({
+      release: { version: readPin().prefect, from: 'GET /admin/version' },
+      database: { name: 'sqlite', how: expect.stringMatching(/^POST \/block_types\/filter with like_ "\\e"/) },
+    });
+    expect(target.label).toBe(sqliteLabel);
+    expect(run.results!.baseline!.file).toBe(path.relative(repoRoot, prefectBaseline));
+  });
+
+  test('passes, with destructive operations skipped and their reason given', () => {
+    expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
+    expect(run.results!.target.managed).toBeUndefined();
+    const admin = run.results!.operations.find((o) => o.method === 'PUT' && o.path === '/admin/storage')!;
+    expect(admin.exercised).toBe(false);
+    expect(admin.note).toMatch(/unsafe on a shared target/);
+  });
+
+  test('foreign objects created before the run survive it', async () => {
+    for (const [collection, id] of Object.entries(foreign)) {
+      const res = await fetch(`${base()}${collection}${id}`);
+      expect(res.status, `${collection}${id}`).toBe(200);
+    }
+  });
+
+  test('every object the run recorded is gone', async () => {
+    const { ledger, left } = await objectsLeft(base(), path.join(run.outDir, '.run', 'ledger.jsonl'));
+    expect(ledger.length).toBeGreaterThan(50);
+    expect(left).toEqual([]);
+  });
+
+  test('every collection holds as many objects as before the run, but for those the report names as not deletable', async () => {
+    const after = await collectionCounts();
+    expect(Object.keys(after).length).toBeGreaterThan(15);
+    const named = new Set(run.results!.cleanup!.notDeletable.map((o) => o.collection));
+    expect(changedCounts(before, after, named)).toEqual([]);
+  });
+
+  test('no flow, flow run or deployment carrying the run tag is left', async () => {
+    const tag = run.results!.runTag;
+    for (const collection of ['flows', 'flow_runs', 'deployments']) {
+      const res = await fetch(`${base()}/${collection}/count`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ [collection]: { tags: { all_: [tag] } } }),
+      });
+      expect(await res.json(), collection).toBe(0);
+    }
   });
 });
 
@@ -51,15 +115,16 @@ const verdicts = (r: Results, operations: Set<string>) =>
 describe('the hosted edition’s shape, rate limited', () => {
   const LIMIT = 2000;
   let gateway: RunningGateway;
-  let direct: CliRun;
   let hosted: CliRun;
   let compared: CliRun;
+  /** The shared target's run above: by URL and nothing else, on the same server and seed. */
+  const direct = () => run;
   beforeAll(async () => {
-    const upstream = inject('prefectBaseUrl');
-    gateway = await startGateway(upstream, { limitPerMinute: LIMIT });
-    direct = await runCli([], { CONFORMANCE_BASE_URL: upstream });
+    gateway = await startGateway(base(), { limitPerMinute: LIMIT });
     hosted = await runCli([], { CONFORMANCE_BASE_URL: gateway.baseUrl, CONFORMANCE_API_KEY: gateway.key });
-    compared = await runCli(['compare', direct.outDir, hosted.outDir], { CONFORMANCE_OUT: `${hosted.outDir}-compare` });
+    compared = await runCli(['compare', direct().outDir, hosted.outDir], {
+      CONFORMANCE_OUT: `${hosted.outDir}-compare`,
+    });
   });
   afterAll(() => gateway?.close());
 
@@ -82,7 +147,7 @@ describe('the hosted edition’s shape, rate limited', () => {
 
   test('the same verdicts as the direct run on the same server and seed, check for check', () => {
     const both = new Set(hosted.results!.operations.map((o) => `${o.method} ${o.path}`));
-    expect(verdicts(hosted.results!, both)).toEqual(verdicts(direct.results!, both));
+    expect(verdicts(hosted.results!, both)).toEqual(verdicts(direct().results!, both));
   });
 
   test('the key reaches no file the run wrote, nor its output', () => {
@@ -107,5 +172,24 @@ describe('the hosted edition’s shape, rate limited', () => {
     expect(c.drift!.changes).toEqual([]);
     expect(c.verdicts!.changes).toEqual([]);
     expect(c.behaviour!.differences).toEqual([]);
+  });
+});
+
+describe('Prefect on PostgreSQL, by URL', () => {
+  let server: ManagedServer;
+  let pgRun: CliRun;
+  beforeAll(async () => {
+    server = await startPrefect({ database: 'postgres' });
+    pgRun = await runCli([], { CONFORMANCE_BASE_URL: server.baseUrl, CONFORMANCE_OPERATIONS: '^(GET|POST) /flows/' });
+  });
+  afterAll(() => server?.stop());
+
+  test('its database is found and named in its label, and the run passes with its baseline', () => {
+    expect(pgRun.stderr).toBe('');
+    const target = pgRun.results!.target;
+    expect(target.identity?.database).toMatchObject({ name: 'postgres', how: expect.stringMatching(/PostgreSQL/) });
+    expect(target.label).toMatch(/ on postgres$/);
+    expect(failedChecks(pgRun.results)).toEqual([]);
+    expect(pgRun.code).toBe(0);
   });
 });
