@@ -146,6 +146,7 @@ export class HttpClient {
   /** Requests in flight that may write: all but `isRead`'s, and bodies refused by validation. */
   private writing = 0;
   private readonly waiting: Array<() => void> = [];
+  private admissionTimer?: ReturnType<typeof setTimeout>;
   private seq = 0;
   requestCount = 0;
   /** One normalised line per exchange: what the run asked for, whatever the ids, names and clock. */
@@ -199,8 +200,17 @@ export class HttpClient {
   private async slot<T>(fn: () => Promise<T>, alone = false, write = false, racing = false): Promise<T> {
     if (alone) this.aloneWanted++;
     const start = { alone, write, racing };
-    while (!this.pacing.admits(start, { active: this.active, writing: this.writing, aloneWanted: this.aloneWanted }))
+    while (!this.pacing.admits(start, { active: this.active, writing: this.writing, aloneWanted: this.aloneWanted })) {
+      // A write may wait for a time rather than for an answer (pacing.ts: writeWaitMs): one timer looks again then.
+      const wait = write ? this.pacing.writeWaitMs() : 0;
+      if (wait > 0 && !this.admissionTimer)
+        this.admissionTimer = setTimeout(() => {
+          this.admissionTimer = undefined;
+          this.wake();
+        }, Math.ceil(wait));
       await new Promise<void>((r) => this.waiting.push(r));
+    }
+    this.pacing.started(start);
     this.active++;
     if (write) this.writing++;
     try {
@@ -372,7 +382,8 @@ export class HttpClient {
         request.racing === true && attempt === 1,
       );
       if (exchange.attempts === 0) return exchange;
-      if (this.pacing.answered(request.path, exchange.status, exchange.responseHeaders, exchange.ms)) this.onRoom?.();
+      if (this.pacing.answered(request.path, exchange.status, exchange.responseHeaders, exchange.ms, write))
+        this.onRoom?.();
       this.wake();
       const started = performance.now() - exchange.ms;
       if (attempt > 1) exchange.retryMs = Math.round(started - firstStarted);
@@ -551,6 +562,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.admissionTimer);
     await Promise.all([this.agent.close(), this.freshAgent.close()]);
   }
 }

@@ -22,6 +22,8 @@ export class Overlap {
   private seen = 0;
   /** Requests in flight for each at the server: the median answer time over the part of it that is the server's. */
   factor = 1;
+  /** The fastest answer of the window: the round trip with no work (0 until the factor first moves). */
+  floorMs = 0;
 
   /** Whether an answer's status says anything of distance: served, not refused for load or rate, not lost. */
   static served(status: number): boolean {
@@ -36,6 +38,7 @@ export class Overlap {
     if (++this.seen < SETTLED || this.seen % 8 !== 0) return;
     const sorted = [...this.times].sort((a, b) => a - b);
     const median = sorted[sorted.length >> 1];
+    this.floorMs = sorted[0];
     // The server's part is never taken as less than a tenth of the median: a target that answers everything
     // in the same time is far, not idle.
     const serverPart = Math.max(median - sorted[0], median / 10);

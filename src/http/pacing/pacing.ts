@@ -29,6 +29,8 @@ export class Pacing {
   private readonly rateLimits: RateLimits;
   private readonly load: ServerLoad;
   private readonly overlap = new Overlap();
+  /** When the last write started (pacing's clock). */
+  private lastWriteAt = Number.NEGATIVE_INFINITY;
 
   constructor(options: { concurrency: number; maxRate?: number; retryBackoffMs?: number }) {
     this.rateLimits = new RateLimits({ maxRate: options.maxRate });
@@ -53,7 +55,8 @@ export class Pacing {
   /**
    * Whether a request may start beside what is in flight. Alone, when nothing is; the first attempt of a race,
    * unless a request waits to go alone; any other within the limit, none while one waits to go alone, and a
-   * write only while fewer than the writers allowed are in flight.
+   * write only while fewer than the writers allowed are in flight and, to a far target, once its turn has come
+   * (`writeWaitMs`).
    */
   admits(start: Start, now: InFlight): boolean {
     if (start.alone) return now.active === 0;
@@ -61,16 +64,31 @@ export class Pacing {
     return (
       now.active < this.inFlightLimit &&
       now.aloneWanted === 0 &&
-      (!start.write || now.writing < this.load.writersAtOnce(this.overlap.factor))
+      (!start.write || (now.writing < this.load.writersAtOnce(this.overlap.factor) && this.writeWaitMs() <= 0))
     );
   }
 
-  /** An answer of a request to `path`. Says whether there is now room for more in flight. */
-  answered(path: string, status: number, headers: Record<string, string>, ms: number): boolean {
+  /**
+   * How long a write to a far target waits for its turn, from now (serverLoad.ts: writeSpacingMs). A near one
+   * (factor 1) has one write in flight at a time once writes take turns: it never waits for a time.
+   */
+  writeWaitMs(): number {
+    if (this.overlap.factor < 2) return 0;
+    return this.lastWriteAt + this.load.writeSpacingMs(this.overlap.floorMs) - performance.now();
+  }
+
+  /** A request admitted (`admits`) starts now. */
+  started(start: Start): void {
+    if (start.write) this.lastWriteAt = performance.now();
+  }
+
+  /** An answer of a request to `path` (a write or not). Says whether there is now room for more in flight. */
+  answered(path: string, status: number, headers: Record<string, string>, ms: number, write = false): boolean {
     const before = this.inFlightLimit;
     const served = Overlap.served(status);
     this.load.answered(status, served);
     if (served) this.overlap.observe(ms);
+    if (served && write) this.load.wrote(ms);
     this.rateLimits.answered(path, status, headers);
     return this.inFlightLimit > before;
   }
@@ -82,7 +100,7 @@ export class Pacing {
 
   /** After a 503 of a request of `operation` ("METHOD template"): send it again after a wait, or give up. */
   afterUnavailable(operation: string, earlier: readonly number[]): AfterUnavailable {
-    return this.load.afterUnavailable(operation, earlier);
+    return this.load.afterUnavailable(operation, earlier, this.overlap.floorMs);
   }
 
   /**

@@ -41,6 +41,8 @@ export class ServerLoad {
   private oneWriter = false;
   /** "METHOD template" of operations one of whose requests was refused with 503 at every attempt. */
   private readonly unavailableBefore = new Set<string>();
+  /** Answer times of the last writes the server served. */
+  private readonly writeTimes: number[] = [];
 
   constructor(
     private readonly concurrency: number,
@@ -79,6 +81,27 @@ export class ServerLoad {
     return this.limit > before;
   }
 
+  /** A write the server served, in `ms`: what a write costs it, with the way there and back. */
+  wrote(ms: number): void {
+    this.writeTimes.push(ms);
+    if (this.writeTimes.length > WRITES_MEASURED) this.writeTimes.shift();
+  }
+
+  /**
+   * How long after one write the next may start, for a target whose round trip with no work is `floorMs`: once
+   * writes take turns, the time at the server (answer time less that round trip) that three writes in four
+   * take. Writes in flight to a far target then reach it about one at a time, as they would from one client
+   * beside it; sent together they would meet at the server, and all but one lose SQLite's lock (a 503, and a
+   * backoff of hundreds of milliseconds). Spacing by every write's time would pay the slowest write's time for
+   * each; by the median, half the writes would still meet the next. 0 before the first 503, and until a few
+   * writes are measured.
+   */
+  writeSpacingMs(floorMs: number): number {
+    if (!this.oneWriter || this.writeTimes.length < WRITES_MEASURED / 8) return 0;
+    const sorted = [...this.writeTimes].sort((a, b) => a - b);
+    return Math.max(0, sorted[Math.floor(sorted.length * SPACED_WRITES_DONE)] - floorMs);
+  }
+
   /** Whether a request that was refused with 503 as the `earlier` statuses say goes alone now. */
   goesAlone(earlier: readonly number[]): boolean {
     return refusals(earlier) >= ALONE_AFTER;
@@ -86,9 +109,10 @@ export class ServerLoad {
 
   /**
    * After a request of `operation` was refused with 503 (its statuses so far in `earlier`, this one last):
-   * wait and send it again, or give up and take the 503 as its answer.
+   * wait and send it again, or give up and take the 503 as its answer. The way to a target `floorMs` away is
+   * part of the wait: a retry reaches it that much later anyway.
    */
-  afterUnavailable(operation: string, earlier: readonly number[]): AfterUnavailable {
+  afterUnavailable(operation: string, earlier: readonly number[], floorMs = 0): AfterUnavailable {
     const unavailable = refusals(earlier);
     const attempts = this.unavailableBefore.has(operation) ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE : MAX_ATTEMPTS;
     if (unavailable >= attempts) {
@@ -96,8 +120,13 @@ export class ServerLoad {
       return { giveUp: true };
     }
     // Jitter, so that requests that lost the lock together do not retry together.
-    return { retryInMs: this.backoffMs * 2 ** unavailable * (1 + Math.random() / 2) };
+    return { retryInMs: Math.max(0, this.backoffMs * 2 ** unavailable * (1 + Math.random() / 2) - floorMs) };
   }
 }
+
+/** Writes measured for their time at the server. */
+const WRITES_MEASURED = 64;
+/** The share of writes done at the server before the next is sent (writeSpacingMs). */
+const SPACED_WRITES_DONE = 0.75;
 
 const refusals = (statuses: readonly number[]) => statuses.filter((status) => status === 503).length;

@@ -47,4 +47,25 @@ describe('Pacing.admits', () => {
     expect(pacing.turn('/deployments/')).toBe(0);
     expect(pacing.summary().rateLimited).toBe(1);
   });
+
+  test('to a far target, after a 503, a write waits for its turn in time; a read does not; a near target never does', async () => {
+    const far = new Pacing({ concurrency: 4 });
+    far.learnDistance(Array.from({ length: 64 }, (_, i) => 100 + (i % 4)));
+    expect(far.inFlightLimit).toBeGreaterThan(4);
+    far.answered('/flows/', 503, {}, 100, true);
+    for (let i = 0; i < 64; i++) far.answered('/flows/', 201, {}, 130, true);
+    far.started(write);
+    expect(far.writeWaitMs()).toBeGreaterThan(20);
+    expect(far.admits(write, idle)).toBe(false);
+    expect(far.admits(read, idle)).toBe(true);
+    await new Promise((r) => setTimeout(r, far.writeWaitMs() + 5));
+    expect(far.admits(write, idle)).toBe(true);
+
+    const near = new Pacing({ concurrency: 4 });
+    near.answered('/flows/', 503, {}, 5, true);
+    for (let i = 0; i < 64; i++) near.answered('/flows/', 201, {}, 1 + (i % 30), true);
+    near.started(write);
+    expect(near.writeWaitMs()).toBe(0);
+    expect(near.admits(write, idle)).toBe(true);
+  });
 });

@@ -64,4 +64,30 @@ describe('ServerLoad', () => {
     expect(load.afterUnavailable('POST /flows/filter', refused(2))).toHaveProperty('retryInMs');
     expect(load.afterUnavailable('POST /flow_runs/filter', refused(3))).toHaveProperty('retryInMs');
   });
+
+  test('writes are spaced, once they take turns, by the time three in four take at the server', () => {
+    const load = new ServerLoad(4);
+    for (let i = 0; i < 64; i++) load.wrote(100 + i);
+    expect(load.writeSpacingMs(100)).toBe(0); // no 503 yet: writes do not take turns
+    load.answered(503, false);
+    expect(load.writeSpacingMs(100)).toBe(48);
+    expect(load.writeSpacingMs(200)).toBe(0);
+    const unmeasured = new ServerLoad(4);
+    unmeasured.answered(503, false);
+    for (let i = 0; i < 7; i++) unmeasured.wrote(150);
+    expect(unmeasured.writeSpacingMs(100)).toBe(0);
+    unmeasured.wrote(150);
+    expect(unmeasured.writeSpacingMs(100)).toBe(50);
+  });
+
+  test("a far target's round trip is part of the backoff", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 400 }), (refused, floor) => {
+        const next = new ServerLoad(4, 100).afterUnavailable('POST /flows/', Array(refused).fill(503), floor);
+        const wait = (next as { retryInMs: number }).retryInMs;
+        expect(wait).toBeGreaterThanOrEqual(Math.max(0, 100 * 2 ** refused - floor));
+        expect(wait).toBeLessThanOrEqual(Math.max(0, 150 * 2 ** refused - floor));
+      }),
+    );
+  });
 });
