@@ -48,11 +48,11 @@ export const EXERCISE_EXCHANGES = 16;
 
 /**
  * What a run is expected to send, for progress to estimate what is left: each case's exchanges (a case of a
- * family that reads the exercise costs it nothing more) and the exercise of each operation.
+ * check that reads the exercise costs it nothing more) and the exercise of each operation.
  */
 export function expectedExchanges(cases: Array<{ check: CaseCheck }>, exercised: number): number {
   const judging = cases
-    .filter((c) => !familyReadsExercise(c.check.family))
+    .filter((c) => c.check.reads !== 'exercise')
     .reduce((sum, c) => sum + exchangesPerCase(c.check), 0);
   return Math.round(judging + exercised * EXERCISE_EXCHANGES);
 }
@@ -82,12 +82,12 @@ export function budgetOrder<T extends { check: CaseCheck; op: unknown }>(cases: 
   const readers = new Map<unknown, number>();
   const casesOfCheck = new Map<string, number>();
   for (const c of cases) {
-    if (familyReadsExercise(c.check.family)) readers.set(c.op, (readers.get(c.op) ?? 0) + 1);
+    if (c.check.reads === 'exercise') readers.set(c.op, (readers.get(c.op) ?? 0) + 1);
     casesOfCheck.set(c.check.id, (casesOfCheck.get(c.check.id) ?? 0) + 1);
   }
   const costOf = (c: T) =>
     Math.max(0.5, exchangesPerCase(c.check)) +
-    (familyReadsExercise(c.check.family) ? EXERCISE_EXCHANGES / readers.get(c.op)! : 0);
+    (c.check.reads === 'exercise' ? EXERCISE_EXCHANGES / readers.get(c.op)! : 0);
   return cases
     .map((c, i) => {
       const caught = c.check.catches ?? 0;

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { FAMILIES } from '../../../src/checks/check.js';
+import { defineCheck, FAMILIES } from '../../../src/checks/check.js';
+import { pass } from '../../../src/checks/verdict.js';
+import { checkListMarkdown } from '../../../src/report/checkList.js';
 import { CHECKS } from '../../../src/checks/registry.js';
 import {
   budgetFamilyOrder,
@@ -143,5 +145,43 @@ describe('the exchanges a run expects to send', () => {
       c('filters.oracle').check.exchangesPerCase! + c('pagination.windows').check.exchangesPerCase! + 1,
     );
     expect(expectedExchanges([c('contract.no-5xx')], 10)).toBe(Math.round(10 * EXERCISE_EXCHANGES));
+  });
+});
+
+describe('a check added through its declaration alone', () => {
+  // Nothing but defineCheck: no table, no branch on its family. What it declares places it.
+  const added = defineCheck({
+    id: 'sorting.added-for-this-test',
+    level: 'MUST',
+    clause: '4.4',
+    title: 'MUST be planned from what it declares',
+    catches: 6,
+    exchangesPerCase: 2,
+    run: () => pass(),
+  });
+  const kase = (check: (typeof CHECKS)[number], op: string) => ({ check, op });
+
+  test('a time-boxed run plans it by what it catches for what it costs', () => {
+    const of = (id: string) => CHECKS.find((c) => c.id === id)!;
+    const cases = [
+      kase(of('methods.get-repeatable'), 'GET /flows/{id}'),
+      kase(of('methods.405'), 'GET /flows/{id}'),
+      kase(added, 'POST /flows/filter'),
+      kase(of('spec.snake-case-routes'), 'GET /flows/{id}'),
+    ];
+    const order = budgetOrder(cases, () => true).map((c) => c.check.id);
+    // spec sends nothing; then 6 caught for 2 exchanges before methods.405's 2 for 1; get-repeatable catches none.
+    expect(order).toEqual(['spec.snake-case-routes', added.id, 'methods.405', 'methods.get-repeatable']);
+    expect(byDetection([kase(of('methods.405'), 'x'), kase(added, 'y')]).map((c) => c.check.id)).toEqual([
+      added.id,
+      'methods.405',
+    ]);
+    expect(expectedExchanges([kase(added, 'POST /flows/filter')], 0)).toBe(2);
+  });
+
+  test('the list of checks (docs/checks.md) names it in its family', () => {
+    const markdown = checkListMarkdown([...CHECKS, added]);
+    const sorting = markdown.slice(markdown.indexOf('## sorting'), markdown.indexOf('## pagination'));
+    expect(sorting).toContain(`| \`${added.id}\` | MUST | 4.4 | MUST be planned from what it declares |`);
   });
 });
