@@ -1,9 +1,10 @@
 /**
  * The one-way flow of README.md, enforced: a stage imports only from the stages before it, never from one
  * after it, and no cycle appears. `npm test` runs this (test/unit/layers.test.ts), and so does `npm run lint`.
- * The order is the LAYERS list; `run` joins the stages inside vitest, `supervisor` holds what the CLI's process
- * does around the suites (preflight, threads, cleanup, vitest in process), `commands` one module per command,
- * and the entry points start them.
+ * The order is the LAYERS list; `engine` joins the stages (plans, schedules, sends, judges) without knowing
+ * vitest, `adapters` put it under a test runner (adapters/vitest: a test per case, which awaits its verdict),
+ * `supervisor` holds what the CLI's process does around the suites (preflight, threads, cleanup, vitest in
+ * process), `commands` one module per command, and the entry points start them.
  */
 const LAYERS = [
   'config',
@@ -15,7 +16,8 @@ const LAYERS = [
   'http',
   'checks',
   'report',
-  'run',
+  'engine',
+  'adapters',
   'supervisor',
   'commands',
 ];
@@ -39,6 +41,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/checks/', pathNot: '^src/checks/context\\.ts$' },
       to: { path: '^src/(http|resources)/' },
+    },
+    {
+      name: 'engine-knows-no-test-runner',
+      comment: 'the engine plans, schedules, sends and judges without vitest or its reporters: an adapter puts it under one',
+      severity: 'error',
+      from: { path: '^src/engine/' },
+      to: { path: '(^|/node_modules/)(vitest|@vitest|allure-vitest|allure-js-commons)(/|$)' },
     },
     {
       name: 'no-import-of-entry-points',

@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
-import { FamilySequencer } from './src/run/familySequencer.js';
+import { FamilySequencer } from './src/adapters/vitest/familySequencer.js';
 
 export default defineConfig({
   test: {
-    // The conformance files in the families' order (src/run/familySequencer.ts); our own tests as vitest orders them.
+    // The conformance files in the families' order (src/adapters/vitest/familySequencer.ts); our own tests as vitest orders them.
     sequence: { sequencer: FamilySequencer },
     projects: [
       {

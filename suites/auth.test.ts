@@ -1,4 +1,4 @@
 /** Family `auth`: credentials, when configured. */
-import { registerSuite } from '../src/run/register.js';
+import { registerSuite } from '../src/adapters/vitest/register.js';
 
 await registerSuite('auth');

@@ -1,4 +1,4 @@
 /** Family `errors`: malformed identifiers, content types, error bodies. */
-import { registerSuite } from '../src/run/register.js';
+import { registerSuite } from '../src/adapters/vitest/register.js';
 
 await registerSuite('errors');

@@ -1,4 +1,4 @@
 /** Family `spec`: the document against the conventions of spec §1. */
-import { registerSuite } from '../src/run/register.js';
+import { registerSuite } from '../src/adapters/vitest/register.js';
 
 await registerSuite('spec');

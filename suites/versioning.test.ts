@@ -1,4 +1,4 @@
 /** Family `versioning`: the API version header. */
-import { registerSuite } from '../src/run/register.js';
+import { registerSuite } from '../src/adapters/vitest/register.js';
 
 await registerSuite('versioning');

@@ -43,7 +43,7 @@ interface CheckFields<L extends Level> {
   variants?(op: Operation, ctx: CheckContext): string[];
   run(op: Operation, ctx: CheckContext, variant?: string): Promise<Verdict> | Verdict;
   /**
-   * What the check must not see beside it, since checks are judged concurrently (run/scheduler.ts). By
+   * What the check must not see beside it, since checks are judged concurrently (engine/scheduler.ts). By
    * default nothing: it judges answers to its own requests, or objects only it or the query corpus holds.
    * `quiet`: it compares the target's state across its requests (a count, a repeated read) and sends only
    * reads, so it runs beside other quiet checks and never beside a check that may write. `alone`: it writes

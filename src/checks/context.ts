@@ -1,5 +1,5 @@
 /**
- * What a check may use, and nothing more. `src/run` implements it; no check imports the run, the HTTP
+ * What a check may use, and nothing more. `src/engine` implements it; no check imports the engine, the HTTP
  * client or the fixture pool. Every request goes through `send`, which records the exchange and notes
  * what it created for cleanup.
  */

@@ -61,7 +61,7 @@ export const errorsChecks = [
     clause: '4.2; OpenAPI document (requestBody content: application/json)',
     catches: 1,
     title: 'SHOULD refuse a JSON body sent as text/plain with a 4xx',
-    // The exercise sends the recipe's body as text/plain (run/exercise.ts); a server error there is also
+    // The exercise sends the recipe's body as text/plain (engine/exercise.ts); a server error there is also
     // contract.no-5xx's, a MUST failure.
     appliesTo: (op, ctx) => {
       const exercised = ctx.exchangesOf(op);

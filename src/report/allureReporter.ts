@@ -1,6 +1,6 @@
 /**
  * allure-vitest's reporter, writing to `<out>/allure-results` (a --reporter flag cannot pass
- * options). The labels, links and attachments come from the tests themselves (run/allureLabels.ts).
+ * options). The labels, links and attachments come from the tests themselves (adapters/vitest/allureLabels.ts).
  */
 import path from 'node:path';
 import AllureVitestReporter from 'allure-vitest/reporter';

@@ -44,27 +44,40 @@ describe('the one-way flow', () => {
     expect(await violations(repoRoot)).toEqual([]);
   });
 
-  test('an import of a later stage fails the rule (a check importing the run)', async () => {
+  test('an import of a later stage fails the rule (a check importing the engine)', async () => {
     const dir = tree({
-      'src/run/session.ts': 'export interface Session { id: string }\n',
+      'src/engine/session.ts': 'export interface Session { id: string }\n',
       'src/checks/methods.ts':
-        "import type { Session } from '../run/session.js';\nexport const use = (s: Session) => s.id;\n",
+        "import type { Session } from '../engine/session.js';\nexport const use = (s: Session) => s.id;\n",
     });
-    expect(await violations(dir)).toEqual(['checks-imports-downstream: src/checks/methods.ts → src/run/session.ts']);
+    expect(await violations(dir)).toEqual(['checks-imports-downstream: src/checks/methods.ts → src/engine/session.ts']);
   });
 
-  test('the supervisor and the commands are stages too: the run importing the supervisor, or the supervisor a command, fails', async () => {
+  test('the adapters, the supervisor and the commands are stages too: an earlier one importing a later one fails', async () => {
     const dir = tree({
+      'src/adapters/vitest/register.ts': 'export const registerSuite = () => 0;\n',
       'src/supervisor/thread.ts': 'export const openThread = () => 1;\n',
       'src/commands/run.ts': 'export const runCommand = () => 2;\n',
-      'src/run/session.ts': "import { openThread } from '../supervisor/thread.js';\nexport const s = openThread();\n",
+      'src/engine/judging.ts':
+        "import { registerSuite } from '../adapters/vitest/register.js';\nexport const j = registerSuite();\n",
+      'src/adapters/vitest/allureLabels.ts':
+        "import { openThread } from '../../supervisor/thread.js';\nexport const s = openThread();\n",
       'src/supervisor/preflight.ts':
         "import { runCommand } from '../commands/run.js';\nexport const p = runCommand();\n",
     });
     expect((await violations(dir)).sort()).toEqual([
-      'run-imports-downstream: src/run/session.ts → src/supervisor/thread.ts',
+      'adapters-imports-downstream: src/adapters/vitest/allureLabels.ts → src/supervisor/thread.ts',
+      'engine-imports-downstream: src/engine/judging.ts → src/adapters/vitest/register.ts',
       'supervisor-imports-downstream: src/supervisor/preflight.ts → src/commands/run.ts',
     ]);
+  });
+
+  test("the engine knows no test runner: its import of vitest fails, an adapter's passes", async () => {
+    const dir = tree({
+      'src/engine/judging.ts': "import { test } from 'vitest';\nexport const t = test;\n",
+      'src/adapters/vitest/register.ts': "import { test } from 'vitest';\nexport const t = test;\n",
+    });
+    expect(await violations(dir)).toEqual(['engine-knows-no-test-runner: src/engine/judging.ts → vitest']);
   });
 
   test('an import of an earlier stage passes', async () => {

@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { FAMILIES } from '../checks/check.js';
-import { readWorkerConfig } from '../config/worker.js';
-import { budgetFamilyOrder } from './detection.js';
+import { FAMILIES } from '../../checks/check.js';
+import { readWorkerConfig } from '../../config/worker.js';
+import { budgetFamilyOrder } from '../../engine/detection.js';
 
 export class FamilySequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -7,7 +7,7 @@ import type { RequestToSend } from '../../../src/openapi/request.js';
 import { SchemaValidators } from '../../../src/openapi/validators.js';
 import { Ledger } from '../../../src/resources/ledger.js';
 import { FixturePool } from '../../../src/resources/pool.js';
-import { type ExerciseContext, changedFields, exerciseOperation } from '../../../src/run/exercise.js';
+import { type ExerciseContext, changedFields, exerciseOperation } from '../../../src/engine/exercise.js';
 import { referenceDoc } from '../support.js';
 
 const doc = referenceDoc();

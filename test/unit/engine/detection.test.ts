@@ -10,7 +10,7 @@ import {
   EXERCISE_EXCHANGES,
   expectedExchanges,
   familySendsNothing,
-} from '../../../src/run/detection.js';
+} from '../../../src/engine/detection.js';
 import type { Operation } from '../../../src/openapi/operations.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants } from '../../mutants/registry.js';
 import { fakeContext, referenceModel } from '../checks/fake.js';

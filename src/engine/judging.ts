@@ -1,27 +1,24 @@
 /**
- * Turn a family of checks into vitest tests: one test per (check, operation, variant), named by the
- * reported id, so that vitest's runner, sharding and reporters serve us. The verdict, with the baseline
- * applied, travels to the reporters in the test's meta.
+ * The engine's judging: which cases a family has, when each is judged (through the run's scheduler, in a
+ * time-boxed run's plan, or ahead of its family's turn), and a verdict made a result with the baseline
+ * applied. It knows nothing of vitest: the vitest adapter (adapters/vitest/register.ts) registers a test per
+ * case that awaits its verdict here.
  */
 import { writeFileSync } from 'node:fs';
-import { afterAll, assert, test } from 'vitest';
 import { FAMILIES, reportedId, type Check, type Family } from '../checks/check.js';
 import { clauseText } from '../checks/clauses.js';
+import { CORE } from '../checks/queryContext.js';
 import { checksOf } from '../checks/registry.js';
+import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
 import { runFiles } from '../config/worker.js';
-import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
 import { BlockedByReadOnly, HttpClient, NOT_RUN, SendingStopped, sendingFor, type Exchange } from '../http/client.js';
 import type { Operation } from '../openapi/operations.js';
 import { applyBaseline, entriesFor } from '../report/baseline.js';
-import { junitOutcomeOf } from '../report/junit.js';
 import type { CheckResult, RecordedExchange, ResultStatus } from '../report/results.js';
-import '../report/taskMeta.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
-import { labelForAllure } from './allureLabels.js';
 import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise, familySendsNothing } from './detection.js';
-import { CORE } from '../checks/queryContext.js';
-import { getSession, type Session } from './session.js';
+import type { Session } from './session.js';
 
 function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
   return {
@@ -42,7 +39,7 @@ function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
 const cannotJudge = (e: unknown) => e instanceof Skip || e instanceof BlockedByReadOnly || isMissingPrerequisite(e);
 
 /** A verdict, or, for a check the run's budget or deadline did not reach, why it was not run. */
-type Judged = { verdict: Verdict; ms: number } | { notRun: string };
+export type Judged = { verdict: Verdict; ms: number } | { notRun: string };
 
 async function judge(session: Session, check: Check, op: Operation, variant: string | undefined): Promise<Judged> {
   const started = performance.now();
@@ -152,7 +149,7 @@ function budgetPlan(session: Session): BudgetPlan {
   return plan;
 }
 
-interface Case {
+export interface Case {
   check: Check;
   op: Operation;
   variant: string | undefined;
@@ -162,7 +159,7 @@ function collectionLabel(session: Session, op: Operation): string {
   return session.model.collectionOf(op)?.path ?? `/${op.path.split('/').filter(Boolean)[0] ?? ''}`;
 }
 
-function result(
+export function result(
   session: Session,
   check: Check,
   op: Operation,
@@ -270,7 +267,7 @@ const expecting = new WeakSet<Session>();
  * cases (those of contract and errors are known only after the exercise, and cost little beside it), and the
  * exercise of every operation unless only checks that send nothing (spec's) run.
  */
-function expectOnce(session: Session): void {
+export function expectOnce(session: Session): void {
   if (expecting.has(session) || session.config.shard) return;
   expecting.add(session);
   const cases = FAMILIES.flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
@@ -299,23 +296,19 @@ function scheduleNextFamily(session: Session, family: Family): void {
   if (!ahead.has(next)) ahead.set(next, scheduleJudgements(session, casesOf(session, next)));
 }
 
-export function registerFamily(session: Session, family: Family): void {
-  // Every suite file carries the run's view of operations and target, so that shards merge whole.
-  // biome-ignore lint/correctness/noEmptyPattern: vitest hands a hook its context first, as a pattern it can read
-  afterAll(({}, suite) => {
-    suite.meta.operations = session.operationSummaries();
-    suite.meta.runInfo = session.runInfo();
-    if (family === 'filters') suite.meta.filterCoverage = session.filterCoverage();
-  });
+/**
+ * The cases of a family's file, and how each gets its verdict: planned (a time-boxed run's plan, or scheduled
+ * ahead with the family before), scheduled now, or, for checks that read the document alone, judged when
+ * asked (`verdictOf` then judges). The next family's cases are scheduled behind these.
+ */
+export function familyCases(
+  session: Session,
+  family: Family,
+): { cases: Case[]; verdictOf: (c: Case) => Promise<Judged> } {
   const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
   const planned =
     plan && !familyReadsExercise(family) ? plan.judged.get(family)! : aheadOfTheirFile.get(session)?.get(family);
   const cases = planned ? [...planned.keys()] : casesOf(session, family);
-  if (cases.length === 0) {
-    // vitest calls a file without tests an error; this family simply has nothing to say about these operations.
-    test.skip(`${family}: no check applies to the operations of this run`, () => {});
-    return;
-  }
   // Checks that read the document alone send nothing (spec's): judged in their tests, not through the
   // scheduler, where ~630 judgements would queue before the exercise started beside them (or after it).
   const inTheirTests = !planned && !plan && familySendsNothing(family);
@@ -323,60 +316,35 @@ export function registerFamily(session: Session, family: Family): void {
     planned ??
     (plan
       ? new Map(cases.map((c) => [c, fromExercise(session, c, plan.place.get(`${c.check.id} ${c.op.key}`))]))
-      : inTheirTests
+      : inTheirTests || cases.length === 0
         ? undefined
         : scheduleJudgements(session, cases));
-  scheduleNextFamily(session, family);
-  for (const c of cases) {
-    const { check, op, variant } = c;
-    test(`${reportedId(check, variant)} ${op.key}`, async ({ task, skip: skipTest }) => {
-      const j = await (judged ? judged.get(c)! : judging(session, c)());
-      // vitest runs a file's tests one after another without leaving the microtask queue: a turn of the
-      // event loop lets the answers to the next family's requests in, and its next requests out.
-      await new Promise((r) => setImmediate(r));
-      session.noteVerdict();
-      const r =
-        'notRun' in j
-          ? { ...result(session, check, op, variant, skip(j.notRun)), notRun: true }
-          : { ...result(session, check, op, variant, j.verdict), ms: j.ms };
-      task.meta.conformance = r;
-      await labelForAllure(r);
-      // The test's outcome is the verdict's JUnit outcome (report/junit.ts), so that Allure counts as junit.xml
-      // does, and both as the gate: a failure the gate counts or an xpass fails (an assertion: Allure's
-      // "failed"), a SHOULD or MAY failure passes with its warning in its description and `verdict: failed`
-      // label, an xfail is skipped with its reason, a check the target stopped answering for is broken.
-      const outcome = junitOutcomeOf(r.status, check.level, session.config.gateShould);
-      if (outcome === 'skipped')
-        skipTest(r.status === 'xfail' ? `XFAIL (baseline: ${r.baseline!.reason}): ${r.message}` : r.message);
-      if (outcome === 'error') throw new Error(r.message);
-      if (outcome === 'failure')
-        assert.fail(
-          r.status === 'xpass'
-            ? `a baselined failure passed: update the baseline (${r.baseline!.reason}): ${r.message}`
-            : `[${check.level}] ${check.title}\n${r.message}\n${r.repro ?? ''}`,
-        );
-    });
-  }
+  if (cases.length > 0) scheduleNextFamily(session, family);
+  return { cases, verdictOf: (c) => (judged ? judged.get(c)! : judging(session, c)()) };
 }
 
 /**
- * A suite file's one line: the family's checks as vitest tests. The operations are exercised first, by
- * every family but spec (which reads the document alone: unbudgeted and unsharded, it starts the exercise
- * beside its tests), as a run without a budget always did. A budgeted run plans every family at once and
+ * What a family's file waits for before its cases are known: the exercise of the operations, by every family
+ * but those that send nothing (which read the document alone: unbudgeted and unsharded, the exercise starts
+ * beside their tests), as a run without a budget always did. A budgeted run plans every family at once and
  * exercises each operation just before the first case that reads it; sharded, it waits for the exercise
  * only in the families that read it (contract, errors), which it judges last, so that the families that
  * catch the most per second are not queued behind every operation's requests.
  */
-export async function registerSuite(family: Family): Promise<void> {
-  const session = await getSession();
+export async function readyForFamily(session: Session, family: Family): Promise<void> {
   expectOnce(session);
   if (plansAcrossFamilies(session)) await budgetPlan(session).exercised.get(family);
   else if (session.timeBox.budgeted ? familyReadsExercise(family) : !familySendsNothing(family))
     await session.exerciseAll();
-  registerFamily(session, family);
-  // The operations are exercised while spec's ~630 tests judge the document, rather than after them, when
-  // the target would wait. Not budgeted (the plan orders the exercise) nor sharded
-  // (the shard may hold no file that reads it). A failure of the exercise is met where contract awaits it.
+}
+
+/**
+ * After a family that sends nothing has its tests: the operations are exercised while those tests judge the
+ * document, rather than after them, when the target would wait. Not budgeted (the plan orders the exercise)
+ * nor sharded (the shard may hold no file that reads it). A failure of the exercise is met where contract
+ * awaits it.
+ */
+export function exerciseBesideFamily(session: Session, family: Family): void {
   if (familySendsNothing(family) && !session.timeBox.budgeted && !session.config.shard)
     session.exerciseAll().catch(() => {});
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type JobIsolation, Scheduler } from '../../../src/run/scheduler.js';
+import { type JobIsolation, Scheduler } from '../../../src/engine/scheduler.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
