@@ -13,6 +13,7 @@ import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdi
 import { selectsCase, selectsCheck } from '../config/selection.js';
 import { runFiles } from '../config/worker.js';
 import { BlockedByReadOnly, HttpClient, NOT_RUN, SendingStopped, sendingFor, type Exchange } from '../http/client.js';
+import { routeFamily } from '../http/pacing/rateLimits.js';
 import type { Operation } from '../openapi/operations.js';
 import { applyBaseline, entriesFor } from '../report/baseline.js';
 import type { CheckResult, RecordedExchange, ResultStatus } from '../report/results.js';
@@ -81,9 +82,9 @@ function scheduled(session: Session, c: Case, priority?: number): Promise<Judged
  * Every case of the family, started now through the run's scheduler (a bounded number at a time, each with
  * its check's isolation), so that the server has work while the tests wait for their verdicts in order.
  */
-function scheduleJudgements(session: Session, cases: Case[]): Map<Case, Promise<Judged>> {
+function scheduleJudgements(session: Session, cases: Case[], priority?: number): Map<Case, Promise<Judged>> {
   const ordered = session.timeBox.budgeted ? byDetection(cases) : cases;
-  return new Map(ordered.map((c) => [c, scheduled(session, c)]));
+  return new Map(ordered.map((c) => [c, scheduled(session, c, priority)]));
 }
 
 /**
@@ -305,6 +306,7 @@ export function familyCases(
   session: Session,
   family: Family,
 ): { cases: Case[]; verdictOf: (c: Case) => Promise<Judged> } {
+  registeredOf(session).add(family);
   const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
   const planned =
     plan && !familyReadsExercise(family) ? plan.judged.get(family)! : aheadOfTheirFile.get(session)?.get(family);
@@ -333,6 +335,7 @@ export function familyCases(
  */
 export async function readyForFamily(session: Session, family: Family): Promise<void> {
   expectOnce(session);
+  session.client.onLimited ??= (routeFamily) => pullForward(session, routeFamily);
   if (plansAcrossFamilies(session)) await budgetPlan(session).exercised.get(family);
   else if (session.timeBox.budgeted ? familyReadsExercise(family) : !familySendsNothing(family))
     await session.exerciseAll();
@@ -347,4 +350,48 @@ export async function readyForFamily(session: Session, family: Family): Promise<
 export function exerciseBesideFamily(session: Session, family: Family): void {
   if (familySendsNothing(family) && !session.timeBox.budgeted && !session.config.shard)
     session.exerciseAll().catch(() => {});
+}
+
+/** The families whose files have asked for their cases. */
+const registered = new WeakMap<Session, Set<Family>>();
+const registeredOf = (session: Session): Set<Family> => {
+  let families = registered.get(session);
+  if (!families) registered.set(session, (families = new Set()));
+  return families;
+};
+/** The route families the run has met a rate limit on, and pulled work forward for. */
+const limitedRoutes = new WeakMap<Session, Set<string>>();
+
+/**
+ * Jobs pulled forward go before those queued already (lower first: engine/scheduler.ts), the exercise's among
+ * them: it is the limited collections' budget they spend, which the exercise leaves half unspent.
+ */
+const PULLED_FORWARD = -1;
+
+/**
+ * A target that limits the rate of a route family (429) makes the run as long as that family's requests take
+ * at its rate, unless they are spread over the whole run: the families judged late (filters, sorting,
+ * pagination, aggregates) would otherwise send most of them at once, at the end, while the requests of the
+ * families before them (the exercise, methods) spend the limit's budget only in part. So, on the first 429 of
+ * a route family, the later families with cases on it are scheduled now, ahead of the jobs queued, to be
+ * judged beside the rest as the limit allows. Only families whose checks may run beside anything and read
+ * nothing but their own answers (no isolation, nothing declared in `reads`): their verdicts do not depend on
+ * what runs beside them. Not in a time-boxed run (its plan orders everything) nor a shard (the shard may not
+ * hold their files).
+ */
+function pullForward(session: Session, route: string): void {
+  if (session.timeBox.budgeted || session.config.shard) return;
+  const met = limitedRoutes.get(session) ?? new Set<string>();
+  limitedRoutes.set(session, met);
+  if (met.has(route)) return;
+  met.add(route);
+  const ahead = aheadOfTheirFile.get(session) ?? new Map<Family, Map<Case, Promise<Judged>>>();
+  aheadOfTheirFile.set(session, ahead);
+  for (const family of FAMILIES) {
+    if (ahead.has(family) || registeredOf(session).has(family)) continue;
+    if (checksOf(family).some((c) => c.isolation !== undefined || c.reads !== undefined)) continue;
+    const cases = casesOf(session, family);
+    if (cases.some((c) => routeFamily(c.op.path) === route))
+      ahead.set(family, scheduleJudgements(session, cases, PULLED_FORWARD));
+  }
 }

@@ -11,6 +11,7 @@ import { authHeaders } from './auth.js';
 import { behaviourOf, maskRunTag } from './behaviour.js';
 import { MAX_OVERLAP } from './pacing/overlap.js';
 import { Pacing } from './pacing/pacing.js';
+import { routeFamily } from './pacing/rateLimits.js';
 import { MAX_ATTEMPTS } from './pacing/serverLoad.js';
 import { Redactor } from './redact.js';
 import { secretsOf } from '../config/config.js';
@@ -141,6 +142,8 @@ export class HttpClient {
   waitingForTurn = 0;
   /** Called when there is room for more work: a request went to wait for its turn, or the limit rose. */
   onRoom?: () => void;
+  /** Called with a route family (pacing/rateLimits.ts: routeFamily) each time one of its requests is answered 429. */
+  onLimited?: (routeFamily: string) => void;
   /** Requests waiting to go, or going, with nothing else in flight. */
   private aloneWanted = 0;
   /** Requests in flight that may write: all but `isRead`'s, and bodies refused by validation. */
@@ -391,7 +394,10 @@ export class HttpClient {
       earlier.push(exchange.status);
       // A 429 (RFC 6585) says the request was not served, whatever its method: it is sent again once the
       // target's limit allows, as many times as it takes within the run's time, and never judged.
-      if (exchange.status === 429) continue;
+      if (exchange.status === 429) {
+        this.onLimited?.(routeFamily(request.path));
+        continue;
+      }
       // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;
       // the next request on it dies unread. One retry on a new, unshared connection is safe for any
       // method; a second drop is the server's, and is reported.
