@@ -72,10 +72,10 @@ export const LONG_CASE_EXCHANGES = 100;
 
 /**
  * The order of a budgeted run planned across families: the checks that read the document alone first (they
- * send nothing); then the cases of checks that catch a mutant of the kill matrix (Check.catches): the long ones first, then those on the core
- * collections (spec §2) before the others, each group by what a case is worth per exchange (the check's
- * mutants shared by its cases: a check run on 187 operations is worth less on each than one run on 2); then
- * the rest, the cheapest first. A case that reads the exercise pays its share of exercising its operation
+ * send nothing); then the cases of checks that catch a mutant of the kill matrix (Check.catches): the long
+ * ones first, then those on the core collections (spec §2) before the others, each group by what a case is
+ * worth per exchange (the check's mutants shared by its cases: a check run on 187 operations is worth less on
+ * each than one run on 2); then the rest, the cheapest first. A case that reads the exercise pays its share of exercising its operation
  * (shared by every case that reads it). Stable otherwise.
  */
 export function budgetOrder<T extends { check: CaseCheck; op: unknown }>(cases: T[], isCore: (c: T) => boolean): T[] {

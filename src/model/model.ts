@@ -41,7 +41,7 @@ export interface NamedParam {
 
 /**
  * What the model knows of one operation, derived once from the document when the model is built: the later
- * stages (cases, resources, run, checks) read it rather than derive it again.
+ * stages (cases, resources, engine, checks) read it rather than derive it again.
  */
 export interface OperationRecord {
   op: Operation;
@@ -49,7 +49,7 @@ export interface OperationRecord {
   collection?: Collection;
   /** It only reads: every GET and HEAD, and the POSTs that query (isReadOperation). */
   reads: boolean;
-  /** The path parameter that names an object of its own collection, when it ends the path (namedParam). */
+  /** The path parameter that names an object of its own collection, when it ends the path (namedParamOf). */
   named?: NamedParam;
   /** The JSON schema of its request body, when it takes JSON. */
   bodySchema?: Schema;

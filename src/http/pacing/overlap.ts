@@ -22,7 +22,7 @@ export class Overlap {
   private seen = 0;
   /** Requests in flight for each at the server: the median answer time over the part of it that is the server's. */
   factor = 1;
-  /** The fastest answer of the window: the round trip with no work (0 until the factor first moves). */
+  /** The fastest answer of the window: the round trip with no work (0 until enough answers are seen). */
   floorMs = 0;
 
   /** Whether an answer's status says anything of distance: served, not refused for load or rate, not lost. */
