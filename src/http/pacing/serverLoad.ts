@@ -43,6 +43,8 @@ export class ServerLoad {
   private readonly unavailableBefore = new Set<string>();
   /** Answer times of the last writes the server served. */
   private readonly writeTimes: number[] = [];
+  /** The answer time three of those writes in four took at most (SPACED_WRITES_DONE). */
+  private spacedWriteMs = 0;
 
   constructor(
     private readonly concurrency: number,
@@ -85,6 +87,9 @@ export class ServerLoad {
   wrote(ms: number): void {
     this.writeTimes.push(ms);
     if (this.writeTimes.length > WRITES_MEASURED) this.writeTimes.shift();
+    // Once per write served, not once per look: a waiting write looks again on every answer.
+    const sorted = [...this.writeTimes].sort((x, y) => x - y);
+    this.spacedWriteMs = sorted[Math.floor(sorted.length * SPACED_WRITES_DONE)];
   }
 
   /**
@@ -98,8 +103,7 @@ export class ServerLoad {
    */
   writeSpacingMs(floorMs: number): number {
     if (!this.oneWriter || this.writeTimes.length < WRITES_MEASURED / 8) return 0;
-    const sorted = [...this.writeTimes].sort((a, b) => a - b);
-    return Math.max(0, sorted[Math.floor(sorted.length * SPACED_WRITES_DONE)] - floorMs);
+    return Math.max(0, this.spacedWriteMs - floorMs);
   }
 
   /** Whether a request that was refused with 503 as the `earlier` statuses say goes alone now. */
