@@ -279,7 +279,23 @@ export function expectOnce(session: Session): void {
 /** A budgeted run plans every family at once, unless sharded: a shard runs only some families' files. */
 const plansAcrossFamilies = (session: Session) => session.timeBox.budgeted && !session.config.shard;
 
-const aheadOfTheirFile = new WeakMap<Session, Map<Family, Map<Case, Promise<Judged>>>>();
+/** What the engine keeps of a run's families between their files. */
+interface FamiliesState {
+  /** The judgements of families scheduled before their file asked (the next family, or pulled forward). */
+  ahead: Map<Family, Map<Case, Promise<Judged>>>;
+  /** The families whose files have asked for their cases. */
+  registered: Set<Family>;
+  /** The route families the run has met a rate limit on, and pulled work forward for. */
+  limitedRoutes: Set<string>;
+}
+
+const families = new WeakMap<Session, FamiliesState>();
+
+function familiesOf(session: Session): FamiliesState {
+  let state = families.get(session);
+  if (!state) families.set(session, (state = { ahead: new Map(), registered: new Set(), limitedRoutes: new Set() }));
+  return state;
+}
 
 /**
  * In a run without a budget, unsharded, a family's file schedules the next family's cases too, after its
@@ -292,8 +308,7 @@ function scheduleNextFamily(session: Session, family: Family): void {
   if (session.timeBox.budgeted || session.config.shard || familySendsNothing(family)) return;
   const next = FAMILIES[FAMILIES.indexOf(family) + 1];
   if (!next) return;
-  const ahead = aheadOfTheirFile.get(session) ?? new Map<Family, Map<Case, Promise<Judged>>>();
-  aheadOfTheirFile.set(session, ahead);
+  const { ahead } = familiesOf(session);
   if (!ahead.has(next)) ahead.set(next, scheduleJudgements(session, casesOf(session, next)));
 }
 
@@ -306,10 +321,10 @@ export function familyCases(
   session: Session,
   family: Family,
 ): { cases: Case[]; verdictOf: (c: Case) => Promise<Judged> } {
-  registeredOf(session).add(family);
+  const state = familiesOf(session);
+  state.registered.add(family);
   const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
-  const planned =
-    plan && !familyReadsExercise(family) ? plan.judged.get(family)! : aheadOfTheirFile.get(session)?.get(family);
+  const planned = plan && !familyReadsExercise(family) ? plan.judged.get(family)! : state.ahead.get(family);
   const cases = planned ? [...planned.keys()] : casesOf(session, family);
   // Checks that read the document alone send nothing (spec's): judged in their tests, not through the
   // scheduler, where ~630 judgements would queue before the exercise started beside them (or after it).
@@ -352,16 +367,6 @@ export function exerciseBesideFamily(session: Session, family: Family): void {
     session.exerciseAll().catch(() => {});
 }
 
-/** The families whose files have asked for their cases. */
-const registered = new WeakMap<Session, Set<Family>>();
-const registeredOf = (session: Session): Set<Family> => {
-  let families = registered.get(session);
-  if (!families) registered.set(session, (families = new Set()));
-  return families;
-};
-/** The route families the run has met a rate limit on, and pulled work forward for. */
-const limitedRoutes = new WeakMap<Session, Set<string>>();
-
 /**
  * Jobs pulled forward go before those queued already (lower first: engine/scheduler.ts), the exercise's among
  * them: it is the limited collections' budget they spend, which the exercise leaves half unspent.
@@ -381,14 +386,11 @@ const PULLED_FORWARD = -1;
  */
 function pullForward(session: Session, route: string): void {
   if (session.timeBox.budgeted || session.config.shard) return;
-  const met = limitedRoutes.get(session) ?? new Set<string>();
-  limitedRoutes.set(session, met);
-  if (met.has(route)) return;
-  met.add(route);
-  const ahead = aheadOfTheirFile.get(session) ?? new Map<Family, Map<Case, Promise<Judged>>>();
-  aheadOfTheirFile.set(session, ahead);
+  const { ahead, registered, limitedRoutes } = familiesOf(session);
+  if (limitedRoutes.has(route)) return;
+  limitedRoutes.add(route);
   for (const family of FAMILIES) {
-    if (ahead.has(family) || registeredOf(session).has(family)) continue;
+    if (ahead.has(family) || registered.has(family)) continue;
     if (checksOf(family).some((c) => c.isolation !== undefined || c.reads !== undefined)) continue;
     const cases = casesOf(session, family);
     if (cases.some((c) => routeFamily(c.op.path) === route))
