@@ -20,6 +20,8 @@ interface Waiting {
 export class Scheduler {
   private readonly queue: Waiting[] = [];
   private running = 0;
+  /** Running jobs that wait for another's work (`meanwhile`): they hold no place in the width. */
+  private waitingOnOthers = 0;
   /** The isolation of the jobs running now (all alike); undefined when none is. */
   private mode: JobIsolation | undefined;
   /** When set, jobs not yet started are not started: they settle with what `refuse` gives. */
@@ -51,6 +53,20 @@ export class Scheduler {
     });
   }
 
+  /**
+   * A running job waits for work another job does (the corpus they share, being built): meanwhile it holds
+   * no place, and a job queued may start in it.
+   */
+  async meanwhile<T>(work: Promise<T>): Promise<T> {
+    this.waitingOnOthers++;
+    this.pump();
+    try {
+      return await work;
+    } finally {
+      this.waitingOnOthers--;
+    }
+  }
+
   /** From now on, every job that has not started settles at once with this error (a spent budget). */
   refuse(error: () => Error): void {
     this.refusal = error;
@@ -65,7 +81,7 @@ export class Scheduler {
 
   private fits(isolation: JobIsolation): boolean {
     if (this.running === 0) return true;
-    return isolation !== 'alone' && isolation === this.mode && this.running < this.width();
+    return isolation !== 'alone' && isolation === this.mode && this.running - this.waitingOnOthers < this.width();
   }
 
   /** Start what fits now (called on every change: a job submitted or ended, more room in the client). */

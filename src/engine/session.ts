@@ -152,6 +152,7 @@ async function createSession(): Promise<Session> {
   };
   const coverage = new Map<string, { checked: number; skipped?: string }>();
   let corpus: ReturnType<CheckContext['corpus']> | undefined;
+  let corpusBuilt = false;
 
   const checkContext: CheckContext = {
     model,
@@ -174,7 +175,17 @@ async function createSession(): Promise<Session> {
       return r;
     },
     validate,
-    corpus: () => (corpus ??= buildCorpus({ model, runTag: config.runTag, send })),
+    // The first check that asks builds the corpus; the others wait for it without holding a place in the
+    // scheduler (behind a rate limit the building takes seconds, and jobs that do not need it go meanwhile).
+    corpus: () => {
+      if (corpus) return corpusBuilt ? corpus : scheduler.meanwhile(corpus);
+      corpus = buildCorpus({ model, runTag: config.runTag, send });
+      corpus.then(
+        () => (corpusBuilt = true),
+        () => (corpusBuilt = true),
+      );
+      return corpus;
+    },
     noteFilterCoverage(triple, outcome) {
       const seen = coverage.get(triple);
       if ('checked' in outcome) coverage.set(triple, { checked: (seen?.checked ?? 0) + outcome.checked });

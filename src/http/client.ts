@@ -11,7 +11,7 @@ import { authHeaders } from './auth.js';
 import { behaviourOf, maskRunTag } from './behaviour.js';
 import { MAX_OVERLAP } from './pacing/overlap.js';
 import { Pacing } from './pacing/pacing.js';
-import { routeFamily } from './pacing/rateLimits.js';
+import { routeFamily, type Ticket } from './pacing/rateLimits.js';
 import { MAX_ATTEMPTS } from './pacing/serverLoad.js';
 import { Redactor } from './redact.js';
 import { secretsOf } from '../config/config.js';
@@ -149,6 +149,12 @@ export class HttpClient {
   /** Requests in flight that may write: all but `isRead`'s, and bodies refused by validation. */
   private writing = 0;
   private readonly waiting: Array<() => void> = [];
+  /**
+   * Requests waiting for room whose time in a rate limit's pace has come: they look for room before the
+   * others. The limit's budget is what bounds the run then, and a request no limit holds can go at any time,
+   * while a paced one queued behind hundreds of them would leave that budget unspent.
+   */
+  private readonly waitingPaced: Array<() => void> = [];
   private admissionTimer?: ReturnType<typeof setTimeout>;
   private seq = 0;
   requestCount = 0;
@@ -200,7 +206,7 @@ export class HttpClient {
   }
 
   /** Run `fn` in a slot, once the pacing policy admits it beside what is in flight. */
-  private async slot<T>(fn: () => Promise<T>, alone = false, write = false, racing = false): Promise<T> {
+  private async slot<T>(fn: () => Promise<T>, alone = false, write = false, racing = false, paced = false): Promise<T> {
     if (alone) this.aloneWanted++;
     const start = { alone, write, racing };
     while (!this.pacing.admits(start, { active: this.active, writing: this.writing, aloneWanted: this.aloneWanted })) {
@@ -211,7 +217,7 @@ export class HttpClient {
           this.admissionTimer = undefined;
           this.wake();
         }, Math.ceil(wait));
-      await new Promise<void>((r) => this.waiting.push(r));
+      await new Promise<void>((r) => (paced ? this.waitingPaced : this.waiting).push(r));
     }
     this.pacing.started(start);
     this.active++;
@@ -228,7 +234,7 @@ export class HttpClient {
 
   /** Every waiter looks again (each waits anew unless there is room for it). */
   private wake(): void {
-    for (const waiter of this.waiting.splice(0)) waiter();
+    for (const waiter of [...this.waitingPaced.splice(0), ...this.waiting.splice(0)]) waiter();
   }
 
   /**
@@ -367,70 +373,87 @@ export class HttpClient {
     // A body refused by validation takes no database lock on a conforming server: it goes beside a write.
     const write = !this.isRead(request) && !request.refusedByValidation;
     const operation = `${request.method.toUpperCase()} ${request.template}`;
-    for (;;) {
-      attempt++;
-      await this.paced(request);
-      // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
-      // wait for the fewer slots there are.
-      const alone = this.pacing.goesAlone(earlier);
-      // The time is looked at again once the request has its slot: many wait for one side by side (cleanup's
-      // deletes), and a request whose turn came after the time ran out is not sent.
-      const exchange = await this.slot(
-        async () =>
-          this.quietNow()
-            ? this.notSent(request, this.quietAfter!.reason)
-            : this.sendOnce(request, attempt, freshConnection),
-        alone,
-        write,
-        request.racing === true && attempt === 1,
-      );
-      if (exchange.attempts === 0) return exchange;
-      if (this.pacing.answered(request.path, exchange.status, exchange.responseHeaders, exchange.ms, write))
-        this.onRoom?.();
-      this.wake();
-      const started = performance.now() - exchange.ms;
-      if (attempt > 1) exchange.retryMs = Math.round(started - firstStarted);
-      if (earlier.length) exchange.earlier = [...earlier];
-      earlier.push(exchange.status);
-      // A 429 (RFC 6585) says the request was not served, whatever its method: it is sent again once the
-      // target's limit allows, as many times as it takes within the run's time, and never judged.
-      if (exchange.status === 429) {
-        this.onLimited?.(routeFamily(request.path));
-        continue;
+    // Its place in the pace (pacing/rateLimits.ts), taken anew for each attempt; given up if it never starts.
+    let ticket = this.pacing.take(request.path);
+    try {
+      for (;;) {
+        attempt++;
+        if (ticket.done) ticket = this.pacing.take(request.path);
+        await this.untilStart(ticket);
+        // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
+        // wait for the fewer slots there are.
+        const alone = this.pacing.goesAlone(earlier);
+        // The time is looked at again once the request has its slot: many wait for one side by side (cleanup's
+        // deletes), and a request whose turn came after the time ran out is not sent.
+        // The pace is kept where requests start: one whose time came while it waited for its slot may find the
+        // pace spent by others that did too; it gives the slot back and waits again.
+        const exchange = await this.slot(
+          async () => {
+            if (this.quietNow()) return this.notSent(request, this.quietAfter!.reason);
+            return this.pacing.start(ticket) ? this.sendOnce(request, attempt, freshConnection) : undefined;
+          },
+          alone,
+          write,
+          request.racing === true && attempt === 1,
+          this.pacing.paced(ticket),
+        );
+        if (exchange === undefined) {
+          attempt--;
+          continue;
+        }
+        if (exchange.attempts === 0) return exchange;
+        if (this.pacing.answered(request.path, exchange.status, exchange.responseHeaders, exchange.ms, write))
+          this.onRoom?.();
+        this.wake();
+        const started = performance.now() - exchange.ms;
+        if (attempt > 1) exchange.retryMs = Math.round(started - firstStarted);
+        if (earlier.length) exchange.earlier = [...earlier];
+        earlier.push(exchange.status);
+        // A 429 (RFC 6585) says the request was not served, whatever its method: it is sent again once the
+        // target's limit allows, as many times as it takes within the run's time, and never judged.
+        if (exchange.status === 429) {
+          this.onLimited?.(routeFamily(request.path));
+          continue;
+        }
+        // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;
+        // the next request on it dies unread. One retry on a new, unshared connection is safe for any
+        // method; a second drop is the server's, and is reported.
+        const droppedUnread = exchange.status === 0 && /ECONNRESET|UND_ERR_SOCKET/.test(exchange.error ?? '');
+        if (droppedUnread && !freshConnection && attempt < MAX_ATTEMPTS) {
+          freshConnection = true;
+          continue;
+        }
+        if (exchange.status !== 503) return exchange;
+        const next = this.pacing.afterUnavailable(operation, earlier);
+        if ('giveUp' in next) return exchange;
+        await new Promise((r) => setTimeout(r, next.retryInMs));
       }
-      // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;
-      // the next request on it dies unread. One retry on a new, unshared connection is safe for any
-      // method; a second drop is the server's, and is reported.
-      const droppedUnread = exchange.status === 0 && /ECONNRESET|UND_ERR_SOCKET/.test(exchange.error ?? '');
-      if (droppedUnread && !freshConnection && attempt < MAX_ATTEMPTS) {
-        freshConnection = true;
-        continue;
-      }
-      if (exchange.status !== 503) return exchange;
-      const next = this.pacing.afterUnavailable(operation, earlier);
-      if ('giveUp' in next) return exchange;
-      await new Promise((r) => setTimeout(r, next.retryInMs));
+    } finally {
+      this.pacing.leave(ticket);
     }
   }
 
   /**
-   * Wait for the request's turn (pacing/rateLimits.ts). A 429 met by another request meanwhile pauses the family
-   * again: the request waits for that too, and takes a new turn. When the run stops sending, the wait ends
-   * with SendingStopped.
+   * Wait until the ticket may try to start (pacing/rateLimits.ts). A 429 met by another request meanwhile
+   * pauses its family again: the request waits for that too. When the run stops sending, the wait ends with
+   * SendingStopped.
    */
-  private async paced(request: RequestToSend): Promise<void> {
+  private async untilStart(ticket: Ticket): Promise<void> {
     for (;;) {
-      const wait = this.pacing.turn(request.path);
-      if (wait > 0) {
-        this.waitingForTurn++;
-        this.onRoom?.();
-        try {
-          await this.sleep(wait);
-        } finally {
-          this.waitingForTurn--;
-        }
-      }
-      if (this.pacing.pausedFor(request.path) <= 0) return;
+      const wait = this.pacing.startWait(ticket);
+      if (wait <= 0) return;
+      await this.waitForTurn(wait);
+    }
+  }
+
+  /** A wait for a turn: the scheduler is told, as a request waiting so holds no room in flight. */
+  private async waitForTurn(ms: number): Promise<void> {
+    this.waitingForTurn++;
+    this.onRoom?.();
+    try {
+      await this.sleep(ms);
+    } finally {
+      this.waitingForTurn--;
     }
   }
 

@@ -7,7 +7,7 @@
  * The client only keeps count of what is in flight and sends.
  */
 import { Overlap } from './overlap.js';
-import { type PacingSummary, RateLimits } from './rateLimits.js';
+import { type PacingSummary, RateLimits, type Ticket } from './rateLimits.js';
 import { type AfterUnavailable, ServerLoad } from './serverLoad.js';
 
 /** What the client has in flight when a request asks to start. */
@@ -37,14 +37,29 @@ export class Pacing {
     this.load = new ServerLoad(options.concurrency, options.retryBackoffMs);
   }
 
-  /** How long a request to `path` waits before it starts, its turn taken (rate limits, --max-rate). */
-  turn(path: string): number {
-    return this.rateLimits.turn(path);
+  /** A request to `path` takes its place in the pace (rateLimits.ts: rate limits, --max-rate). */
+  take(path: string): Ticket {
+    return this.rateLimits.take(path);
   }
 
-  /** How long the group of `path` is paused from now (a 429 met meanwhile): 0 when it is not. */
-  pausedFor(path: string): number {
-    return this.rateLimits.pausedFor(path);
+  /** How long from now until the ticket may try to start; 0 when it may. */
+  startWait(ticket: Ticket): number {
+    return this.rateLimits.startWait(ticket);
+  }
+
+  /** Whether the ticket's request, its room in flight found, starts now (then counted), or waits again. */
+  start(ticket: Ticket): boolean {
+    return this.rateLimits.start(ticket);
+  }
+
+  /** Whether the ticket waits in a rate limit's pace (its request then looks for room first). */
+  paced(ticket: Ticket): boolean {
+    return ticket.line !== undefined;
+  }
+
+  /** A ticket whose request will not start (the run stopped sending): it leaves its line. */
+  leave(ticket: Ticket): void {
+    this.rateLimits.leave(ticket);
   }
 
   /** How many requests may be in flight now: those at the server times how far away it is. */

@@ -5,13 +5,20 @@
  * hosted edition limits `flows`, `flow_runs` and `task_runs` per minute).
  *
  * A family starts unpaced. A 429 pauses its group (the families limited within a minute of each other: one
- * budget over several collections) for as long as `Retry-After` says (capped), and paces the group at a sixth
- * under the rate its answers were accepted at over the ten seconds before: once a limit's budget is spent,
- * that is the limit's own rate. Every second without a 429 raises the pace by 1 %, so the run settles just
- * under the limit and meets a 429 every twenty seconds or so rather than bouncing off it. A 429 met during a
- * pause lowers nothing. A policy the server states (`RateLimit-Policy: 2000;w=60`) sets the rate at once. A
- * pace is a spacing between requests (one every 1/rate s), not a burst allowance: a limit that allows bursts
- * is met a little slower than it could be, never exceeded.
+ * budget over several collections) for as long as `Retry-After` says (capped). The group's first 429 paces it
+ * at a sixth under the rate its answers were accepted at over the ten seconds before: once a limit's budget
+ * is spent, that is the limit's own rate. A later one lowers the pace by a tenth of itself, not to a sixth
+ * under the rate accepted then: a paced group meets a 429 only when its pace is over the limit, and what was
+ * accepted over ten seconds of a run's changing demand says less of the limit than the pace does (it brought
+ * a 33/s limit's pace to 21/s). Every second without a 429 raises the pace by 1 %, so the run settles just
+ * under the limit and meets a 429 every ten seconds or so rather than bouncing off it. A 429 met during a
+ * pause lowers nothing. A policy the server states (`RateLimit-Policy: 2000;w=60`) sets the rate at once.
+ *
+ * A request takes a ticket before it waits (`take`) and starts only when `start` says so, once it has its
+ * room in flight: a paced group's tickets wait in one line, and starts are held to the pace where they
+ * happen (the generic cell rate algorithm: at most a quarter second's worth at once, then one every 1/rate s).
+ * A pace kept when turns were handed out instead let requests whose turns came while they waited for room
+ * all start together, and sent every request a pause woke to the back of a line of turns seconds long.
  */
 
 /** The family a request's path belongs to: its first segment (`/flow_runs/filter` → `flow_runs`). */
@@ -24,6 +31,10 @@ const RETRY_AFTER_DEFAULT_MS = 1000;
 /** The window the accepted rate is measured over when a family meets its first 429. */
 const MEASURE_MS = 10_000;
 const DECREASE = 5 / 6;
+/** What a later 429 leaves of a paced group's pace. */
+const LATER_DECREASE = 0.9;
+/** How far ahead of its pace a paced group may start requests (after a quiet time): a quarter second's worth. */
+const BURST_MS = 250;
 /**
  * Fewer accepted answers than this in the measured window say nothing of a limit's rate: a 429 then (a run
  * that starts while another client has spent the budget, or a second run within the minute) only pauses.
@@ -87,8 +98,10 @@ interface LimitGroup {
   families: Set<string>;
   /** Requests per second over the group; undefined while no 429 has set it (a pause alone). */
   rate?: number;
-  /** The earliest time the group's next request may start. */
-  nextAt: number;
+  /** When the group's next request would start at its pace (the cell rate algorithm's theoretical time). */
+  paceAt: number;
+  /** The tickets of its requests waiting to start, in the order they came (while it is paced). */
+  line: Ticket[];
   /** Nothing of the group starts before this (a Retry-After, or a window with nothing left). */
   pausedUntil: number;
   /** When the rate last changed. */
@@ -97,6 +110,18 @@ interface LimitGroup {
   limitedAt: number;
   /** The pace its first 429 set: it is never lowered under half of it (see `answered`). */
   firstRate?: number;
+}
+
+/** A request's place in the pace: taken before it waits for its start, done once it starts or gives up. */
+export interface Ticket {
+  readonly family: string;
+  /** When it was taken: its wait counts from then. */
+  readonly takenAt: number;
+  /** --max-rate's time for it: it starts no earlier. */
+  readonly notBefore: number;
+  /** The line it waits in, once its family's group is paced. */
+  line?: Ticket[];
+  done: boolean;
 }
 
 interface FamilyPace {
@@ -148,7 +173,7 @@ export class RateLimits {
     if (f.group) return f.group;
     let g = this.groups.find((group) => now - group.limitedAt < TOGETHER_MS);
     if (!g) {
-      g = { families: new Set(), nextAt: 0, pausedUntil: 0, changedAt: now, limitedAt: now };
+      g = { families: new Set(), paceAt: 0, line: [], pausedUntil: 0, changedAt: now, limitedAt: now };
       this.groups.push(g);
     }
     g.families.add(name);
@@ -166,30 +191,70 @@ export class RateLimits {
     return (times.length * 1000) / Math.max(1000, now - Math.min(...times));
   }
 
-  /**
-   * How long a request to `path` must wait before it starts, its turn taken: later requests of its group
-   * (and, with --max-rate, any request) are spaced after it.
-   */
-  turn(path: string): number {
+  /** A request to `path` takes its place: in its group's line when the group is paced, after --max-rate's spacing. */
+  take(path: string): Ticket {
     const now = this.now();
-    const f = this.family(routeFamily(path));
-    const g = f.group;
-    let at = Math.max(now, g?.pausedUntil ?? 0);
-    if (g?.rate) at = Math.max(at, g.nextAt);
-    if (this.options.maxRate) at = Math.max(at, this.nextOverallAt);
-    if (g?.rate) g.nextAt = at + 1000 / g.rate;
-    if (this.options.maxRate) this.nextOverallAt = at + 1000 / this.options.maxRate;
-    const wait = at - now;
-    if (wait > 0) {
-      if (g && (g.pausedUntil > now || g.rate)) f.waitedMs += wait;
-      else this.waitedOverallMs += wait;
+    let notBefore = now;
+    if (this.options.maxRate) {
+      notBefore = Math.max(now, this.nextOverallAt);
+      this.nextOverallAt = notBefore + 1000 / this.options.maxRate;
     }
-    return wait;
+    const ticket: Ticket = { family: routeFamily(path), takenAt: now, notBefore, done: false };
+    this.groupOfTicket(ticket);
+    return ticket;
   }
 
-  /** How long the group of `path` is paused from now (a 429 met meanwhile): 0 when it is not. */
-  pausedFor(path: string): number {
-    return Math.max(0, (this.families.get(routeFamily(path))?.group?.pausedUntil ?? 0) - this.now());
+  /** The ticket's group, if its family has one; a ticket taken before its group was paced joins its line now. */
+  private groupOfTicket(ticket: Ticket): LimitGroup | undefined {
+    const g = this.families.get(ticket.family)?.group;
+    if (g?.rate && !ticket.line) {
+      ticket.line = g.line;
+      g.line.push(ticket);
+    }
+    return g;
+  }
+
+  /**
+   * How long from now until the ticket may start, as far as can be told: its group's pause, its place in the
+   * line at the group's pace, --max-rate. 0 when it may try to start (`start` says for sure).
+   */
+  startWait(ticket: Ticket): number {
+    const now = this.now();
+    let at = ticket.notBefore;
+    const g = this.groupOfTicket(ticket);
+    if (g) {
+      at = Math.max(at, g.pausedUntil);
+      if (g.rate) at = Math.max(at, g.paceAt - BURST_MS) + (g.line.indexOf(ticket) * 1000) / g.rate;
+    }
+    return Math.max(0, at - now);
+  }
+
+  /**
+   * Whether the request may start now, its room in flight found: its group is not paused, and a paced group's
+   * starts keep its pace. When it may, its start is counted and the ticket is done.
+   */
+  start(ticket: Ticket): boolean {
+    const now = this.now();
+    if (now < ticket.notBefore) return false;
+    const g = this.groupOfTicket(ticket);
+    if (g && now < g.pausedUntil) return false;
+    if (g?.rate) {
+      if (now < g.paceAt - BURST_MS) return false;
+      g.paceAt = Math.max(g.paceAt, now) + 1000 / g.rate;
+    }
+    const waited = now - ticket.takenAt;
+    if (g) this.family(ticket.family).waitedMs += waited;
+    else this.waitedOverallMs += waited;
+    this.leave(ticket);
+    return true;
+  }
+
+  /** A ticket whose request starts, or gives up waiting (the run stopped sending): it leaves its line. */
+  leave(ticket: Ticket): void {
+    if (ticket.done) return;
+    ticket.done = true;
+    const i = ticket.line?.indexOf(ticket) ?? -1;
+    if (i >= 0) ticket.line!.splice(i, 1);
   }
 
   /** An answer of a request to `path`: a 429 pauses and paces its group; a stated limit sets the pace. */
@@ -226,18 +291,20 @@ export class RateLimits {
     const inPause = now < g.pausedUntil;
     g.pausedUntil = Math.max(g.pausedUntil, now + wait);
     g.limitedAt = now;
-    g.nextAt = Math.max(g.nextAt, g.pausedUntil);
     if (stated?.rate || (inPause && !joins)) return;
     // A 429 outside a pause, or a family that joins the group (it spent the group's budget too): the group
-    // was sent faster than its limit. Its pace becomes a little under the rate its answers were accepted at
-    // just before (the limit's own rate, once its budget was spent).
+    // was sent faster than its limit. Unpaced, or with a family more, its pace becomes a little under the rate
+    // the group's answers were accepted at just before (the limit's own rate, once its budget was spent);
+    // paced, a tenth under itself.
     // Never under half the pace the first 429 set: a server that refuses a share of requests whatever their
     // rate (a throttle, not a limit) would otherwise have the pace fall with every 429, towards nothing.
-    const accepted = this.acceptedRate(g, now);
-    if (accepted === undefined) return;
-    const measured = Math.max(0.1, accepted * DECREASE);
-    g.firstRate ??= measured;
-    g.rate = Math.max(measured, g.firstRate / 2);
+    if (g.rate === undefined || joins) {
+      const accepted = this.acceptedRate(g, now);
+      if (accepted === undefined) return;
+      g.rate = Math.max(0.1, accepted * DECREASE);
+    } else g.rate *= LATER_DECREASE;
+    g.firstRate ??= g.rate;
+    g.rate = Math.max(g.rate, g.firstRate / 2);
     g.changedAt = now;
   }
 

@@ -56,6 +56,43 @@ describe('Scheduler', () => {
     expect(widest).toBe(3);
   });
 
+  test("jobs that wait for another's work (meanwhile) hold no place: a queued job starts in theirs", async () => {
+    const scheduler = new Scheduler(() => 2);
+    let build!: () => void;
+    const corpus = new Promise<void>((r) => (build = r));
+    const started: string[] = [];
+    const waiters = ['a', 'b'].map((name) =>
+      scheduler.run('shared', async () => {
+        started.push(name);
+        await scheduler.meanwhile(corpus);
+        started.push(`${name} built`);
+      }),
+    );
+    const other = scheduler.run('shared', async () => void started.push('other'));
+    await tick();
+    expect(started).toEqual(['a', 'b', 'other']);
+    build();
+    await Promise.all([...waiters, other]);
+    expect(started.slice(3).sort()).toEqual(['a built', 'b built']);
+    // Without the wait declared, the third job waits for a place.
+    const plain = new Scheduler(() => 2);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const order: string[] = [];
+    const two = ['a', 'b'].map((name) =>
+      plain.run('shared', async () => {
+        order.push(name);
+        await held;
+      }),
+    );
+    const third = plain.run('shared', async () => void order.push('other'));
+    await tick();
+    expect(order).toEqual(['a', 'b']);
+    release();
+    await Promise.all([...two, third]);
+    expect(order).toEqual(['a', 'b', 'other']);
+  });
+
   test('after refuse(), jobs not yet started settle with the error; those running finish', async () => {
     const scheduler = new Scheduler(() => 1);
     let release!: () => void;

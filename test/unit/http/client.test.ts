@@ -354,6 +354,38 @@ describe('HttpClient and rate limits (429)', () => {
     await client.close();
   });
 
+  test('a request whose time in a pace has come looks for room before the requests no limit holds', async () => {
+    // /flows states a pace of 20 a second; /other is not limited, and each of its answers takes 40 ms.
+    const served: Array<{ path: string; at: number }> = [];
+    server = createServer((req, res) => {
+      const path = req.url ?? '';
+      const answer = () => {
+        served.push({ path, at: performance.now() });
+        res
+          .writeHead(200, {
+            'content-type': 'application/json',
+            ...(path === '/flows/' ? { 'ratelimit-policy': '20;w=1' } : {}),
+          })
+          .end('{}');
+      };
+      if (path === '/flows/') answer();
+      else setTimeout(answer, 40);
+    });
+    const client = await clientOf(server);
+    await client.send({ method: 'GET', template: '/flows/', path: '/flows/' });
+    expect(client.pacing.summary().byFamily.flows.rate).toBe(20);
+    // Forty requests to /other queue for the four places in flight (400 ms of them), then one to /flows.
+    const others = Array.from({ length: 40 }, () => client.send({ method: 'GET', template: '/other', path: '/other' }));
+    await new Promise((r) => setTimeout(r, 10));
+    const asked = performance.now();
+    await client.send({ method: 'GET', template: '/flows/', path: '/flows/' });
+    const flowsServed = performance.now() - asked;
+    await Promise.all(others);
+    expect(flowsServed).toBeLessThan(150);
+    expect(served.filter((s) => s.path === '/other' && s.at > asked + flowsServed).length).toBeGreaterThan(20);
+    await client.close();
+  });
+
   test('a target that stays at its limit holds the request until the run stops sending, then SendingStopped', async () => {
     const { client } = await limiting(() => true, { 'retry-after': '1' });
     const pending = client.send({ method: 'GET', template: '/flows/', path: '/flows/' });

@@ -39,12 +39,15 @@ describe('Pacing.admits', () => {
     expect(pacing.inFlightLimit).toBeGreaterThan(4);
   });
 
-  test('a 429 pauses its family: the next request of it waits its turn, another family does not', () => {
+  test("a 429 pauses its family: the next request of it waits, another family's does not", () => {
     const pacing = new Pacing({ concurrency: 4 });
     pacing.answered('/flows/filter', 429, { 'retry-after': '2' }, 5);
-    expect(pacing.pausedFor('/flows/')).toBeGreaterThan(1000);
-    expect(pacing.turn('/flows/')).toBeGreaterThan(1000);
-    expect(pacing.turn('/deployments/')).toBe(0);
+    const flows = pacing.take('/flows/');
+    expect(pacing.startWait(flows)).toBeGreaterThan(1000);
+    expect(pacing.start(flows)).toBe(false);
+    const deployments = pacing.take('/deployments/');
+    expect(pacing.startWait(deployments)).toBe(0);
+    expect(pacing.start(deployments)).toBe(true);
     expect(pacing.summary().rateLimited).toBe(1);
   });
 

@@ -55,7 +55,11 @@ describe('pacing', () => {
   test('an unlimited family is never held', () => {
     const c = clock();
     const pacing = new RateLimits({ now: c.now });
-    for (let i = 0; i < 100; i++) expect(pacing.turn('/flows/filter')).toBe(0);
+    for (let i = 0; i < 100; i++) {
+      const ticket = pacing.take('/flows/filter');
+      expect(pacing.startWait(ticket)).toBe(0);
+      expect(pacing.start(ticket)).toBe(true);
+    }
     expect(pacing.summary()).toEqual({ rateLimited: 0, waitedMs: 0, byFamily: {} });
   });
 
@@ -64,16 +68,16 @@ describe('pacing', () => {
     const pacing = new RateLimits({ now: c.now });
     // 20 answers a second for 10 s, then a 429 asking for 2 s.
     for (let i = 0; i < 200; i++) {
-      pacing.turn('/flows/filter');
+      expect(pacing.start(pacing.take('/flows/filter'))).toBe(true);
       pacing.answered('/flows/filter', 200, {});
       c.advance(50);
     }
     pacing.answered('/flows/filter', 429, { 'retry-after': '2' });
-    expect(pacing.pausedFor('/flows/filter')).toBe(2000);
-    expect(pacing.pausedFor('/deployments/filter')).toBe(0);
-    expect(pacing.turn('/deployments/filter')).toBe(0);
-    const first = pacing.turn('/flows/x');
-    const second = pacing.turn('/flows/y');
+    const deployments = pacing.take('/deployments/filter');
+    expect(pacing.startWait(deployments)).toBe(0);
+    expect(pacing.start(deployments)).toBe(true);
+    const first = pacing.startWait(pacing.take('/flows/x'));
+    const second = pacing.startWait(pacing.take('/flows/y'));
     expect(first).toBe(2000);
     const rate = pacing.summary().byFamily.flows.rate!;
     expect(rate).toBeGreaterThan(15);
@@ -88,17 +92,20 @@ describe('pacing', () => {
   test('a 429 before the family has answers enough to measure (a budget another client spent) pauses, and sets no pace', () => {
     const c = clock();
     const pacing = new RateLimits({ now: c.now });
-    pacing.turn('/flows/filter');
+    pacing.start(pacing.take('/flows/filter'));
     pacing.answered('/flows/filter', 429, { 'retry-after': '1' });
-    expect(pacing.turn('/flows/x')).toBe(1000);
+    const x = pacing.take('/flows/x');
+    expect(pacing.startWait(x)).toBe(1000);
+    expect(pacing.start(x)).toBe(false);
     c.advance(1000);
     // After the pause the family goes at the client's own pace again: no spacing between its requests.
-    expect(pacing.turn('/flows/x')).toBe(0);
-    expect(pacing.turn('/flows/y')).toBe(0);
+    const y = pacing.take('/flows/y');
+    expect([pacing.startWait(x), pacing.startWait(y)]).toEqual([0, 0]);
+    expect([pacing.start(x), pacing.start(y)]).toEqual([true, true]);
     expect(pacing.summary().byFamily.flows.rate).toBeUndefined();
   });
 
-  test('after the pause, a 429 sets the pace a sixth under the rate of the ten seconds before; each second without one raises it by 1 %', () => {
+  test("a group's first 429 sets the pace a sixth under the rate of the ten seconds before, a later one a tenth under itself; each second without one raises it by 1 %", () => {
     const c = clock();
     const pacing = new RateLimits({ now: c.now });
     const accept = (perSecond: number, seconds: number) => {
@@ -110,12 +117,16 @@ describe('pacing', () => {
     accept(30, 10);
     pacing.answered('/task_runs/', 429, {});
     expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(25, 0);
-    accept(18, 12);
+    // Accepted at 18/s over the ten seconds before (the run's demand fell): the pace still falls by a tenth only.
+    c.advance(12_000);
+    accept(18, 10);
+    const raised = pacing.summary().byFamily.task_runs.rate!;
+    expect(raised).toBeCloseTo(25 * 1.01 ** 22, 0);
     pacing.answered('/task_runs/', 429, { 'retry-after': '1' });
-    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(15, 0);
+    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(raised * 0.9, 1);
     c.advance(60_000);
     pacing.answered('/task_runs/', 200, {});
-    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(15 * 1.01 ** 60, 0);
+    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(raised * 0.9 * 1.01 ** 60, 0);
   });
 
   test('a server that refuses a share of requests whatever their rate never brings the pace under half the first', () => {
@@ -123,7 +134,9 @@ describe('pacing', () => {
     const pacing = new RateLimits({ now: c.now });
     let first: number | undefined;
     for (let n = 1; n <= 2000; n++) {
-      c.advance(Math.max(pacing.turn('/flows/'), 0) + 10);
+      const ticket = pacing.take('/flows/');
+      while (!pacing.start(ticket)) c.advance(Math.max(1, pacing.startWait(ticket)));
+      c.advance(10);
       pacing.answered('/flows/', n % 20 === 0 ? 429 : 200, n % 20 === 0 ? { 'retry-after': '1' } : {});
       first ??= pacing.summary().byFamily.flows?.rate;
     }
@@ -141,25 +154,117 @@ describe('pacing', () => {
     c.advance(500);
     pacing.answered('/flow_runs/filter', 429, {});
     c.advance(2000);
+    // Measured again over both when the second family joins (it spent the budget too).
     const rate = pacing.summary().byFamily.flows.rate!;
     expect(rate).toBeCloseTo((10 * 5) / 6, 0);
     expect(pacing.summary().byFamily.flow_runs.rate).toBe(rate);
     // One spacing over both: the second request waits for the first's turn, whichever family it is.
-    const a = pacing.turn('/flows/');
-    const b = pacing.turn('/flow_runs/');
+    const a = pacing.startWait(pacing.take('/flows/'));
+    const b = pacing.startWait(pacing.take('/flow_runs/'));
     expect(b - a).toBeCloseTo(1000 / rate, 0);
     c.advance(120_000);
     pacing.answered('/logs/', 200, {});
     pacing.answered('/logs/', 429, {});
-    expect(pacing.turn('/logs/')).toBeGreaterThan(0);
+    expect(pacing.startWait(pacing.take('/logs/'))).toBeGreaterThan(0);
     expect(pacing.summary().byFamily.logs.rate).not.toBe(pacing.summary().byFamily.flows.rate);
+  });
+
+  test("a paced family's requests start at its pace where they start: a quarter second's worth at once, then one every 1/rate s", () => {
+    const c = clock();
+    const pacing = new RateLimits({ now: c.now });
+    for (let i = 0; i < 100; i++) {
+      pacing.answered('/flows/', 200, {});
+      c.advance(50);
+    }
+    pacing.answered('/flows/', 429, { 'retry-after': '1' });
+    const rate = pacing.summary().byFamily.flows.rate!;
+    expect(rate).toBeCloseTo((20 * 5) / 6, 1);
+    // Forty requests take their places, then wait for room in flight until every one's time has passed.
+    const tickets = Array.from({ length: 40 }, () => pacing.take('/flows/'));
+    const spacing = 1000 / rate;
+    const firstWaits = tickets.slice(0, 3).map((t) => pacing.startWait(t));
+    for (const [k, wait] of firstWaits.entries()) expect(wait).toBeCloseTo(1000 + k * spacing, 0);
+    c.advance(5000);
+    const startedAtOnce = tickets.filter((t) => pacing.start(t));
+    expect(startedAtOnce).toHaveLength(Math.floor(250 / spacing) + 1);
+    // The rest wait in line, the first of them until the pace has caught up with the quarter second taken.
+    const waiting = tickets.filter((t) => !t.done);
+    expect(pacing.startWait(waiting[0])).toBeCloseTo(startedAtOnce.length * spacing - 250, 0);
+    c.advance(pacing.startWait(waiting[0]));
+    expect(pacing.start(waiting[0])).toBe(true);
+    expect(pacing.start(waiting[1])).toBe(false);
+    // A request that gives up leaves the line; a family never limited is never held.
+    pacing.leave(waiting[1]);
+    expect(pacing.startWait(waiting[2])).toBeCloseTo(spacing, 0);
+    expect(pacing.start(pacing.take('/deployments/'))).toBe(true);
+  });
+
+  test("against a token bucket of 2,000 a minute and a run's changing demand, the pace settles just under the limit and meets few 429s", () => {
+    const c = clock(0);
+    const pacing = new RateLimits({ now: c.now });
+    // The gateway's bucket: 33 at once, refilled at 2,000/60 a second; a 429 says the whole seconds to a token.
+    const perMs = 2000 / 60 / 1000;
+    let tokens = 33;
+    let last = 0;
+    const served: number[] = [];
+    const refused: number[] = [];
+    const serve = () => {
+      tokens = Math.min(33, tokens + (c.now() - last) * perMs);
+      last = c.now();
+      if (tokens >= 1) {
+        tokens -= 1;
+        served.push(c.now());
+        return 200;
+      }
+      refused.push(c.now());
+      return 429;
+    };
+    // A run's demand: five seconds of forty requesters with nothing else to do, then five of two that think
+    // 200 ms between requests. Each takes its place, waits its time, then for one of eight places in flight,
+    // and starts if the pace lets it (else waits again).
+    const busy = (t: number) => Math.floor(t / 5000) % 2 === 0;
+    type Phase = 'take' | 'wait' | 'room' | 'answer';
+    const requesters = Array.from({ length: 40 }, (_, i) => ({
+      i,
+      at: 0,
+      phase: 'take' as Phase,
+      ticket: pacing.take('/x'),
+    }));
+    let inFlight = 0;
+    for (let t = 0; t < 120_000; t++, c.advance(1)) {
+      for (const r of requesters) {
+        if (r.at > t || (!busy(t) && r.i >= 2 && r.phase === 'take')) continue;
+        if (r.phase === 'take') [r.ticket, r.phase] = [pacing.take('/flow_runs/filter'), 'wait'];
+        if (r.phase === 'wait') {
+          const wait = pacing.startWait(r.ticket);
+          if (wait > 0) r.at = t + wait;
+          else r.phase = 'room';
+        } else if (r.phase === 'room') {
+          if (inFlight >= 8) continue;
+          if (pacing.start(r.ticket)) [inFlight, r.at, r.phase] = [inFlight + 1, t + 10, 'answer'];
+          else r.phase = 'wait';
+        } else {
+          const status = serve();
+          const retryAfter = String(Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)));
+          pacing.answered('/flow_runs/filter', status, status === 429 ? { 'retry-after': retryAfter } : {});
+          [inFlight, r.phase, r.at] = [inFlight - 1, 'take', t + (busy(t) ? 0 : 200)];
+        }
+      }
+    }
+    // The second minute: thirty busy seconds, which the limit allows 1,000 requests (and a full bucket's 33 more
+    // at each start), and thirty quiet ones.
+    const inBusy = served.filter((t) => t >= 60_000 && busy(t)).length;
+    // (Measured: 1,006 here; 947 when a later 429 set the pace from the rate accepted before it.)
+    expect(inBusy).toBeGreaterThan(0.97 * 1000);
+    const inSecondMinute = served.filter((t) => t >= 60_000).length;
+    expect(refused.filter((t) => t >= 60_000).length).toBeLessThan(0.01 * inSecondMinute);
   });
 
   test('a long Retry-After is obeyed for at most the cap, and a date in the past for no time', () => {
     const c = clock();
     const pacing = new RateLimits({ now: c.now });
     pacing.answered('/flows/', 429, { 'retry-after': '3600' });
-    expect(pacing.pausedFor('/flows/')).toBe(RETRY_AFTER_CAP_MS);
+    expect(pacing.startWait(pacing.take('/flows/'))).toBe(RETRY_AFTER_CAP_MS);
   });
 
   test('a stated policy sets the pace at once, and an exhausted window pauses until it resets', () => {
@@ -167,8 +272,8 @@ describe('pacing', () => {
     const pacing = new RateLimits({ now: c.now });
     pacing.answered('/flow_runs/filter', 200, { 'ratelimit-policy': '600;w=60', ratelimit: 'remaining=0, reset=3' });
     expect(pacing.summary().byFamily.flow_runs.rate).toBe(10);
-    expect(pacing.turn('/flow_runs/filter')).toBe(3000);
-    expect(pacing.turn('/flow_runs/filter')).toBe(3100);
+    expect(pacing.startWait(pacing.take('/flow_runs/filter'))).toBe(3000);
+    expect(pacing.startWait(pacing.take('/flow_runs/filter'))).toBe(3100);
   });
 
   test('--max-rate spaces every request, whatever its family', () => {
@@ -179,7 +284,7 @@ describe('pacing', () => {
         (rate, paths) => {
           const c = clock();
           const pacing = new RateLimits({ maxRate: rate, now: c.now });
-          const starts = paths.map((p) => pacing.turn(p));
+          const starts = paths.map((p) => pacing.startWait(pacing.take(p)));
           for (let i = 1; i < starts.length; i++) expect(starts[i] - starts[i - 1]).toBeCloseTo(1000 / rate, 6);
           expect(pacing.summary().maxRate).toBe(rate);
         },
