@@ -121,6 +121,11 @@ export interface Ticket {
   readonly notBefore: number;
   /** The line it waits in, once its family's group is paced. */
   line?: Ticket[];
+  /**
+   * When `startWait` first said it may start: its wait for its turn ends there (what it waits for room in
+   * flight after is not the pace's).
+   */
+  readyAt?: number;
   done: boolean;
 }
 
@@ -226,6 +231,7 @@ export class RateLimits {
       at = Math.max(at, g.pausedUntil);
       if (g.rate) at = Math.max(at, g.paceAt - BURST_MS) + (g.line.indexOf(ticket) * 1000) / g.rate;
     }
+    if (at <= now) ticket.readyAt ??= now;
     return Math.max(0, at - now);
   }
 
@@ -242,9 +248,8 @@ export class RateLimits {
       if (now < g.paceAt - BURST_MS) return false;
       g.paceAt = Math.max(g.paceAt, now) + 1000 / g.rate;
     }
-    const waited = now - ticket.takenAt;
-    if (g) this.family(ticket.family).waitedMs += waited;
-    else this.waitedOverallMs += waited;
+    if (g) this.family(ticket.family).waitedMs += (ticket.readyAt ?? now) - ticket.takenAt;
+    else this.waitedOverallMs += ticket.notBefore - ticket.takenAt;
     this.leave(ticket);
     return true;
   }

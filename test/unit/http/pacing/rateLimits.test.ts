@@ -60,6 +60,11 @@ describe('pacing', () => {
       expect(pacing.startWait(ticket)).toBe(0);
       expect(pacing.start(ticket)).toBe(true);
     }
+    // Time a request then waits for room in flight is not the pace's: no wait is counted.
+    const later = pacing.take('/flows/filter');
+    expect(pacing.startWait(later)).toBe(0);
+    c.advance(500);
+    expect(pacing.start(later)).toBe(true);
     expect(pacing.summary()).toEqual({ rateLimited: 0, waitedMs: 0, byFamily: {} });
   });
 
@@ -102,6 +107,7 @@ describe('pacing', () => {
     const y = pacing.take('/flows/y');
     expect([pacing.startWait(x), pacing.startWait(y)]).toEqual([0, 0]);
     expect([pacing.start(x), pacing.start(y)]).toEqual([true, true]);
+    expect(pacing.summary().byFamily.flows.waitedMs).toBe(1000);
     expect(pacing.summary().byFamily.flows.rate).toBeUndefined();
   });
 
