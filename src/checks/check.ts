@@ -52,6 +52,13 @@ interface CheckFields<L extends Level> {
    */
   isolation?: Isolation;
   /**
+   * For an isolated check: work its judgement will need that may run beside anything, done before it while
+   * other checks run (the objects a DELETE scenario acts on, made before the scenario runs alone). The
+   * judgement asks for the same work again and gets it done (checks/once.ts); a preparation that fails is met
+   * there. Without it, everything the check sends is sent in its isolation.
+   */
+  prepare?(op: Operation, ctx: CheckContext): Promise<unknown>;
+  /**
    * What the check reads besides the answers to its own requests: `exercise`, the exchanges of its
    * operation's exercise (CheckContext.exchangesOf), which must then be sent before it is judged (a
    * time-boxed run plans it so); `document`, the document alone: it sends nothing, so it is judged at once,

@@ -19,7 +19,7 @@ import type { BuiltCorpus } from '../resources/corpus.js';
  * What a check sees of the stages before it, through this module only: an exchange, the error a send
  * throws once the run stops sending, and the query corpus.
  */
-export type { BuiltCorpus, Exchange };
+export type { BuiltCorpus, BuiltRequest, Exchange };
 export { SendingStopped };
 
 /** How an exchange of an operation's exercise came about: its valid request, a generated body, a negative one, an unknown id. */

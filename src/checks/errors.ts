@@ -6,7 +6,8 @@ import type { Obj } from '../model/oracle.js';
 import { isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
 import { bodyDifference, volatileBetween, volatileOf } from './bodies.js';
 import { defineCheck } from './check.js';
-import type { CheckContext, Exchange } from './context.js';
+import type { BuiltRequest, CheckContext, Exchange } from './context.js';
+import { once } from './once.js';
 import { fail, pass, skip, statusKey } from './verdict.js';
 
 function uuidParams(op: Operation): string[] {
@@ -30,6 +31,19 @@ function queryTakingLimit(op: Operation, ctx: CheckContext): boolean {
 /** The same status and body, what changes by itself between two reads (durations from the clock) left out. */
 const sameAnswer = (a: Exchange, b: Exchange, volatile: ReadonlySet<string>) =>
   a.status === b.status && bodyDifference(a.json ?? a.body, b.json ?? b.body, volatile) === undefined;
+
+/**
+ * A member for a query to find, so that `limit: 0` answers otherwise than no limit at all (under the shared
+ * parent the valid request names, for a nested collection), and the query's valid request: what
+ * errors.text-plain-ignored needs made before its reads.
+ */
+function memberToFind(op: Operation, ctx: CheckContext): Promise<BuiltRequest> {
+  return once(ctx, `member to find ${op.key}`, async () => {
+    const c = ctx.model.collectionOf(op);
+    if (c?.create) await ctx.object(c.path, 'shared').catch(() => undefined);
+    return ctx.validRequest(op);
+  });
+}
 
 export const errorsChecks = [
   defineCheck({
@@ -81,19 +95,17 @@ export const errorsChecks = [
   defineCheck({
     id: 'errors.text-plain-ignored',
     exchangesPerCase: 4,
-    // Its four answers are compared whole: no other check may add to the collection between them.
-    isolation: 'alone',
+    // Its four answers are compared whole: no other check may add to the collection between them. It sends
+    // reads alone, its member to find made before (`prepare`): it goes beside other checks that only read.
+    isolation: 'quiet',
+    prepare: (op, ctx) => memberToFind(op, ctx),
     level: 'SHOULD',
     clause: '4.2; OpenAPI document (requestBody content: application/json)',
     title:
       'SHOULD NOT answer a JSON body sent as text/plain as if no body had been sent: the client gets the answer to another query, and nothing says so',
     appliesTo: queryTakingLimit,
     run: async (op, ctx) => {
-      // A member to find, so that `limit: 0` answers otherwise than no limit at all (under the shared parent
-      // the valid request names, for a nested collection).
-      const c = ctx.model.collectionOf(op);
-      if (c?.create) await ctx.object(c.path, 'shared').catch(() => undefined);
-      const built = await ctx.validRequest(op);
+      const built = await memberToFind(op, ctx);
       const body = { ...((built.request.json as Obj | undefined) ?? {}), limit: 0 };
       // The three reads go side by side (nothing writes between them: the check runs alone), so that a far
       // target's round trip is paid once; the fourth follows the third, as what changes by itself between two

@@ -75,39 +75,61 @@ const idsIn = (json: unknown): string[] => {
   return Array.isArray(items) ? items.map((o) => String((o as Obj)?.id)) : [];
 };
 
-/** One DELETE scenario per operation, judged by the three DELETE checks. */
-function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenario> {
-  return once(ctx, `delete ${op.key}`, async () => {
+/** What a DELETE scenario acts on: the request, the object it deletes (and its id), another to stay. */
+interface DeleteObjects {
+  c: Collection;
+  request: RequestToSend;
+  target: Obj;
+  targetId: unknown;
+  bystander: Obj;
+}
+
+/**
+ * The objects of an operation's DELETE scenario, made (and the target's id read) before the scenario runs
+ * alone, beside other checks: the DELETE checks' `prepare`. What need not follow another goes side by side
+ * (a far target's round trips are paid once for both). The recipe of a DELETE names a fresh object made for
+ * it: that object is the target, rather than one more.
+ */
+function deleteObjects(ctx: CheckContext, op: Operation): Promise<DeleteObjects> {
+  return once(ctx, `delete objects ${op.key}`, async () => {
     const c = namedCollection(ctx.model, op);
     if (!c) throw new Skip('the path names no object of a collection');
     const { param, ref } = ctx.model.recordOf(op).named!;
     const field = ref.field;
-    // What need not follow another goes side by side (a far target's round trips are paid once for both):
-    // the two objects made, the reads before the DELETE, the read and the second DELETE after the first, the
-    // reads after the count. The count before and the first DELETE, and the count after both DELETEs, keep
-    // their places: they are what the scenario compares.
-    // The recipe of a DELETE names a fresh object made for it: that object is the target, rather than one more.
     const [built, bystander] = await Promise.all([ctx.validRequest(op), ctx.object(c.path, 'fresh')]);
     const named = built.pathParams[param];
     const target = field === c.idField && named !== undefined ? { [field]: named } : await ctx.object(c.path, 'fresh');
     const request = { ...built.request, path: pathNaming(built.request, target[field]) };
+    // The target's id, for the views that select by id: read where its path names it otherwise.
+    const targetId =
+      target.id ??
+      (c.read && viewsById(ctx, c).length > 0
+        ? ((await ctx.send(readOf(c, await ctx.itemPath(c, target)))).json as Obj | undefined)?.id
+        : undefined);
+    return { c, request, target, targetId, bystander };
+  });
+}
+
+/**
+ * One DELETE scenario per operation, judged by the DELETE checks: the count, the DELETE, a read and the second
+ * DELETE side by side, then the count after both beside the reads of the bystander and the views (reads all:
+ * none changes the count).
+ */
+function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenario> {
+  return once(ctx, `delete ${op.key}`, async () => {
+    const { c, request, target, targetId, bystander } = await deleteObjects(ctx, op);
     const readTarget = async () => ctx.send(readOf(c, await ctx.itemPath(c, target)));
-    // The target's id, for the views that select by id: read before the DELETE where its path names it otherwise.
-    const byId = viewsById(ctx, c);
-    const [targetId, countBefore] = await Promise.all([
-      target.id ?? (c.read && byId.length > 0 ? readTarget().then((r) => (r.json as Obj | undefined)?.id) : undefined),
-      countOf(ctx, op),
-    ]);
+    const countBefore = await countOf(ctx, op);
     const first = await ctx.send(request, op);
     const [readAfter, second] = await Promise.all([c.read ? readTarget() : undefined, ctx.send(request, op)]);
-    const countAfter = await countOf(ctx, op);
     // By id only where the object's id is known: the target named by its id, or made fresh for the scenario.
     const ids = { target: targetId, bystander: bystander.id };
-    const [bystanderRead, views] = await Promise.all([
+    const [countAfter, bystanderRead, views] = await Promise.all([
+      countOf(ctx, op),
       c.read ? (async () => ctx.send(readOf(c, await ctx.itemPath(c, bystander))))() : undefined,
       typeof ids.target === 'string' && typeof ids.bystander === 'string'
         ? Promise.all(
-            byId.map(async (v) => {
+            viewsById(ctx, c).map(async (v) => {
               const json = { [v.key]: { id: { any_: [ids.target, ids.bystander] } } };
               const exchange = await ctx.send({ method: 'POST', template: v.op.path, path: v.op.path, json });
               return { name: v.name, exchange, target: ids.target as string, bystander: ids.bystander as string };
@@ -118,6 +140,9 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
     return { first, readAfter, second, countBefore, countAfter, bystander: bystanderRead, views };
   });
 }
+
+/** The DELETE checks' preparation: the scenario's objects, made beside other checks before it runs alone. */
+const prepareDelete = (op: Operation, ctx: CheckContext) => deleteObjects(ctx, op);
 
 const isDeleteOfObject = (op: Operation, ctx: CheckContext) =>
   op.method === 'DELETE' && namedCollection(ctx.model, op) !== undefined;
@@ -338,6 +363,7 @@ export const methodsChecks = [
     id: 'methods.delete-then-404',
     exchangesPerCase: 8,
     isolation: 'alone',
+    prepare: prepareDelete,
     level: 'MUST',
     clause: '4.1',
     title: 'MUST answer 404 to a GET of an object after its DELETE',
@@ -357,6 +383,7 @@ export const methodsChecks = [
   defineCheck({
     id: 'methods.delete-twice-404',
     isolation: 'alone',
+    prepare: prepareDelete,
     level: 'MUST',
     clause: '4.1 rule 1',
     catches: 1,
@@ -376,6 +403,7 @@ export const methodsChecks = [
   defineCheck({
     id: 'methods.delete-only-target',
     isolation: 'alone',
+    prepare: prepareDelete,
     level: 'MUST',
     clause: '4.1',
     catches: 1,
@@ -408,6 +436,7 @@ export const methodsChecks = [
     id: 'methods.delete-gone-from-views',
     exchangesPerCase: 10,
     isolation: 'alone',
+    prepare: prepareDelete,
     level: 'MUST',
     clause: '4.1; 4.3',
     catches: 1,

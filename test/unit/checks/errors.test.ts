@@ -1,6 +1,6 @@
 /** Family `errors` on scripted answers: malformed identifiers, JSON sent as text, error bodies a client can read. */
 import { describe, expect, test } from 'vitest';
-import { applies, fakeContext, judge, outcome } from './fake.js';
+import { applies, fakeContext, judge, outcome, prepare } from './fake.js';
 
 describe('errors checks', () => {
   test('errors.malformed-id: 404 or 422 passes; a 500 fails', async () => {
@@ -55,6 +55,26 @@ describe('errors checks', () => {
       },
     });
     expect(outcome(await judge('errors.text-plain-ignored', 'POST /flows/filter', fake))).toBe('input.ignored 200');
+  });
+
+  test('errors.text-plain-ignored, prepared, sends only reads: it runs quiet, beside other checks that only read', async () => {
+    const fake = await fakeContext({
+      server: (r) => (r.template === '/flows/filter' ? { status: 200, json: r.json ? [] : [{ id: 'a' }] } : undefined),
+    });
+    const made: string[] = [];
+    const object = fake.ctx.object;
+    fake.ctx.object = async (path, mode) => {
+      made.push(`${path} ${mode}`);
+      return object(path, mode);
+    };
+    await prepare('errors.text-plain-ignored', 'POST /flows/filter', fake);
+    expect(made).toEqual(['/flows shared']);
+    const prepared = fake.sent.length;
+    await judge('errors.text-plain-ignored', 'POST /flows/filter', fake);
+    expect(made).toEqual(['/flows shared']);
+    const judged = fake.sent.slice(prepared);
+    expect(judged.length).toBeGreaterThanOrEqual(3);
+    expect(judged.every((r) => r.method === 'POST' && r.template === '/flows/filter')).toBe(true);
   });
 
   test('errors.text-plain-ignored never applies to a write: an ignored body would act unscoped', async () => {

@@ -168,6 +168,15 @@ export async function judge(id: string, opKey: string, fake: Fake, variant?: str
   }
 }
 
+/** Run a check's preparation (checks/check.ts: `prepare`) on one operation, as the engine does before the family's judgements. */
+export async function prepare(id: string, opKey: string, fake: Fake): Promise<void> {
+  const check = CHECKS.find((c) => c.id === id);
+  if (!check?.prepare) throw new Error(`no check ${id} with a preparation`);
+  const op = fake.ctx.model.operations.find((o) => o.key === opKey);
+  if (!op) throw new Error(`no operation ${opKey} in the reference document`);
+  await check.prepare(op, fake.ctx);
+}
+
 /** The first failure's kind and key, or the status when the verdict did not fail. */
 export function outcome(verdict: Verdict): string {
   return verdict.status === 'failed' ? `${verdict.failures[0].kind} ${verdict.failures[0].key}` : verdict.status;

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { patchFields, storedAsSent } from '../../../src/checks/methods.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
-import { type Obj, type Reply, applies, fakeContext, judge, outcome } from './fake.js';
+import { type Obj, type Reply, applies, fakeContext, judge, outcome, prepare } from './fake.js';
 
 /** A tiny store of flows, served like the API serves them; `breaks` names the behaviour to get wrong. */
 function flowServer(breaks?: string) {
@@ -117,6 +117,26 @@ describe('methods checks', () => {
       { flows: { id: { any_: ['id-1', 'flows-object-1'] } } },
       { flows: { id: { any_: ['id-1', 'flows-object-1'] } } },
     ]);
+  });
+
+  test('prepared, the DELETE scenario sends nothing but what it compares: the objects are made before it runs alone', async () => {
+    const fake = await fakeContext({ server: flowServer() });
+    const made: string[] = [];
+    const object = fake.ctx.object;
+    fake.ctx.object = async (path, mode) => {
+      made.push(`${path} ${mode}`);
+      return object(path, mode);
+    };
+    await prepare('methods.delete-then-404', 'DELETE /flows/{id}', fake);
+    expect(made).toEqual(['/flows fresh']);
+    const prepared = fake.sent.length;
+    expect(fake.sent.some((r) => r.method === 'DELETE' || r.path.endsWith('/count'))).toBe(false);
+    expect(outcome(await judge('methods.delete-then-404', 'DELETE /flows/{id}', fake))).toBe('passed');
+    expect(made).toEqual(['/flows fresh']);
+    const scenario = fake.sent.slice(prepared);
+    expect(scenario.map((r) => `${r.method} ${r.template}`)).toEqual(
+      expect.arrayContaining(['POST /flows/count', 'DELETE /flows/{id}', 'GET /flows/{id}']),
+    );
   });
 
   test('a collection whose filter cannot select by id, or that has none, has no view to see the DELETE in', async () => {
