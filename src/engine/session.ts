@@ -288,6 +288,7 @@ async function createSession(): Promise<Session> {
           timeBox: timeBox.info,
           latency: latencyBySender(client.bySender),
           pacing: client.pacing.summary(),
+          writesTookTurns: client.pacing.writesTakeTurns || undefined,
         },
         ...(selectionLine(config)
           ? {

@@ -46,11 +46,14 @@ export function readExchangeLog(file: string): Behaviour[] {
     .map((line) => JSON.parse(line) as Behaviour);
 }
 
-/** The answer times of the last `count` exchanges the target served (http/pacing/overlap.ts), from an exchange log. */
-export function servedAnswerTimes(file: string, count: number): number[] {
+/**
+ * The answer times of the last `count` exchanges the target served (http/pacing/overlap.ts), from an exchange
+ * log; of one method's only, when it is given.
+ */
+export function servedAnswerTimes(file: string, count: number, method?: string): number[] {
   if (!existsSync(file)) return [];
   return readExchangeLog(file)
-    .filter((b) => Overlap.served(b.s))
+    .filter((b) => Overlap.served(b.s) && (method === undefined || b.m === method))
     .slice(-count)
     .map((b) => b.ms);
 }

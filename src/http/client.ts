@@ -246,6 +246,11 @@ export class HttpClient {
     this.pacing.learnDistance(answerTimes);
   }
 
+  /** What another client of the target learnt of its writes (pacing.ts: learnWrites). */
+  learnWrites(takeTurns: boolean, answerTimes: number[]): void {
+    this.pacing.learnWrites(takeTurns, answerTimes);
+  }
+
   /** How many requests may be in flight now (the scheduler keeps twice as many judgements going). */
   get inFlightLimit(): number {
     return this.pacing.inFlightLimit;

@@ -144,6 +144,11 @@ export interface Timing {
   latency: Record<string, Latency>;
   /** The target's rate limits (429s) and --max-rate: what was met and waited for, cleanup's included. */
   pacing?: PacingSummary;
+  /**
+   * Whether the target refused writes that met at it (503) during the suites, so that theirs took turns from
+   * then on (http/pacing/serverLoad.ts): cleanup's deletes take turns from their first.
+   */
+  writesTookTurns?: boolean;
 }
 
 /** All the time a sender's requests took: their answers and the attempts before them. */

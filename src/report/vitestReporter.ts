@@ -110,6 +110,11 @@ export default class ResultsReporter implements Reporter {
     const out = config?.outDir ?? 'reports';
     mkdirSync(out, { recursive: true });
     writeFileSync(path.join(out, 'results.json'), JSON.stringify(results, null, 2));
-    if (config?.runDir) writeFileSync(runFiles(config.runDir).suitesEnded, '');
+    // What cleanup's client starts from (supervisor/cleanupThread.ts): whether the suites' writes took turns.
+    if (config?.runDir)
+      writeFileSync(
+        runFiles(config.runDir).suitesEnded,
+        JSON.stringify({ writesTookTurns: results.timing?.writesTookTurns ?? false }),
+      );
   }
 }

@@ -5,6 +5,7 @@
  * they made meanwhile, with the server otherwise idle. The CLI calls `watch` when it hands the suites their
  * configuration, and `finish` once vitest has closed.
  */
+import { readFileSync } from 'node:fs';
 import { appeared } from '../config/worker.js';
 import { servedAnswerTimes } from '../http/behaviour.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';
@@ -63,6 +64,15 @@ let firstPass: Promise<CleanupPass | undefined> | undefined;
 
 const send = (request: RequestToSend) => client!.send(request);
 
+/** Whether the suites' writes took turns (report/vitestReporter.ts writes it into the file that says they ended). */
+function suitesEndedTakingTurns(file: string): boolean {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { writesTookTurns?: boolean }).writesTookTurns === true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Waits, in this thread's event loop, for the suites to end, then deletes what the ledger holds by then. A
  * run whose suites end without the file (interrupted, crashed) is cleaned up by `finish`.
@@ -74,6 +84,10 @@ export function watch(run: CleanupTarget): void {
   firstPass = appeared(run.suitesEnded, () => suitesOver, 50).then((ended) => {
     watching.answerNothingAfter(Date.now() + run.seconds * 1000, run.why);
     watching.learnDistance(servedAnswerTimes(run.exchanges, WINDOW));
+    // Its deletes take turns from the first where the suites' writes ended taking turns, spaced by what the
+    // suites' own deletes took: not a crowd the target refuses (503), and the halving after.
+    if (ended)
+      watching.learnWrites(suitesEndedTakingTurns(run.suitesEnded), servedAnswerTimes(run.exchanges, 64, 'DELETE'));
     return ended ? cleanup(send, run.ledger) : undefined;
   });
   // Its failure is thrown by finish; unhandled until then, it would end the thread.

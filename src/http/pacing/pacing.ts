@@ -126,6 +126,21 @@ export class Pacing {
     for (const ms of answerTimes) this.overlap.observe(ms);
   }
 
+  /**
+   * What another client of the same target learnt of its writes (the suites', for cleanup's, which sends
+   * nothing but deletes): whether they had to take turns, and the answer times of some. This one then starts
+   * where that one ended, rather than with a crowd of writes the target refuses (503) and the halving after.
+   */
+  learnWrites(takeTurns: boolean, answerTimes: number[]): void {
+    if (takeTurns) this.load.writesTakeTurns = true;
+    for (const ms of answerTimes) this.load.wrote(ms);
+  }
+
+  /** Whether writes take turns, since the target refused writes that met at it (503). */
+  get writesTakeTurns(): boolean {
+    return this.load.writesTakeTurns;
+  }
+
   summary(): PacingSummary {
     return this.rateLimits.summary();
   }

@@ -35,10 +35,11 @@ export class ServerLoad {
   /** How many requests may be at the server at once: the configured concurrency, less while it answers 503. */
   private limit: number;
   /**
-   * Set by the target's first 503: from then on, requests that may write go one at a time at the server
-   * (see `writersAtOnce`), reads beside them. Writes in turn do not lose SQLite's lock to each other.
+   * Set by the target's first 503 (or told by another client of it: pacing.ts, learnWrites): from then on,
+   * requests that may write go one at a time at the server (see `writersAtOnce`), reads beside them. Writes
+   * in turn do not lose SQLite's lock to each other.
    */
-  private oneWriter = false;
+  writesTakeTurns = false;
   /** "METHOD template" of operations one of whose requests was refused with 503 at every attempt. */
   private readonly unavailableBefore = new Set<string>();
   /** Answer times of the last writes the server served. */
@@ -64,7 +65,7 @@ export class ServerLoad {
    * overlap.ts): any number until the first 503, then as many as overlap one at the server.
    */
   writersAtOnce(factor: number): number {
-    return this.oneWriter ? Math.floor(factor) : Number.POSITIVE_INFINITY;
+    return this.writesTakeTurns ? Math.floor(factor) : Number.POSITIVE_INFINITY;
   }
 
   /**
@@ -74,7 +75,7 @@ export class ServerLoad {
   answered(status: number, served: boolean): boolean {
     if (status === 503) {
       this.limit = Math.max(1, this.limit / 2);
-      this.oneWriter = true;
+      this.writesTakeTurns = true;
       return false;
     }
     if (!served) return false;
@@ -102,7 +103,7 @@ export class ServerLoad {
    * writes are measured.
    */
   writeSpacingMs(floorMs: number): number {
-    if (!this.oneWriter || this.writeTimes.length < WRITES_MEASURED / 8) return 0;
+    if (!this.writesTakeTurns || this.writeTimes.length < WRITES_MEASURED / 8) return 0;
     return Math.max(0, this.spacedWriteMs - floorMs);
   }
 
