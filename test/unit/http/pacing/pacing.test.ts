@@ -75,7 +75,10 @@ describe('Pacing.admits', () => {
   test("a client told another's writes took turns starts with its writes in turn, spaced by the times it was told", () => {
     const told = new Pacing({ concurrency: 4 });
     told.learnDistance(Array.from({ length: 64 }, (_, i) => 100 + (i % 4)));
-    told.learnWrites(true, Array.from({ length: 64 }, () => 130));
+    told.learnWrites(
+      true,
+      Array.from({ length: 64 }, () => 130),
+    );
     expect(told.writesTakeTurns).toBe(true);
     told.started(write);
     // Spaced by the writes' time at the target (130 ms less the 100 ms way), not sent as a crowd.
@@ -84,7 +87,10 @@ describe('Pacing.admits', () => {
     expect(told.admits(write, { ...idle, writing: Math.floor(told.inFlightLimit / 4) })).toBe(false);
     // Told they did not, its writes go side by side until the target says otherwise.
     const untold = new Pacing({ concurrency: 4 });
-    untold.learnWrites(false, Array.from({ length: 64 }, () => 130));
+    untold.learnWrites(
+      false,
+      Array.from({ length: 64 }, () => 130),
+    );
     expect(untold.writesTakeTurns).toBe(false);
     expect(untold.admits(write, { ...idle, active: 3, writing: 3 })).toBe(true);
   });
