@@ -1,6 +1,6 @@
 /** Family `errors` on scripted answers: malformed identifiers, JSON sent as text, error bodies a client can read. */
 import { describe, expect, test } from 'vitest';
-import { applies, fakeContext, judge, outcome, prepare } from './fake.js';
+import { applies, fakeContext, judge, objectsMade, outcome, prepare } from './fake.js';
 
 describe('errors checks', () => {
   test('errors.malformed-id: 404 or 422 passes; a 500 fails', async () => {
@@ -61,12 +61,7 @@ describe('errors checks', () => {
     const fake = await fakeContext({
       server: (r) => (r.template === '/flows/filter' ? { status: 200, json: r.json ? [] : [{ id: 'a' }] } : undefined),
     });
-    const made: string[] = [];
-    const object = fake.ctx.object;
-    fake.ctx.object = async (path, mode) => {
-      made.push(`${path} ${mode}`);
-      return object(path, mode);
-    };
+    const made = objectsMade(fake);
     await prepare('errors.text-plain-ignored', 'POST /flows/filter', fake);
     expect(made).toEqual(['/flows shared']);
     const prepared = fake.sent.length;

@@ -168,6 +168,17 @@ export async function judge(id: string, opKey: string, fake: Fake, variant?: str
   }
 }
 
+/** The objects the checks ask the context to make from now on, as "path mode", in order. */
+export function objectsMade(fake: Fake): string[] {
+  const made: string[] = [];
+  const object = fake.ctx.object;
+  fake.ctx.object = async (path, mode) => {
+    made.push(`${path} ${mode}`);
+    return object(path, mode);
+  };
+  return made;
+}
+
 /** Run a check's preparation (checks/check.ts: `prepare`) on one operation, as the engine does before the family's judgements. */
 export async function prepare(id: string, opKey: string, fake: Fake): Promise<void> {
   const check = CHECKS.find((c) => c.id === id);

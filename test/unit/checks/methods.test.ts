@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { patchFields, storedAsSent } from '../../../src/checks/methods.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
-import { type Obj, type Reply, applies, fakeContext, judge, outcome, prepare } from './fake.js';
+import { type Obj, type Reply, applies, fakeContext, judge, objectsMade, outcome, prepare } from './fake.js';
 
 /** A tiny store of flows, served like the API serves them; `breaks` names the behaviour to get wrong. */
 function flowServer(breaks?: string) {
@@ -121,12 +121,7 @@ describe('methods checks', () => {
 
   test('prepared, the DELETE scenario sends nothing but what it compares: the objects are made before it runs alone', async () => {
     const fake = await fakeContext({ server: flowServer() });
-    const made: string[] = [];
-    const object = fake.ctx.object;
-    fake.ctx.object = async (path, mode) => {
-      made.push(`${path} ${mode}`);
-      return object(path, mode);
-    };
+    const made = objectsMade(fake);
     await prepare('methods.delete-then-404', 'DELETE /flows/{id}', fake);
     expect(made).toEqual(['/flows fresh']);
     const prepared = fake.sent.length;
@@ -149,12 +144,7 @@ describe('methods checks', () => {
 
   test('the DELETE scenario deletes the fresh object its recipe names, and makes only the bystander besides', async () => {
     const fake = await fakeContext({ server: flowServer() });
-    const made: string[] = [];
-    const object = fake.ctx.object;
-    fake.ctx.object = async (path, mode) => {
-      made.push(`${path} ${mode}`);
-      return object(path, mode);
-    };
+    const made = objectsMade(fake);
     await judge('methods.delete-then-404', 'DELETE /flows/{id}', fake);
     expect(made).toEqual(['/flows fresh']);
     const deleted = fake.sent.filter((r) => r.method === 'DELETE').map((r) => r.path);
