@@ -3,7 +3,7 @@
  * target is given, has the preflight survey the target, runs the suites (vitest, in this process), cleans up
  * exactly what the run created, writes the reports and returns the exit code.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { asGiven, configFrom, selectionLine, UsageError, type Config, type Env } from '../config/config.js';
 import { narrowsChecks, selectsOperation } from '../config/selection.js';
@@ -271,7 +271,7 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
     // A failure of vitest's own may leave results that look complete: the run cannot pass on them.
     if (suitesEnd.failure) (results.errors ??= []).push(suitesEnd.failure);
     // A gate must never pass on a run that judged nothing, or on a target that never answered.
-    const statuses = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).map((b) => b.s) : [];
+    const statuses = readExchangeLog(files.exchanges).map((b) => b.s);
     for (const reason of reasonsNothingCounts(results, statuses)) (results.errors ??= []).push(reason);
     // An expired entry fails the run: the deviation it excused was due to be fixed, or the entry reviewed.
     for (const e of expired)

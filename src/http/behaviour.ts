@@ -38,8 +38,9 @@ const TIME = /\d{4}-\d{2}-\d{2}[T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?/g;
 const UUID_ONLY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_ITEMS = 500;
 
-/** The exchange log a run wrote (one Behaviour per line). */
+/** The exchange log a run wrote (one Behaviour per line); none where it wrote none. */
 export function readExchangeLog(file: string): Behaviour[] {
+  if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
@@ -48,11 +49,10 @@ export function readExchangeLog(file: string): Behaviour[] {
 
 /**
  * The answer times of the last `count` exchanges the target served (http/pacing/overlap.ts), from an exchange
- * log; of one method's only, when it is given.
+ * log read; of one method's only, when it is given.
  */
-export function servedAnswerTimes(file: string, count: number, method?: string): number[] {
-  if (!existsSync(file)) return [];
-  return readExchangeLog(file)
+export function servedAnswerTimes(log: Behaviour[], count: number, method?: string): number[] {
+  return log
     .filter((b) => Overlap.served(b.s) && (method === undefined || b.m === method))
     .slice(-count)
     .map((b) => b.ms);

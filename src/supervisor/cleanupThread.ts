@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { appeared } from '../config/worker.js';
-import { servedAnswerTimes } from '../http/behaviour.js';
+import { readExchangeLog, servedAnswerTimes } from '../http/behaviour.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';
 import { WINDOW } from '../http/pacing/overlap.js';
 import type { PacingSummary } from '../http/pacing/rateLimits.js';
@@ -83,11 +83,11 @@ export function watch(run: CleanupTarget): void {
   client = watching;
   firstPass = appeared(run.suitesEnded, () => suitesOver, 50).then((ended) => {
     watching.answerNothingAfter(Date.now() + run.seconds * 1000, run.why);
-    watching.learnDistance(servedAnswerTimes(run.exchanges, WINDOW));
+    const log = readExchangeLog(run.exchanges);
+    watching.learnDistance(servedAnswerTimes(log, WINDOW));
     // Its deletes take turns from the first where the suites' writes ended taking turns, spaced by what the
     // suites' own deletes took: not a crowd the target refuses (503), and the halving after.
-    if (ended)
-      watching.learnWrites(suitesEndedTakingTurns(run.suitesEnded), servedAnswerTimes(run.exchanges, 64, 'DELETE'));
+    if (ended) watching.learnWrites(suitesEndedTakingTurns(run.suitesEnded), servedAnswerTimes(log, 64, 'DELETE'));
     return ended ? cleanup(send, run.ledger) : undefined;
   });
   // Its failure is thrown by finish; unhandled until then, it would end the thread.

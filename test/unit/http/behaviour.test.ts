@@ -8,6 +8,7 @@ import {
   behaviourOf,
   maskRunTag,
   sameShape,
+  readExchangeLog,
   servedAnswerTimes,
   shapeOf,
   type Behaviour,
@@ -184,10 +185,14 @@ describe('servedAnswerTimes', () => {
     const statuses = [200, 503, 201, 429, 0, 404, 500, 204];
     writeFileSync(
       file,
-      statuses.map((s, i) => `${JSON.stringify({ k: 'k', q: 'q', m: 'GET', t: '/x', s, ms: i })}\n`).join(''),
+      statuses
+        .map((s, i) => `${JSON.stringify({ k: 'k', q: 'q', m: i === 7 ? 'DELETE' : 'GET', t: '/x', s, ms: i })}\n`)
+        .join(''),
     );
-    expect(servedAnswerTimes(file, 3)).toEqual([5, 6, 7]);
-    expect(servedAnswerTimes(file, 100)).toEqual([0, 2, 5, 6, 7]);
-    expect(servedAnswerTimes(`${file}.absent`, 3)).toEqual([]);
+    const log = readExchangeLog(file);
+    expect(servedAnswerTimes(log, 3)).toEqual([5, 6, 7]);
+    expect(servedAnswerTimes(log, 100)).toEqual([0, 2, 5, 6, 7]);
+    expect(servedAnswerTimes(log, 100, 'DELETE')).toEqual([7]);
+    expect(servedAnswerTimes(readExchangeLog(`${file}.absent`), 3)).toEqual([]);
   });
 });
