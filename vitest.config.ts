@@ -1,5 +1,9 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import { FamilySequencer } from './src/adapters/vitest/familySequencer.js';
+import { readWorkerConfig } from './src/config/worker.js';
+
+/** The file of the families a run declares (--check-modules) runs only in a run that declares some. */
+const declaresFamilies = (readWorkerConfig()?.checkModules?.length ?? 0) > 0;
 
 export default defineConfig({
   test: {
@@ -10,6 +14,7 @@ export default defineConfig({
         test: {
           name: 'conformance',
           include: ['suites/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...(declaresFamilies ? [] : ['suites/declared.test.ts'])],
           // The suites' modules, transformed once and kept on disk (node_modules/.experimental-vitest-cache,
           // keyed by content): a run does not transform ~100 TypeScript files again before its first request.
           experimental: { fsModuleCache: true },

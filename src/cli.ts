@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, Option } from 'commander';
-import { UsageError, type Env } from './config/config.js';
+import { checkModulesFrom, UsageError, type Env } from './config/config.js';
 import { flagsNpmTook } from './config/npmRun.js';
 import { CONFIG_OPTION, OPTION_GROUPS, RUN_OPTIONS, type RunOption, SECRET_VARIABLES } from './config/options.js';
 import { TOOL } from './report/tool.js';
@@ -227,9 +227,16 @@ function program(result: { code: number }): Command {
     .description('list every check: id, family, level, clause and title')
     .option('--json', 'as JSON')
     .option('--markdown', 'as a Markdown table')
-    .action(async (opts: { json?: boolean; markdown?: boolean }) => {
+    .option(
+      '--check-modules <files>',
+      'with the checks of these modules of your own (comma-separated), as a run with --check-modules has them',
+    )
+    .action(async (opts: { json?: boolean; markdown?: boolean; checkModules?: string }) => {
       if (opts.json && opts.markdown) throw new UsageError('checks: --json or --markdown, not both');
-      result.code = await checksCommand(opts.json ? 'json' : opts.markdown ? 'markdown' : 'text');
+      const modules = checkModulesFrom(
+        opts.checkModules ? { CONFORMANCE_CHECK_MODULES: opts.checkModules } : undefined,
+      );
+      result.code = await checksCommand(opts.json ? 'json' : opts.markdown ? 'markdown' : 'text', modules);
     });
   return root;
 }

@@ -9,7 +9,8 @@ import type { Verdict } from './verdict.js';
 
 export type Level = 'MUST' | 'SHOULD' | 'MAY';
 
-export const FAMILIES = [
+/** The suite's own families, in the order their files run (a run may declare more: registry.ts, declareChecks). */
+export const BUILT_IN_FAMILIES = [
   'spec',
   'contract',
   'methods',
@@ -22,9 +23,12 @@ export const FAMILIES = [
   'pagination',
   'aggregates',
 ] as const;
-export type Family = (typeof FAMILIES)[number];
+export type BuiltInFamily = (typeof BUILT_IN_FAMILIES)[number];
+/** A family's name: a built-in one, or one declared by a run's own check module (`--check-modules`). */
+export type Family = string;
 
-export type CheckId = `${Family}.${string}`;
+/** `<family>.<name>`: the family is the prefix. */
+export type CheckId = `${string}.${string}`;
 
 interface CheckFields<L extends Level> {
   /** Stable: reports, baselines and comparisons key on it. Its prefix is the family. */
@@ -88,10 +92,15 @@ export interface Check extends CheckFields<Level> {
   appliesTo(op: Operation, ctx: CheckContext): boolean;
 }
 
+/** The form of every check id: a family, a dot, a kebab-case name (`contract.no-5xx`). */
+export const CHECK_ID = /^([a-z][a-z0-9]*)\.[a-z0-9]+(-[a-z0-9]+)*$/;
+
 export function familyOf(id: string): Family {
-  const family = id.slice(0, id.indexOf('.')) as Family;
-  if (!FAMILIES.includes(family))
-    throw new Error(`check id ${id} does not start with a family (${FAMILIES.join(', ')})`);
+  const family = CHECK_ID.exec(id)?.[1];
+  if (!family)
+    throw new Error(
+      `check id ${JSON.stringify(id)} is not <family>.<kebab-case name> (a family such as ${BUILT_IN_FAMILIES.slice(0, 3).join(', ')}, or one of your own)`,
+    );
   return family;
 }
 

@@ -1,7 +1,14 @@
-/** Every check of the suite, by family: what the suites register, `docs/checks.md` lists and the registry test pins. */
+/**
+ * Every check of a run, by family: the suite's own (what docs/checks.md lists and the registry test pins), and
+ * those a run declares in modules of its own (`--check-modules`), each a family the built-in ones do not have.
+ * What the engine plans, the suites register and `conformance checks` lists is read from here.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { UsageError } from '../config/errors.js';
 import { aggregatesChecks } from './aggregates.js';
 import { authChecks } from './auth.js';
-import type { Check, Family } from './check.js';
+import { BUILT_IN_FAMILIES, type Check, CHECK_ID, type Family, familyOf } from './check.js';
 import { contractChecks } from './contract.js';
 import { errorsChecks } from './errors.js';
 import { filtersChecks } from './filters.js';
@@ -12,7 +19,8 @@ import { sortingChecks } from './sorting.js';
 import { specChecks } from './spec.js';
 import { versioningChecks } from './versioning.js';
 
-export const CHECKS: readonly Check[] = [
+/** The suite's own checks, in their families' order. */
+export const BUILT_IN_CHECKS: readonly Check[] = [
   ...specChecks,
   ...contractChecks,
   ...methodsChecks,
@@ -26,4 +34,83 @@ export const CHECKS: readonly Check[] = [
   ...aggregatesChecks,
 ];
 
-export const checksOf = (family: Family): Check[] => CHECKS.filter((c) => c.family === family);
+/** The checks declared by the run's own modules, in the order the modules declare them. */
+const declared: Check[] = [];
+const loaded = new Set<string>();
+
+/** Every check of the run: the built-in ones, then the declared ones. */
+export const allChecks = (): readonly Check[] =>
+  declared.length ? [...BUILT_IN_CHECKS, ...declared] : BUILT_IN_CHECKS;
+
+/** The run's families in the order their files run: the built-in ones, then the declared ones in declaration order. */
+export const families = (): Family[] => [...BUILT_IN_FAMILIES, ...new Set(declared.map((c) => c.family))];
+
+/** The families the run's own modules declare. */
+export const declaredFamilies = (): Family[] => [...new Set(declared.map((c) => c.family))];
+
+export const checksOf = (family: Family): Check[] => allChecks().filter((c) => c.family === family);
+
+/** What makes a module's export a check: the fields `defineCheck` always sets. */
+function isCheck(value: unknown): value is Check {
+  const c = value as Partial<Check> | null;
+  return (
+    typeof c === 'object' &&
+    c !== null &&
+    typeof c.id === 'string' &&
+    typeof c.run === 'function' &&
+    typeof c.appliesTo === 'function' &&
+    ['MUST', 'SHOULD', 'MAY'].includes(c.level as string) &&
+    typeof c.title === 'string' &&
+    typeof c.clause === 'string'
+  );
+}
+
+/**
+ * Adds the checks of one module. Each must be made by `defineCheck`, with an id of the form every check has,
+ * in a family the suite does not have (a declared check never changes what a built-in family judges), and
+ * unique in the run.
+ */
+export function declareChecks(checks: unknown, from: string): void {
+  const list = Array.isArray(checks) ? checks : [checks];
+  if (list.length === 0) throw new UsageError(`check module ${from}: its default export declares no check`);
+  const ids = new Set(allChecks().map((c) => c.id));
+  for (const c of list) {
+    if (!isCheck(c))
+      throw new UsageError(
+        `check module ${from}: its default export must be checks made by defineCheck (an array of them), not ${JSON.stringify(c)?.slice(0, 80)}`,
+      );
+    if (!CHECK_ID.test(c.id) || c.family !== familyOf(c.id))
+      throw new UsageError(`check module ${from}: check id ${JSON.stringify(c.id)} is not <family>.<kebab-case name>`);
+    if ((BUILT_IN_FAMILIES as readonly string[]).includes(c.family))
+      throw new UsageError(
+        `check module ${from}: ${c.id} is in the suite's own family ${c.family}; a declared check goes in a family of its own`,
+      );
+    if (!c.title.startsWith(`${c.level} `))
+      throw new UsageError(`check module ${from}: the title of ${c.id} must start with its level (${c.level})`);
+    if (ids.has(c.id)) throw new UsageError(`check module ${from}: the check ${c.id} is declared twice`);
+    ids.add(c.id);
+  }
+  declared.push(...(list as Check[]));
+}
+
+/**
+ * Loads the run's check modules (files, relative to the working directory): each default-exports a check made
+ * by `defineCheck`, or an array of them. Loaded once per process: the CLI (for its preflight and listing) and
+ * the suites' worker each load them.
+ */
+export async function loadCheckModules(files: readonly string[] = []): Promise<void> {
+  for (const file of files) {
+    const full = isAbsolute(file) ? file : resolve(file);
+    if (loaded.has(full)) continue;
+    let module: { default?: unknown };
+    try {
+      module = (await import(pathToFileURL(full).href)) as { default?: unknown };
+    } catch (e) {
+      throw new UsageError(`check module ${file} could not be loaded: ${(e as Error).message.split('\n')[0]}`);
+    }
+    if (module.default === undefined)
+      throw new UsageError(`check module ${file} has no default export: export default [defineCheck({ ... })]`);
+    declareChecks(module.default, file);
+    loaded.add(full);
+  }
+}

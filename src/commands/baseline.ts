@@ -58,12 +58,12 @@ export function baselineVerify(fromFile?: string, baselineFile?: string): number
 
 /** `baseline findings [--out docs/findings.md]`: the real deviations of the shipped baselines, for the server's maintainers. */
 export async function baselineFindings(outFile = path.join(repoRoot, 'docs', 'findings.md')): Promise<number> {
-  const { CHECKS } = await import('../checks/registry.js');
+  const { BUILT_IN_CHECKS } = await import('../checks/registry.js');
   const releases = shippedBaselines(SHIPPED_BASELINES, 'prefect').map((b) => ({
     release: b.release,
     baseline: loadBaseline(b.file),
   }));
-  writeFileSync(outFile, findingsMarkdown(releases, CHECKS));
+  writeFileSync(outFile, findingsMarkdown(releases, BUILT_IN_CHECKS));
   process.stdout.write(`${outFile}: the deviations of ${releases.length} releases' baselines\n`);
   return 0;
 }

@@ -128,10 +128,14 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
   );
   let handedOver = false;
   try {
-    // A selection of no check is known before any server is started or asked. A selection that leaves no
-    // check out cannot be one: the target is asked at once, rather than after the registry has loaded.
-    if (narrowsChecks(config.selection)) {
-      const checks = await preflight.call('checksSelected', config.selection);
+    // A selection of no check, or a check module that declares none, is known before any server is started or
+    // asked. A selection that leaves no check out cannot be one, and without check modules the target is asked
+    // at once, rather than after the registry has loaded.
+    if (narrowsChecks(config.selection) || config.checkModules.length > 0) {
+      const checks = await preflight.call('checksSelected', {
+        selection: config.selection,
+        checkModules: config.checkModules,
+      });
       if (checks.selected === 0)
         throw new UsageError(
           `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,

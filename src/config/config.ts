@@ -2,6 +2,7 @@
  * Flags, environment, configuration file and the active Prefect profile → one validated Config. Bad input
  * throws UsageError, which the CLI turns into one line on stderr and exit code 2.
  */
+import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Env } from './env.js';
 import { UsageError } from './errors.js';
@@ -41,6 +42,8 @@ export interface Config {
   prefectVersion?: string;
   /** The operations and checks the run covers; empty for all of them. */
   selection: Selection;
+  /** --check-modules: files of the user's own checks (absolute), each a family of its own (checks/registry.ts). */
+  checkModules: string[];
   /** Generated runs per property. */
   runs: number;
   requestTimeoutMs: number;
@@ -110,6 +113,21 @@ export function validateBaseUrl(raw: string, source: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** The check modules given (by default, in the environment), as absolute paths; one that is not a file is bad input. */
+export function checkModulesFrom(env: Env = process.env): string[] {
+  const files = (env.CONFORMANCE_CHECK_MODULES ?? '')
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean)
+    .map((f) => path.resolve(f));
+  for (const file of files)
+    if (!existsSync(file) || !statSync(file).isFile())
+      throw new UsageError(
+        `CONFORMANCE_CHECK_MODULES: ${file} is not a file (a module whose default export is your checks)`,
+      );
+  return files;
+}
+
 /** The configuration of a run: flags (already turned into their variables) over the environment over defaults. */
 export function loadConfig(env: Env = process.env, origin: { target?: string; configFile?: string } = {}): Config {
   const rawBase = env.CONFORMANCE_BASE_URL || env.PREFECT_API_URL;
@@ -168,6 +186,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     database,
     prefectVersion,
     selection,
+    checkModules: checkModulesFrom(env),
     runs: integer(env, 'CONFORMANCE_RUNS', 10, 1, 10000),
     requestTimeoutMs: integer(env, 'CONFORMANCE_TIMEOUT_MS', 10000, 100, 600000),
     // 4: more writes at once on Prefect with SQLite lose its one lock to each other ("database is locked" 503s and

@@ -219,6 +219,16 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: 'none',
   },
   {
+    flag: '--check-modules',
+    env: 'CONFORMANCE_CHECK_MODULES',
+    key: 'checkModules',
+    value: 'files',
+    type: 'list',
+    description:
+      'add your own checks: modules whose default export is checks made by defineCheck (orchestration-api-conformance/check), each in a family of its own',
+    default: 'none',
+  },
+  {
     flag: '--runs',
     env: 'CONFORMANCE_RUNS',
     key: 'runs',
@@ -355,6 +365,7 @@ export const OPTION_GROUPS: ReadonlyArray<{ heading: string; flags: readonly str
       '--exclude-checks',
       '--families',
       '--exclude-families',
+      '--check-modules',
       '--shard',
     ],
   },

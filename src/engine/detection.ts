@@ -1,5 +1,5 @@
-import { type Check, FAMILIES, type Family } from '../checks/check.js';
-import { CHECKS } from '../checks/registry.js';
+import type { Check, Family } from '../checks/check.js';
+import { checksOf, families } from '../checks/registry.js';
 
 /** What planning needs of a case's check: its declarations (checks/check.ts). */
 type CaseCheck = Pick<Check, 'id' | 'family' | 'exchangesPerCase' | 'catches' | 'reads'>;
@@ -8,8 +8,7 @@ type CaseCheck = Pick<Check, 'id' | 'family' | 'exchangesPerCase' | 'catches' | 
 const exchangesPerCase = (check: Pick<Check, 'exchangesPerCase'>) => check.exchangesPerCase ?? 1;
 
 /** A family all of whose checks read the document alone (Check.reads): its file sends nothing, and waits for nothing. */
-export const familySendsNothing = (family: string): boolean =>
-  CHECKS.filter((c) => c.family === family).every((c) => c.reads === 'document');
+export const familySendsNothing = (family: string): boolean => checksOf(family).every((c) => c.reads === 'document');
 
 /**
  * The order of the families' files in a time-boxed run, from what their checks declare: the families that send
@@ -21,14 +20,14 @@ export const familySendsNothing = (family: string): boolean =>
  */
 export function budgetFamilyOrder(): Family[] {
   const rank = (family: Family) => {
-    const checks = CHECKS.filter((c) => c.family === family);
+    const checks = checksOf(family);
     const place = familySendsNothing(family) ? 0 : familyReadsExercise(family) ? 2 : 1;
     const caught = checks.reduce((sum, c) => sum + (c.catches ?? 0), 0);
     const cost = checks.reduce((sum, c) => sum + Math.max(0.5, exchangesPerCase(c)), 0);
     return { place, worth: caught / cost };
   };
-  const ranks = new Map(FAMILIES.map((f) => [f, rank(f)]));
-  return [...FAMILIES].sort((a, b) => {
+  const ranks = new Map(families().map((f) => [f, rank(f)]));
+  return families().sort((a, b) => {
     const ra = ranks.get(a)!;
     const rb = ranks.get(b)!;
     return ra.place - rb.place || rb.worth - ra.worth;
@@ -61,8 +60,7 @@ export function expectedExchanges(cases: Array<{ check: CaseCheck }>, exercised:
  * A family some of whose checks read the exercise of their operation (Check.reads): its cases are known, and
  * judged, only once their operations are exercised, and a time-boxed run plans the family so.
  */
-export const familyReadsExercise = (family: string): boolean =>
-  CHECKS.some((c) => c.family === family && c.reads === 'exercise');
+export const familyReadsExercise = (family: string): boolean => checksOf(family).some((c) => c.reads === 'exercise');
 
 /**
  * A case this long holds one of the scheduler's places for most of a short budget (its exchanges go one after

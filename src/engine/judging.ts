@@ -5,10 +5,10 @@
  * case that awaits its verdict here.
  */
 import { writeFileSync } from 'node:fs';
-import { FAMILIES, reportedId, type Check, type Family } from '../checks/check.js';
+import { reportedId, type Check, type Family } from '../checks/check.js';
 import { clauseText } from '../checks/clauses.js';
 import { CORE } from '../checks/queryContext.js';
-import { checksOf } from '../checks/registry.js';
+import { checksOf, families as familiesOfRun } from '../checks/registry.js';
 import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
 import { runFiles } from '../config/worker.js';
@@ -141,7 +141,7 @@ const plans = new WeakMap<Session, BudgetPlan>();
 function budgetPlan(session: Session): BudgetPlan {
   const made = plans.get(session);
   if (made) return made;
-  const cases = FAMILIES.flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
+  const cases = familiesOfRun().flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
   const isCore = (c: Case) => CORE.includes(session.model.collectionOf(c.op)?.name ?? '');
   const judged = new Map<Case, Promise<Judged>>();
   const place = new Map<string, number>();
@@ -156,7 +156,7 @@ function budgetPlan(session: Session): BudgetPlan {
   }
   const plan: BudgetPlan = {
     judged: new Map(
-      FAMILIES.map((family) => [
+      familiesOfRun().map((family) => [
         family,
         new Map(cases.filter((c) => judged.has(c) && c.check.family === family).map((c) => [c, judged.get(c)!])),
       ]),
@@ -289,7 +289,7 @@ const expecting = new WeakSet<Session>();
 export function expectOnce(session: Session): void {
   if (expecting.has(session) || session.config.shard) return;
   expecting.add(session);
-  const cases = FAMILIES.flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
+  const cases = familiesOfRun().flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
   const exercised = cases.some((c) => c.check.reads !== 'document') ? session.operations.length : 0;
   writeFileSync(runFiles(session.config.runDir).expectedExchanges, String(expectedExchanges(cases, exercised)));
 }
@@ -324,7 +324,8 @@ function familiesOf(session: Session): FamiliesState {
  */
 function scheduleNextFamily(session: Session, family: Family): void {
   if (session.timeBox.budgeted || session.config.shard || familySendsNothing(family)) return;
-  const next = FAMILIES[FAMILIES.indexOf(family) + 1];
+  const order = familiesOfRun();
+  const next = order[order.indexOf(family) + 1];
   if (!next) return;
   const { ahead } = familiesOf(session);
   if (!ahead.has(next)) ahead.set(next, scheduleJudgements(session, casesOf(session, next)));
@@ -407,7 +408,7 @@ function pullForward(session: Session, route: string): void {
   const { ahead, registered, limitedRoutes } = familiesOf(session);
   if (limitedRoutes.has(route)) return;
   limitedRoutes.add(route);
-  for (const family of FAMILIES) {
+  for (const family of familiesOfRun()) {
     if (ahead.has(family) || registered.has(family)) continue;
     if (checksOf(family).some((c) => c.isolation !== undefined || c.reads !== undefined)) continue;
     const cases = casesOf(session, family);

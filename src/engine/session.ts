@@ -11,12 +11,13 @@ import { secretsOf } from '../config/config.js';
 import { handedOver, readWorkerConfig, runFiles, type WorkerConfig } from '../config/worker.js';
 import { selectionLine } from '../config/config.js';
 import { selectsCheck, selectsOperation } from '../config/selection.js';
-import { CHECKS } from '../checks/registry.js';
+import { allChecks, loadCheckModules } from '../checks/registry.js';
 import { CORE } from '../checks/queryContext.js';
 import { problemWithValidExchange } from '../checks/contract.js';
+import type { Family } from '../checks/check.js';
 import type { CheckContext, CheckSettings, OperationRun } from '../checks/context.js';
 import { authHeaders } from '../http/auth.js';
-import { HttpClient, NOT_RUN, SendingStopped, sendingFor } from '../http/client.js';
+import { currentSender, HttpClient, NOT_RUN, SendingStopped, sendingFor } from '../http/client.js';
 import { Redactor } from '../http/redact.js';
 import { buildModel, isReadOperation, type ApiModel } from '../model/model.js';
 import { profileFor } from '../model/profiles/index.js';
@@ -25,7 +26,7 @@ import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { SchemaValidators } from '../openapi/validators.js';
 import { forTarget, loadBaseline, replaysFor, type Baseline } from '../report/baseline.js';
-import { latencyBySender, type OperationSummary, type RunInfo } from '../report/results.js';
+import { latencyBySender, type OperationSummary, type RunInfo, senderFamily } from '../report/results.js';
 import { TOOL } from '../report/tool.js';
 import { buildCorpus } from '../resources/corpus.js';
 import { Ledger } from '../resources/ledger.js';
@@ -56,8 +57,11 @@ export interface Session {
   exerciseAll(): Promise<void>;
   /** A test has its verdict (the first one's time goes to results.json). */
   noteVerdict(): void;
-  /** Every (collection.field.operator) of the filter schemas: checked how often, or why not. */
-  filterCoverage(): Array<{ triple: string; checked: number; skipped?: string }>;
+  /**
+   * Every (collection.field.operator) of the filter schemas the checks of a family noted: checked how often, or
+   * why not. Each family's file carries its own, and the reporter adds them up (shards too).
+   */
+  filterCoverage(family: Family): Array<{ triple: string; checked: number; skipped?: string }>;
   /** Every operation of the document, exercised or not, for results.json. */
   operationSummaries(): OperationSummary[];
   runInfo(): RunInfo;
@@ -76,6 +80,8 @@ async function createSession(): Promise<Session> {
   if (!start) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
   // vitest started while the CLI asked the target: the rest of the configuration comes when it has decided.
   const config = await handedOver(start);
+  // The run's own checks join the suite's before any family asks for its cases.
+  await loadCheckModules(config.checkModules);
   const suitesStartedAt = new Date().toISOString();
   const files = runFiles(config.runDir);
   const redactor = new Redactor(secretsOf(config));
@@ -150,7 +156,8 @@ async function createSession(): Promise<Session> {
     if (sentTo) pool.noteCreated(sentTo, exchange, {});
     return exchange;
   };
-  const coverage = new Map<string, { checked: number; skipped?: string }>();
+  /** Filter coverage by the family of the check that noted it (the sender of its requests), then by triple. */
+  const coverage = new Map<Family, Map<string, { checked: number; skipped?: string }>>();
   let corpus: ReturnType<CheckContext['corpus']> | undefined;
   let corpusBuilt = false;
 
@@ -187,9 +194,11 @@ async function createSession(): Promise<Session> {
       return corpus;
     },
     noteFilterCoverage(triple, outcome) {
-      const seen = coverage.get(triple);
-      if ('checked' in outcome) coverage.set(triple, { checked: (seen?.checked ?? 0) + outcome.checked });
-      else if (!seen) coverage.set(triple, { checked: 0, skipped: outcome.skipped });
+      const family = senderFamily(currentSender() ?? 'other');
+      const noted = coverage.get(family) ?? coverage.set(family, new Map()).get(family)!;
+      const seen = noted.get(triple);
+      if ('checked' in outcome) noted.set(triple, { checked: (seen?.checked ?? 0) + outcome.checked });
+      else if (!seen) noted.set(triple, { checked: 0, skipped: outcome.skipped });
     },
   };
 
@@ -233,8 +242,12 @@ async function createSession(): Promise<Session> {
     noteVerdict() {
       firstVerdictAt ??= new Date().toISOString();
     },
-    filterCoverage: () =>
-      [...coverage].map(([triple, c]) => ({ triple, checked: c.checked, skipped: c.checked ? undefined : c.skipped })),
+    filterCoverage: (family) =>
+      [...(coverage.get(family) ?? [])].map(([triple, c]) => ({
+        triple,
+        checked: c.checked,
+        skipped: c.checked ? undefined : c.skipped,
+      })),
     operationSummaries() {
       return model.operations.map((op) => {
         const r = done.get(op);
@@ -295,7 +308,9 @@ async function createSession(): Promise<Session> {
               selection: selectionLine(config),
               notSelected: {
                 operations: model.operations.filter((op) => !operations.includes(op)).map((op) => op.key),
-                checks: CHECKS.filter((c) => !selectsCheck(config.selection, c)).map((c) => c.id),
+                checks: allChecks()
+                  .filter((c) => !selectsCheck(config.selection, c))
+                  .map((c) => c.id),
               },
             }
           : {}),

@@ -92,6 +92,9 @@ export function sendingFor<T>(label: string, fn: () => T): T {
   return sender.run(label, fn);
 }
 
+/** The label of the sender the code running now sends for (sendingFor), if any. */
+export const currentSender = (): string | undefined => sender.getStore();
+
 /** The requests of one sender: how many, and the time each took to be answered (its last attempt). */
 export interface SenderTimes {
   requests: number;

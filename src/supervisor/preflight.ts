@@ -17,10 +17,18 @@ import type { DatabaseFinding } from '../model/profiles/profile.js';
 import type { ReportedVersion } from '../http/serverVersion.js';
 import { readDocument } from '../openapi/read.js';
 
-/** How many of the registry's checks the selection selects, and of how many. */
-export async function checksSelected(selection: Selection): Promise<{ selected: number; of: number }> {
-  const { CHECKS } = await import('../checks/registry.js');
-  return { selected: CHECKS.filter((c) => selectsCheck(selection, c)).length, of: CHECKS.length };
+/** How many of the run's checks (the suite's and those of its check modules) the selection selects, and of how many. */
+export async function checksSelected({
+  selection,
+  checkModules,
+}: {
+  selection: Selection;
+  checkModules: string[];
+}): Promise<{ selected: number; of: number }> {
+  const { allChecks, loadCheckModules } = await import('../checks/registry.js');
+  await loadCheckModules(checkModules);
+  const checks = allChecks();
+  return { selected: checks.filter((c) => selectsCheck(selection, c)).length, of: checks.length };
 }
 
 export interface Credentials {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
-import { CHECKS } from '../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../src/checks/registry.js';
 import { CONFIG_FILE_NAME } from '../../src/config/file.js';
 import { OPTION_GROUPS, RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
 import { readPin } from '../../src/managed/prefect.js';
@@ -92,15 +92,15 @@ describe('help and version', () => {
     const r = await runCli(['checks', '--json']);
     expect(r.code).toBe(0);
     const listed = JSON.parse(r.stdout) as Array<Record<string, string>>;
-    expect(listed.map((c) => c.id).sort()).toEqual(CHECKS.map((c) => c.id).sort());
+    expect(listed.map((c) => c.id).sort()).toEqual(BUILT_IN_CHECKS.map((c) => c.id).sort());
     for (const c of listed) for (const field of ['family', 'level', 'clause', 'title']) expect(c[field]).toBeTruthy();
   });
 
   test('checks: a line each with id, family, title (its level first) and clause; one format at a time', async () => {
     const r = await runCli(['checks']);
     const lines = r.stdout.trim().split('\n');
-    expect(lines).toHaveLength(CHECKS.length);
-    for (const [i, c] of CHECKS.entries())
+    expect(lines).toHaveLength(BUILT_IN_CHECKS.length);
+    for (const [i, c] of BUILT_IN_CHECKS.entries())
       expect(flat(lines[i])).toBe(`${c.id} ${c.family} ${c.title} (clause: ${c.clause})`);
     expectOneLine(await runCli(['checks', '--json', '--markdown']), /checks: --json or --markdown, not both/);
   });
@@ -182,7 +182,7 @@ describe('selection and where the target came from', () => {
     expect(ran.has('contract.available')).toBe(false);
     expect([...ran].some((id) => /^errors\..*-json$/.test(id))).toBe(false);
     const notSelected = new Set(results.notSelected!.checks);
-    for (const c of CHECKS)
+    for (const c of BUILT_IN_CHECKS)
       expect(notSelected.has(c.id)).toBe(
         !/^(contract|errors)\./.test(c.id) || c.id === 'contract.available' || /^errors\..*-json$/.test(c.id),
       );

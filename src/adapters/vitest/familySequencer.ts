@@ -5,13 +5,13 @@
  */
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { FAMILIES } from '../../checks/check.js';
+import { BUILT_IN_FAMILIES } from '../../checks/check.js';
 import { readWorkerConfig } from '../../config/worker.js';
 import { budgetFamilyOrder } from '../../engine/detection.js';
 
 export class FamilySequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const order: readonly string[] = readWorkerConfig()?.budgetSeconds ? budgetFamilyOrder() : FAMILIES;
+    const order: readonly string[] = readWorkerConfig()?.budgetSeconds ? budgetFamilyOrder() : BUILT_IN_FAMILIES;
     const rank = (f: TestSpecification) => {
       const i = order.indexOf(path.basename(f.moduleId).replace(/\.test\.ts$/, ''));
       return i < 0 ? order.length : i;

@@ -6,6 +6,7 @@
  */
 import { afterAll, assert, test } from 'vitest';
 import { reportedId, type Family } from '../../checks/check.js';
+import { declaredFamilies } from '../../checks/registry.js';
 import { skip } from '../../checks/verdict.js';
 import { exerciseBesideFamily, familyCases, readyForFamily, result } from '../../engine/judging.js';
 import { getSession, type Session } from '../../engine/session.js';
@@ -19,7 +20,8 @@ export function registerFamily(session: Session, family: Family): void {
   afterAll(({}, suite) => {
     suite.meta.operations = session.operationSummaries();
     suite.meta.runInfo = session.runInfo();
-    if (family === 'filters') suite.meta.filterCoverage = session.filterCoverage();
+    const coverage = session.filterCoverage(family);
+    if (coverage.length > 0) suite.meta.filterCoverage = coverage;
   });
   const { cases, verdictOf } = familyCases(session, family);
   if (cases.length === 0) {
@@ -65,4 +67,17 @@ export async function registerSuite(family: Family): Promise<void> {
   await readyForFamily(session, family);
   registerFamily(session, family);
   exerciseBesideFamily(session, family);
+}
+
+/**
+ * The one line of the file of the families a run declares in its own modules (`--check-modules`), each
+ * registered as a built-in family is, after them. vitest.config.ts runs the file only when the run has modules.
+ */
+export async function registerDeclaredSuites(): Promise<void> {
+  const session = await getSession();
+  for (const family of declaredFamilies()) {
+    await readyForFamily(session, family);
+    registerFamily(session, family);
+    exerciseBesideFamily(session, family);
+  }
 }

@@ -4,7 +4,7 @@
  * Check judgements are tested on these, one passing and one failing answer per rule.
  */
 import type { CheckSettings, CheckContext, OperationRun, Sent } from '../../../src/checks/context.js';
-import { CHECKS } from '../../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
 import { Skip, skip, type Verdict } from '../../../src/checks/verdict.js';
 import type { Exchange } from '../../../src/http/client.js';
 import { buildModel, type ApiModel } from '../../../src/model/model.js';
@@ -149,14 +149,14 @@ export async function fakeContext(options: FakeOptions = {}): Promise<Fake> {
 
 /** Whether the runner would judge this check on this operation at all (after exercising it). */
 export function applies(id: string, opKey: string, fake: Fake): boolean {
-  const check = CHECKS.find((c) => c.id === id);
+  const check = BUILT_IN_CHECKS.find((c) => c.id === id);
   if (!check) throw new Error(`no check ${id}`);
   return check.appliesTo(operation(fake.ctx.model, opKey), fake.ctx);
 }
 
 /** Judge one check on one operation, as the runner does (a Skip is a skipped verdict). */
 export async function judge(id: string, opKey: string, fake: Fake, variant?: string): Promise<Verdict> {
-  const check = CHECKS.find((c) => c.id === id);
+  const check = BUILT_IN_CHECKS.find((c) => c.id === id);
   if (!check) throw new Error(`no check ${id}`);
   const op = fake.ctx.model.operations.find((o) => o.key === opKey);
   if (!op) throw new Error(`no operation ${opKey} in the reference document`);
@@ -181,7 +181,7 @@ export function objectsMade(fake: Fake): string[] {
 
 /** Run a check's preparation (checks/check.ts: `prepare`) on one operation, as the engine does before the family's judgements. */
 export async function prepare(id: string, opKey: string, fake: Fake): Promise<void> {
-  const check = CHECKS.find((c) => c.id === id);
+  const check = BUILT_IN_CHECKS.find((c) => c.id === id);
   if (!check?.prepare) throw new Error(`no check ${id} with a preparation`);
   const op = fake.ctx.model.operations.find((o) => o.key === opKey);
   if (!op) throw new Error(`no operation ${opKey} in the reference document`);

@@ -111,7 +111,9 @@ describe('query checks', () => {
 
   test('sorting.by-value: one verdict per sort value; a reversed sort fails with the value as its key', async () => {
     const { ctx } = await fakeContext();
-    const check = (await import('../../../src/checks/registry.js')).CHECKS.find((c) => c.id === 'sorting.by-value')!;
+    const check = (await import('../../../src/checks/registry.js')).BUILT_IN_CHECKS.find(
+      (c) => c.id === 'sorting.by-value',
+    )!;
     const op = ctx.model.operations.find((o) => o.key === 'POST /flows/filter')!;
     const values = check.variants!(op, ctx);
     expect(values).toEqual(expect.arrayContaining(['NAME_ASC', 'NAME_DESC', 'CREATED_DESC']));

@@ -2,48 +2,102 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { FAMILIES, familyOf } from '../../../src/checks/check.js';
+import { BUILT_IN_FAMILIES, defineCheck, familyOf } from '../../../src/checks/check.js';
 import { unknownClauseParts } from '../../../src/checks/clauses.js';
-import { CHECKS } from '../../../src/checks/registry.js';
+import {
+  allChecks,
+  BUILT_IN_CHECKS,
+  checksOf,
+  declareChecks,
+  declaredFamilies,
+  families,
+} from '../../../src/checks/registry.js';
+import { pass } from '../../../src/checks/verdict.js';
+import { UsageError } from '../../../src/config/errors.js';
 import { checkListMarkdown } from '../../../src/report/checkList.js';
 import { repoRoot } from '../support.js';
 
 describe('the check registry', () => {
   test('every id is unique and of the form <family>.<kebab-case name>', () => {
-    const ids = CHECKS.map((c) => c.id);
+    const ids = BUILT_IN_CHECKS.map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^[a-z]+\.[a-z0-9]+(-[a-z0-9]+)*$/);
   });
 
   test('every family is its id prefix, and every family has checks', () => {
-    for (const c of CHECKS) expect(c.family, c.id).toBe(familyOf(c.id));
-    expect(new Set(CHECKS.map((c) => c.family))).toEqual(new Set(FAMILIES));
+    for (const c of BUILT_IN_CHECKS) expect(c.family, c.id).toBe(familyOf(c.id));
+    expect(new Set(BUILT_IN_CHECKS.map((c) => c.family))).toEqual(new Set(BUILT_IN_FAMILIES));
   });
 
   test('every title starts with its level', () => {
-    for (const c of CHECKS) expect(c.title.startsWith(`${c.level} `), c.id).toBe(true);
+    for (const c of BUILT_IN_CHECKS) expect(c.title.startsWith(`${c.level} `), c.id).toBe(true);
   });
 
   test('every clause names a section of the spec, the document, the profile or an RFC', () => {
-    for (const c of CHECKS) expect(unknownClauseParts(c.clause), `${c.id}: ${c.clause}`).toEqual([]);
+    for (const c of BUILT_IN_CHECKS) expect(unknownClauseParts(c.clause), `${c.id}: ${c.clause}`).toEqual([]);
     expect(unknownClauseParts('4.9 rule 12; OpenAPI document')).toEqual(['4.9 rule 12']);
     expect(unknownClauseParts('a hunch')).toEqual(['a hunch']);
   });
 
-  test('familyOf refuses an id without a known family', () => {
-    expect(() => familyOf('style.anything')).toThrow(/does not start with a family/);
+  test('familyOf takes the prefix of an id of the one form, and refuses any other', () => {
+    expect(familyOf('style.anything')).toBe('style');
+    for (const id of ['style', 'Style.x', 'style.Any', 'style.a_b', '.x', 'style.'])
+      expect(() => familyOf(id), id).toThrow(/is not <family>.<kebab-case name>/);
   });
 
   test("README's count of the checks and its table of the families are the registry's", () => {
     const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    expect(readme).toContain(`all ${CHECKS.length} are`);
+    expect(readme).toContain(`all ${BUILT_IN_CHECKS.length} are`);
     const rows = [...readme.matchAll(/^\| `([a-z]+)` \|/gm)].map((m) => m[1]);
-    expect(new Set(rows)).toEqual(new Set(FAMILIES));
+    expect(new Set(rows)).toEqual(new Set(BUILT_IN_FAMILIES));
   });
 
   test('docs/checks.md lists every check as the registry has it (npm run docs:checks writes it)', () => {
     const committed = readFileSync(path.join(repoRoot, 'docs', 'checks.md'), 'utf8');
-    expect(committed).toBe(checkListMarkdown(CHECKS));
-    for (const c of CHECKS) expect(committed).toContain(`\`${c.id}`);
+    expect(committed).toBe(checkListMarkdown(BUILT_IN_CHECKS));
+    for (const c of BUILT_IN_CHECKS) expect(committed).toContain(`\`${c.id}`);
+  });
+});
+
+describe('checks declared by a module of the run', () => {
+  const probe = (id: string, fields: Partial<Parameters<typeof defineCheck>[0]> = {}) =>
+    defineCheck({
+      id: id as `${string}.${string}`,
+      level: 'MAY',
+      clause: '6',
+      title: 'MAY probe',
+      run: () => pass(),
+      ...fields,
+    });
+
+  test('join the run after the built-in ones, each family after the suite own, in declaration order', () => {
+    declareChecks([probe('zeta.one'), probe('alpha.one'), probe('zeta.two')], 'm.mjs');
+    expect(allChecks().slice(0, BUILT_IN_CHECKS.length)).toEqual(BUILT_IN_CHECKS);
+    expect(
+      allChecks()
+        .slice(BUILT_IN_CHECKS.length)
+        .map((c) => c.id),
+    ).toEqual(['zeta.one', 'alpha.one', 'zeta.two']);
+    expect(families()).toEqual([...BUILT_IN_FAMILIES, 'zeta', 'alpha']);
+    expect(declaredFamilies()).toEqual(['zeta', 'alpha']);
+    expect(checksOf('zeta').map((c) => c.id)).toEqual(['zeta.one', 'zeta.two']);
+  });
+
+  test('are refused as bad input unless each is a declaration of a family of its own, once', () => {
+    const refused = (value: unknown) => {
+      try {
+        declareChecks(value, 'm.mjs');
+      } catch (e) {
+        expect(e).toBeInstanceOf(UsageError);
+        return (e as Error).message;
+      }
+      throw new Error('declared');
+    };
+    expect(refused([])).toMatch(/declares no check/);
+    expect(refused([{ id: 'beta.one' }])).toMatch(/must be checks made by defineCheck/);
+    expect(refused([probe('contract.mine')])).toMatch(/in the suite's own family contract/);
+    expect(refused([probe('beta.one', { title: 'MUST probe' })])).toMatch(/must start with its level \(MAY\)/);
+    expect(refused([probe('beta.one'), probe('beta.one')])).toMatch(/declared twice/);
+    expect(refused([{ ...probe('beta.one'), id: 'beta.One' }])).toMatch(/is not <family>.<kebab-case name>/);
   });
 });

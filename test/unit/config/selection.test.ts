@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
-import { CHECKS } from '../../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
 import {
   globMatches,
   narrowsChecks,
@@ -72,7 +72,7 @@ describe('selection', () => {
     );
     fc.assert(
       fc.property(selection, (s) => {
-        if (!narrowsChecks(s)) expect(CHECKS.every((c) => selectsCheck(s, c))).toBe(true);
+        if (!narrowsChecks(s)) expect(BUILT_IN_CHECKS.every((c) => selectsCheck(s, c))).toBe(true);
         else
           expect(Object.keys(s)).toEqual(
             expect.arrayContaining([expect.stringMatching(/cases|[cC]hecks|[fF]amilies/)]),
@@ -82,7 +82,7 @@ describe('selection', () => {
     // And one that narrows them may leave every check out: those are counted before the target is asked.
     const none = selectionFrom({ CONFORMANCE_CHECKS: 'no.such-check' });
     expect(narrowsChecks(none)).toBe(true);
-    expect(CHECKS.some((c) => selectsCheck(none, c))).toBe(false);
+    expect(BUILT_IN_CHECKS.some((c) => selectsCheck(none, c))).toBe(false);
   });
 
   test('a glob is literal but for *', () => {

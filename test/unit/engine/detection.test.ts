@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'vitest';
-import { defineCheck, FAMILIES } from '../../../src/checks/check.js';
+import { defineCheck, BUILT_IN_FAMILIES } from '../../../src/checks/check.js';
 import { pass } from '../../../src/checks/verdict.js';
 import { checkListMarkdown } from '../../../src/report/checkList.js';
-import { CHECKS } from '../../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
 import {
   budgetFamilyOrder,
   budgetOrder,
@@ -22,15 +22,15 @@ describe('what checks declare for planning', () => {
       const ids = new Set(m.killedBy.map((k) => k.split(' ')[0].replace(/\[.*$/, '')));
       for (const id of ids) counted[id] = (counted[id] ?? 0) + 1;
     }
-    const declared = Object.fromEntries(CHECKS.filter((c) => c.catches).map((c) => [c.id, c.catches]));
+    const declared = Object.fromEntries(BUILT_IN_CHECKS.filter((c) => c.catches).map((c) => [c.id, c.catches]));
     expect(declared).toEqual(counted);
   });
 
   test('the families that send nothing first, those that read the exercise last, each family once', () => {
     const order = budgetFamilyOrder();
-    expect([...order].sort()).toEqual([...FAMILIES].sort());
+    expect([...order].sort()).toEqual([...BUILT_IN_FAMILIES].sort());
     const place = (f: string) =>
-      familySendsNothing(f) ? 0 : CHECKS.some((c) => c.family === f && c.reads === 'exercise') ? 2 : 1;
+      familySendsNothing(f) ? 0 : BUILT_IN_CHECKS.some((c) => c.family === f && c.reads === 'exercise') ? 2 : 1;
     expect(order.map(place)).toEqual([...order.map(place)].sort((a, b) => a - b));
     expect(order[0]).toBe('spec');
     expect(order.slice(-2).sort()).toEqual(['contract', 'errors']);
@@ -43,7 +43,7 @@ describe('what checks declare for planning', () => {
       'methods.405',
       'filters.oracle',
       'spec.snake-case-routes',
-    ].map((id) => ({ check: CHECKS.find((c) => c.id === id)! }));
+    ].map((id) => ({ check: BUILT_IN_CHECKS.find((c) => c.id === id)! }));
     expect(byDetection(cases).map((c) => c.check.id)).toEqual([
       'filters.oracle',
       'contract.no-5xx',
@@ -65,7 +65,7 @@ describe('what checks declare for planning', () => {
       },
     };
     const model = await referenceModel();
-    for (const check of CHECKS)
+    for (const check of BUILT_IN_CHECKS)
       for (const op of model.operations.slice(0, 40)) {
         current = check.id;
         try {
@@ -74,7 +74,7 @@ describe('what checks declare for planning', () => {
           // A skip, or a scripted answer the check did not expect: only whether it asked matters here.
         }
       }
-    const declared = CHECKS.filter((c) => c.reads === 'exercise').map((c) => c.id);
+    const declared = BUILT_IN_CHECKS.filter((c) => c.reads === 'exercise').map((c) => c.id);
     expect([...asked].sort()).toEqual(declared.sort());
   });
 
@@ -93,7 +93,7 @@ describe('what checks declare for planning', () => {
       validRequest: refused('validRequest'),
     };
     const model = await referenceModel();
-    const readers = CHECKS.filter((c) => c.reads === 'document');
+    const readers = BUILT_IN_CHECKS.filter((c) => c.reads === 'document');
     expect(readers.length).toBeGreaterThan(0);
     for (const check of readers)
       for (const op of model.operations)
@@ -106,7 +106,7 @@ describe('what checks declare for planning', () => {
 
   test('budgetOrder: spec first, then catching checks (long ones, then core before the rest, by catches per exchange), then the rest, cheapest first', () => {
     const kase = (id: string, op: string) => ({
-      check: CHECKS.find((c) => c.id === id)!,
+      check: BUILT_IN_CHECKS.find((c) => c.id === id)!,
       op,
       core: !op.includes('work_pools'),
     });
@@ -138,7 +138,7 @@ describe('what checks declare for planning', () => {
 });
 
 describe('the exchanges a run expects to send', () => {
-  const c = (id: string) => ({ check: CHECKS.find((x) => x.id === id)! });
+  const c = (id: string) => ({ check: BUILT_IN_CHECKS.find((x) => x.id === id)! });
   test("each case's usual cost, one for a check not listed, nothing more for a case that reads the exercise", () => {
     const cases = [c('filters.oracle'), c('pagination.windows'), c('sorting.by-value'), c('contract.no-5xx')];
     expect(expectedExchanges(cases, 0)).toBe(
@@ -159,10 +159,10 @@ describe('a check added through its declaration alone', () => {
     exchangesPerCase: 2,
     run: () => pass(),
   });
-  const kase = (check: (typeof CHECKS)[number], op: string) => ({ check, op });
+  const kase = (check: (typeof BUILT_IN_CHECKS)[number], op: string) => ({ check, op });
 
   test('a time-boxed run plans it by what it catches for what it costs', () => {
-    const of = (id: string) => CHECKS.find((c) => c.id === id)!;
+    const of = (id: string) => BUILT_IN_CHECKS.find((c) => c.id === id)!;
     const cases = [
       kase(of('methods.get-repeatable'), 'GET /flows/{id}'),
       kase(of('methods.405'), 'GET /flows/{id}'),
@@ -180,7 +180,7 @@ describe('a check added through its declaration alone', () => {
   });
 
   test('the list of checks (docs/checks.md) names it in its family', () => {
-    const markdown = checkListMarkdown([...CHECKS, added]);
+    const markdown = checkListMarkdown([...BUILT_IN_CHECKS, added]);
     const sorting = markdown.slice(markdown.indexOf('## sorting'), markdown.indexOf('## pagination'));
     expect(sorting).toContain(`| \`${added.id}\` | MUST | 4.4 | MUST be planned from what it declares |`);
   });

@@ -56,14 +56,14 @@ describe('openThread', () => {
   test('one thread serves several calls; after it ends, a call is refused rather than left waiting', async () => {
     const thread = openThread<Preflight>(source('supervisor/preflight.ts'));
     const [all, none] = await Promise.all([
-      thread.call('checksSelected', {}),
-      thread.call('checksSelected', { families: ['no-such-family'] }),
+      thread.call('checksSelected', { selection: {}, checkModules: [] }),
+      thread.call('checksSelected', { selection: { families: ['no-such-family'] }, checkModules: [] }),
     ]);
     expect(all.selected).toBe(all.of);
     expect(all.of).toBeGreaterThan(0);
     expect(none).toEqual({ selected: 0, of: all.of });
     await thread.end();
-    await expect(thread.call('checksSelected', {})).rejects.toThrow(/exited/);
+    await expect(thread.call('checksSelected', { selection: {}, checkModules: [] })).rejects.toThrow(/exited/);
   });
 
   test('a name the module does not export is an error of the call, not a hang', async () => {
