@@ -1,14 +1,35 @@
+import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
+import type { TestSpecification } from 'vitest/node';
 import { FamilySequencer } from './src/adapters/vitest/familySequencer.js';
 import { readWorkerConfig } from './src/config/worker.js';
 
 /** The file of the families a run declares (--check-modules) runs only in a run that declares some. */
 const declaresFamilies = (readWorkerConfig()?.checkModules?.length ?? 0) > 0;
 
+/**
+ * Our integration test files that take longest (a minute or more, each), started first: two files run at a
+ * time, and one of these started last would run alone at the end. The others follow in vitest's order.
+ */
+const LONGEST_FIRST = ['killMatrix', 'defaultRun', 'realServers', 'faults', 'servicesOn', 'otherVersion'];
+
+/** The conformance files in the families' order; our own tests as vitest orders them, the longest first. */
+class Sequencer extends FamilySequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification) => {
+      const i = LONGEST_FIRST.indexOf(path.basename(f.moduleId).replace(/\.test\.ts$/, ''));
+      return i < 0 ? LONGEST_FIRST.length : i;
+    };
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
+
 export default defineConfig({
   test: {
-    // The conformance files in the families' order (src/adapters/vitest/familySequencer.ts); our own tests as vitest orders them.
-    sequence: { sequencer: FamilySequencer },
+    sequence: { sequencer: Sequencer },
+    // Two test files at a time (the conformance project runs its suites in one worker, below): on two cores, one
+    // integration file often waits on a server (starting, or answering slowly by design) while the other works.
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -39,14 +60,14 @@ export default defineConfig({
         },
       },
       {
-        // Our integration tests and the kill matrix, against one managed Prefect they share (globalSetup).
+        // Our integration tests and the kill matrix, two files at a time, each file against the managed Prefect
+        // of its lane (test/globalSetup.ts), the longest first (below).
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/mutants/**/*.test.ts'],
           globalSetup: ['test/globalSetup.ts'],
-          testTimeout: 600_000,
-          hookTimeout: 600_000,
-          fileParallelism: false,
+          testTimeout: 900_000,
+          hookTimeout: 900_000,
         },
       },
     ],

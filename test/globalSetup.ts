@@ -1,26 +1,30 @@
 /**
- * One managed Prefect server (SQLite) for all of our own integration tests: starting one costs seconds,
- * so the tests share it and each run scopes itself by its own run tag.
+ * Managed Prefect servers (SQLite) for our integration tests, one per lane: starting one costs seconds, so the
+ * files share them. vitest runs as many test files at once as it has workers, and a file uses the server of
+ * its worker's lane (support/lane.ts): two files never use one server at the same time, so a file that counts
+ * a whole collection, or a run's DELETE scenario that does, sees no other file's objects.
  */
 import type { TestProject } from 'vitest/node';
-import { startPrefect, type ManagedServer } from '../src/managed/prefect.js';
+import { startPrefect } from '../src/managed/prefect.js';
 import { buildCli } from './support/runCli.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    prefectBaseUrl: string;
+    /** The base URL of each lane's server: the lane of a file is its worker's VITEST_POOL_ID. */
+    prefectBaseUrls: string[];
   }
 }
 
-let server: ManagedServer | undefined;
-
-export async function setup(project: TestProject): Promise<void> {
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
   // The tests run the CLI as users do, compiled: from this source, not from an earlier build.
   buildCli();
-  server = await startPrefect({ database: 'sqlite' });
-  project.provide('prefectBaseUrl', server.baseUrl);
-}
-
-export async function teardown(): Promise<void> {
-  await server?.stop();
+  const lanes = project.vitest.config.maxWorkers;
+  const servers = await Promise.all(Array.from({ length: lanes }, () => startPrefect({ database: 'sqlite' })));
+  project.provide(
+    'prefectBaseUrls',
+    servers.map((s) => s.baseUrl),
+  );
+  return async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+  };
 }

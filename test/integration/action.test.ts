@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { cleanEnv, prefectBaseline, repoRoot } from '../support/runCli.js';
 
 /** The `run: |` script of the step with `id: run`. */
@@ -49,7 +50,7 @@ function runStep(inputs: Record<string, string>) {
 describe('the GitHub Action', () => {
   test('a run: its outputs are the verdict, the counts and the report folder; its exit code the gate', () => {
     const r = runStep({
-      CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
+      CONFORMANCE_BASE_URL: laneBaseUrl(),
       CONFORMANCE_BASELINE: prefectBaseline,
       CONFORMANCE_OPERATIONS: '^POST /flows/(filter|count)$',
       CONFORMANCE_READ_ONLY: 'true',

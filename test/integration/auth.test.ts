@@ -5,7 +5,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 import type { RunningProxy } from '../support/proxy.js';
 import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
@@ -67,7 +68,7 @@ describe('a cloud-shaped target with a Bearer key', () => {
   let proxy: RunningProxy;
   let run: CliRun;
   beforeAll(async () => {
-    proxy = await startCloudProxy(inject('prefectBaseUrl'));
+    proxy = await startCloudProxy(laneBaseUrl());
     run = await runCli([], {
       CONFORMANCE_BASE_URL: proxy.baseUrl,
       CONFORMANCE_API_KEY: CLOUD_KEY,

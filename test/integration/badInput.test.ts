@@ -4,7 +4,8 @@ import http from 'node:http';
 import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { freePort } from '../../src/managed/prefect.js';
 import { repoRoot, runCli } from '../support/runCli.js';
 
@@ -64,7 +65,7 @@ describe('bad input exits 2 with one line', () => {
 
   test('a selection of operations that selects none of the document', async () => {
     expectOneLine(
-      await runCli(['--operations', '^GET /no/such/path$'], { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') }),
+      await runCli(['--operations', '^GET /no/such/path$'], { CONFORMANCE_BASE_URL: laneBaseUrl() }),
       /--operations "\^GET \/no\/such\/path\$" selects none of the document's \d+ operations/,
     );
   });

@@ -3,13 +3,14 @@
  * every check it did not reach as not run (skipped, never passed), stops a check in the middle of its
  * property without calling that a failure, and its exit code follows the checks it judged.
  */
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { failedChecks, prefectTargetEnv, runCli } from '../support/runCli.js';
 
 describe('--budget', () => {
   test('every operation in 10 s: what was reached is judged, the rest is not run, and nothing crashed', async () => {
-    const r = await runCli([], { ...prefectTargetEnv(inject('prefectBaseUrl')), CONFORMANCE_BUDGET: '10' });
+    const r = await runCli([], { ...prefectTargetEnv(laneBaseUrl()), CONFORMANCE_BUDGET: '10' });
     const results = r.results!;
     expect(results.timing?.timeBox).toMatchObject({ kind: 'budget', seconds: 10 });
     expect(results.timing?.timeBox?.spent?.reason).toMatch(/budget of 10 s was spent/);

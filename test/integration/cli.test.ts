@@ -6,7 +6,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { BUILT_IN_CHECKS } from '../../src/checks/registry.js';
 import { CONFIG_FILE_NAME } from '../../src/config/file.js';
 import { OPTION_GROUPS, RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
@@ -125,7 +126,7 @@ describe('configuration file', () => {
 describe('selection and where the target came from', () => {
   test('a selection of no check: one line, exit 2', async () => {
     expectOneLine(
-      await runCli(['--checks', 'no-such.*'], { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') }),
+      await runCli(['--checks', 'no-such.*'], { CONFORMANCE_BASE_URL: laneBaseUrl() }),
       /selects none of the \d+ checks/,
     );
   });
@@ -134,7 +135,7 @@ describe('selection and where the target came from', () => {
     const prefectHome = mkdtempSync(path.join(os.tmpdir(), 'prefect-home-'));
     writeFileSync(
       path.join(prefectHome, 'profiles.toml'),
-      `active = "mine"\n[profiles.mine]\nPREFECT_API_URL = "${inject('prefectBaseUrl')}"\n`,
+      `active = "mine"\n[profiles.mine]\nPREFECT_API_URL = "${laneBaseUrl()}"\n`,
     );
     // The file is where a team keeps its settings; a flag overrides one of them.
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'conformance-cwd-'));
@@ -168,7 +169,7 @@ describe('selection and where the target came from', () => {
     const results = r.results!;
     expect(results.targetSource).toBe(`Prefect profile "mine" (${path.join(prefectHome, 'profiles.toml')})`);
     expect(results.baseline).toEqual({ why: 'none (--baseline none)' });
-    expect(results.target.baseUrl).toBe(inject('prefectBaseUrl'));
+    expect(results.target.baseUrl).toBe(laneBaseUrl());
     // Operations: those the file selects, less DELETE (file) and the filters (flag).
     const exercised = results.operations.filter((o) => o.exercised).map((o) => `${o.method} ${o.path}`);
     expect(exercised.length).toBeGreaterThan(0);
@@ -202,7 +203,7 @@ describe('selection and where the target came from', () => {
 describe('the baseline by URL', () => {
   test('auto: a Prefect given by URL gets the baseline of the version it reports; none: every deviation counts', async () => {
     const selection = ['--operations', '^POST /deployments/$', '--checks', 'contract.success-status-documented'];
-    const env = { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') };
+    const env = { CONFORMANCE_BASE_URL: laneBaseUrl() };
     const auto = await runCli(selection, env);
     expect(auto.results!.baseline!.why).toMatch(
       new RegExp(`auto: the target is prefect ${readPin().prefect.replace(/\./g, '\\.')}`),

@@ -6,7 +6,8 @@
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, inject, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { BUILT_IN_CHECKS } from '../../src/checks/registry.js';
 import { checkListMarkdown } from '../../src/report/checkList.js';
 import { exitCodeOf } from '../../src/report/results.js';
@@ -76,7 +77,7 @@ describe('a family declared by a check module', () => {
 
   test('is planned and judged under --budget beside a built-in family', async () => {
     const run = await runCli(['--check-modules', module()], {
-      ...prefectTargetEnv(inject('prefectBaseUrl')),
+      ...prefectTargetEnv(laneBaseUrl()),
       CONFORMANCE_BUDGET: '60',
       CONFORMANCE_FAMILIES: 'probe,versioning',
       CONFORMANCE_OPERATIONS: 'GET /health|GET /version|GET /flows/{id}|POST /flows/filter',

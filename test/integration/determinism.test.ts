@@ -5,7 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import type { Comparison } from '../../src/report/compare.js';
 import { prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
 
@@ -20,7 +21,7 @@ describe('determinism', () => {
       runs.push(
         await runCli([], {
           ...(runTag ? { CONFORMANCE_RUN_TAG: runTag } : {}),
-          CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
+          CONFORMANCE_BASE_URL: laneBaseUrl(),
           CONFORMANCE_OPERATIONS: '^(GET|POST|PATCH|DELETE) /(flows|variables)/',
           CONFORMANCE_SEED: '4242',
           CONFORMANCE_DISPOSABLE_TARGET: '1',

@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { json, matches, startProxy, type Mutant, type RunningProxy } from '../support/proxy.js';
 import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
 
@@ -14,7 +15,7 @@ const TIMEOUT_MS = 1000;
 let proxy: RunningProxy;
 
 beforeAll(async () => {
-  proxy = await startProxy(inject('prefectBaseUrl'));
+  proxy = await startProxy(laneBaseUrl());
 });
 afterAll(() => proxy?.close());
 
@@ -212,8 +213,7 @@ describe('target faults', () => {
       expect(run.stderr).not.toMatch(/\n\s+at /);
     } finally {
       // This test's own cleanup: what the run left, deleted on the server itself.
-      for (const f of cleanup.failed)
-        if (f.path) await fetch(`${inject('prefectBaseUrl')}${f.path}`, { method: 'DELETE' });
+      for (const f of cleanup.failed) if (f.path) await fetch(`${laneBaseUrl()}${f.path}`, { method: 'DELETE' });
     }
   });
 
@@ -243,6 +243,6 @@ describe('target faults', () => {
     expect(run.results!.cleanup!.failed.length).toBeGreaterThan(0);
     expect(run.results!.errors?.join(' ')).toMatch(/cleanup could not delete/);
     expect(run.stderr).not.toMatch(/\n\s+at /);
-    proxy = await startProxy(inject('prefectBaseUrl'));
+    proxy = await startProxy(laneBaseUrl());
   });
 });

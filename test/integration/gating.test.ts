@@ -5,7 +5,8 @@
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import type { Baseline } from '../../src/report/baseline.js';
 import { prefectBaseline, prefectTargetEnv, runCli } from '../support/runCli.js';
 
@@ -18,7 +19,7 @@ function baselineWith(edit: (b: Baseline) => Baseline): string {
 }
 
 const run = (baseline: string) =>
-  runCli([], { ...prefectTargetEnv(inject('prefectBaseUrl'), baseline), CONFORMANCE_OPERATIONS: OPS });
+  runCli([], { ...prefectTargetEnv(laneBaseUrl(), baseline), CONFORMANCE_OPERATIONS: OPS });
 
 describe('exit codes for CI', () => {
   test('the shipped baseline: exit 0, and summary.md is written', async () => {

@@ -7,7 +7,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import type { Results } from '../../src/report/results.js';
 import { stagingFolder } from '../../src/report/publish.js';
 import { objectsLeft } from '../support/objectsLeft.js';
@@ -17,7 +18,7 @@ describe('an interrupt in the middle of a run', () => {
   test.each(['SIGINT', 'SIGTERM'] as const)(
     '%s: cleanup still runs, and nothing the run created is left',
     async (signal) => {
-      const base = inject('prefectBaseUrl');
+      const base = laneBaseUrl();
       const outDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-sigint-'));
       // While the run lasts it writes into its staging folder; the reports move into outDir when it ends.
       const liveLedger = path.join(stagingFolder(outDir), '.run', 'ledger.jsonl');

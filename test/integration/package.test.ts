@@ -6,7 +6,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, inject, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { prefectBaseline, repoRoot, runCli } from '../support/runCli.js';
 
 const npm = (args: string[], cwd: string) =>
@@ -59,7 +60,7 @@ describe('the installed package', () => {
   test('a run by URL from the user folder: read-only, exit 0, reports where the user is', async () => {
     const run = await runCli(
       ['--read-only', '--operations', '^POST /flows/count$', '--families', 'contract,errors'],
-      { CONFORMANCE_BASE_URL: inject('prefectBaseUrl'), CONFORMANCE_OUT: path.join(folder, 'by-url') },
+      { CONFORMANCE_BASE_URL: laneBaseUrl(), CONFORMANCE_OUT: path.join(folder, 'by-url') },
       300_000,
       folder,
       bin,

@@ -4,13 +4,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { cleanEnv, cliEntry, prefectBaseline, repoRoot } from '../support/runCli.js';
 
 function runUnderTerminal(extra: Record<string, string>): { status: number | null; output: string } {
   const cli = JSON.stringify(cliEntry);
   const env = cleanEnv({
-    CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
+    CONFORMANCE_BASE_URL: laneBaseUrl(),
     CONFORMANCE_OPERATIONS: '^(GET|POST) /flows/',
     CONFORMANCE_BASELINE: prefectBaseline,
     CONFORMANCE_OUT: path.join(repoRoot, 'reports', '.progress-test'),

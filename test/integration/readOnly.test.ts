@@ -2,7 +2,8 @@
  * CONFORMANCE_READ_ONLY=1 against a recording proxy in front of the real server: over a whole run, only
  * GETs and the documented read POSTs reach the target, and the run still passes what it can check.
  */
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { isReadOperation } from '../../src/model/model.js';
 import type { Operation } from '../../src/openapi/operations.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
@@ -12,7 +13,7 @@ let proxy: RunningProxy;
 let run: CliRun;
 
 beforeAll(async () => {
-  proxy = await startProxy(inject('prefectBaseUrl'));
+  proxy = await startProxy(laneBaseUrl());
   proxy.setMutant(undefined);
   run = await runCli([], {
     CONFORMANCE_BASE_URL: proxy.baseUrl,

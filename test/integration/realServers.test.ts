@@ -12,7 +12,8 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { readPin, startPrefect, type ManagedServer } from '../../src/managed/prefect.js';
 import type { Comparison } from '../../src/report/compare.js';
 import type { Results } from '../../src/report/results.js';
@@ -21,7 +22,7 @@ import { startGateway, type RunningGateway } from '../support/gateway.js';
 import { objectsLeft } from '../support/objectsLeft.js';
 import { failedChecks, prefectBaseline, repoRoot, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
 
-const base = () => inject('prefectBaseUrl');
+const base = () => laneBaseUrl();
 
 const post = <T = Record<string, unknown>>(p: string, body: unknown) => postJson<T>(base(), p, body);
 const collectionCounts = () => countsOf(base());

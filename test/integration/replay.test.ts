@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { gateMutants } from '../mutants/registry.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
 import { failedChecks, prefectTargetEnv, runCli } from '../support/runCli.js';
@@ -13,7 +14,7 @@ const { mutant, operations, killedBy } = gateMutants.find((m) => m.mutant.id ===
 let proxy: RunningProxy;
 
 beforeAll(async () => {
-  proxy = await startProxy(inject('prefectBaseUrl'));
+  proxy = await startProxy(laneBaseUrl());
   proxy.setMutant(mutant);
 });
 
@@ -55,7 +56,7 @@ describe('replay', () => {
 
     const fixed = await runCli(
       ['replay', first.outDir, '--check', killedBy[0].split(' ')[0], '--out', path.join(first.outDir, 'fixed')],
-      env(inject('prefectBaseUrl')),
+      env(laneBaseUrl()),
     );
     expect(fixed.code).toBe(0);
     expect(fixed.stdout).toContain(`PASSES NOW: ${killedBy[0]}`);
@@ -63,11 +64,11 @@ describe('replay', () => {
 
   test('nothing to replay: one line, exit 2', async () => {
     const clean = await runCli([], {
-      ...env(inject('prefectBaseUrl')),
+      ...env(laneBaseUrl()),
       // POST /flows/count has a known deviation (errors.wrong-content-type): a run with nothing but xfails.
       CONFORMANCE_OPERATIONS: '^(GET /flows/\\{id\\}|POST /flows/count)$',
     });
-    const r = await runCli(['replay', clean.outDir], env(inject('prefectBaseUrl')));
+    const r = await runCli(['replay', clean.outDir], env(laneBaseUrl()));
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/replay: no failing case in/);

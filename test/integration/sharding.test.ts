@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, inject, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import type { Results } from '../../src/report/results.js';
 import { prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
 
@@ -13,7 +14,7 @@ const verdicts = (r: Results) => r.checks.map((c) => `${c.id} ${c.operation} ${c
 describe('sharding', () => {
   test('two shards, merged, give the verdicts of the unsharded run with the same seed', async () => {
     const env = {
-      CONFORMANCE_BASE_URL: inject('prefectBaseUrl'),
+      CONFORMANCE_BASE_URL: laneBaseUrl(),
       CONFORMANCE_OPERATIONS: '^(GET|POST|PATCH|DELETE) /(flows|variables)/',
       CONFORMANCE_SEED: '777',
       CONFORMANCE_BASELINE: prefectBaseline,
@@ -48,7 +49,7 @@ describe('sharding', () => {
   });
 
   test('a malformed --shard is a usage error', async () => {
-    const r = await runCli(['--shard', '3/2'], { CONFORMANCE_BASE_URL: inject('prefectBaseUrl') });
+    const r = await runCli(['--shard', '3/2'], { CONFORMANCE_BASE_URL: laneBaseUrl() });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/--shard must be i\/n/);

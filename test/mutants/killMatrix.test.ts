@@ -5,7 +5,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { laneBaseUrl } from '../support/lane.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { failedChecks, prefectTargetEnv, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
@@ -37,8 +38,8 @@ function runAgainstProxy(
 }
 
 beforeAll(async () => {
-  proxies.plain = await startProxy(inject('prefectBaseUrl'));
-  proxies.cloud = await startCloudProxy(inject('prefectBaseUrl'));
+  proxies.plain = await startProxy(laneBaseUrl());
+  proxies.cloud = await startCloudProxy(laneBaseUrl());
 });
 
 afterAll(async () => {
