@@ -30,6 +30,10 @@ export default defineConfig({
     // Two test files at a time (the conformance project runs its suites in one worker, below): on two cores, one
     // integration file often waits on a server (starting, or answering slowly by design) while the other works.
     maxWorkers: 2,
+    // How long a worker may take to stop before vitest says so on stderr (default 10 s). A run's worker (the suites'
+    // thread) has taken longer on a busy machine (the PostgreSQL side of compare beside the kill matrix), which
+    // printed vitest's line into a run's output, where a user reads only the suite's own.
+    teardownTimeout: 60_000,
     projects: [
       {
         test: {
