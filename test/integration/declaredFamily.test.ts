@@ -65,9 +65,10 @@ describe('a family declared by a check module', () => {
     const listed = await runCli(['checks', '--markdown', '--check-modules', module()]);
     expect(listed.code).toBe(0);
     const builtIn = checkListMarkdown(BUILT_IN_CHECKS);
-    // The rows of the table of checks: a check id, then its level.
+    // The rows of the table of checks: a check id (with its variant, for a check judged per case), then its level.
     const rows = (text: string) =>
-      text.split('\n').filter((l) => /^\| `[a-z0-9]+\.[a-z0-9-]+` \| (MUST|SHOULD|MAY) \|/.test(l));
+      text.split('\n').filter((l) => /^\| `[a-z0-9]+\.[a-z0-9-]+(\[[^\]]*\])?` \| (MUST|SHOULD|MAY) \|/.test(l));
+    expect(rows(builtIn)).toHaveLength(BUILT_IN_CHECKS.length);
     const added = rows(listed.stdout).filter((row) => !rows(builtIn).includes(row));
     expect(added).toHaveLength(2);
     expect(added[0]).toContain('`probe.exercised-json`');
