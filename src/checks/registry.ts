@@ -3,7 +3,7 @@
  * those a run declares in modules of its own (`--check-modules`), each a family the built-in ones do not have.
  * What the engine plans, the suites register and `conformance checks` lists is read from here.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../config/errors.js';
 import { aggregatesChecks } from './aggregates.js';
@@ -42,11 +42,11 @@ const loaded = new Set<string>();
 export const allChecks = (): readonly Check[] =>
   declared.length ? [...BUILT_IN_CHECKS, ...declared] : BUILT_IN_CHECKS;
 
-/** The run's families in the order their files run: the built-in ones, then the declared ones in declaration order. */
-export const families = (): Family[] => [...BUILT_IN_FAMILIES, ...new Set(declared.map((c) => c.family))];
-
-/** The families the run's own modules declare. */
+/** The families the run's own modules declare, in declaration order. */
 export const declaredFamilies = (): Family[] => [...new Set(declared.map((c) => c.family))];
+
+/** The run's families in the order their files run: the built-in ones, then the declared ones. */
+export const families = (): Family[] => [...BUILT_IN_FAMILIES, ...declaredFamilies()];
 
 export const checksOf = (family: Family): Check[] => allChecks().filter((c) => c.family === family);
 
@@ -100,7 +100,7 @@ export function declareChecks(checks: unknown, from: string): void {
  */
 export async function loadCheckModules(files: readonly string[] = []): Promise<void> {
   for (const file of files) {
-    const full = isAbsolute(file) ? file : resolve(file);
+    const full = resolve(file);
     if (loaded.has(full)) continue;
     let module: { default?: unknown };
     try {

@@ -61,12 +61,16 @@ export function registerFamily(session: Session, family: Family): void {
   }
 }
 
-/** A suite file's one line: the family's checks as vitest tests, once the engine is ready for them. */
-export async function registerSuite(family: Family): Promise<void> {
-  const session = await getSession();
+/** The family's checks as vitest tests, once the engine is ready for them. */
+async function registerWhenReady(session: Session, family: Family): Promise<void> {
   await readyForFamily(session, family);
   registerFamily(session, family);
   exerciseBesideFamily(session, family);
+}
+
+/** A suite file's one line: its family's checks as vitest tests. */
+export async function registerSuite(family: Family): Promise<void> {
+  await registerWhenReady(await getSession(), family);
 }
 
 /**
@@ -75,9 +79,5 @@ export async function registerSuite(family: Family): Promise<void> {
  */
 export async function registerDeclaredSuites(): Promise<void> {
   const session = await getSession();
-  for (const family of declaredFamilies()) {
-    await readyForFamily(session, family);
-    registerFamily(session, family);
-    exerciseBesideFamily(session, family);
-  }
+  for (const family of declaredFamilies()) await registerWhenReady(session, family);
 }
