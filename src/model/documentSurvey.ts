@@ -39,7 +39,7 @@ export async function surveyDocument(
   reading: Promise<ServedDocument> = readDocument(request.source, request),
 ): Promise<DocumentSurvey> {
   const served = await reading;
-  await validateDocument(request.source, served.raw);
+  await validateDocument(request.source, served);
   const document = normalizedDocument(request.source, served.raw);
   writeFileSync(request.writeTo, served.text);
   return {

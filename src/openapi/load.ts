@@ -2,11 +2,15 @@
  * Load the target's OpenAPI document (from `{base}/openapi.json`, a file or a URL: read.ts), validate a
  * clone of it with swagger-parser, and normalise its schemas to JSON Schema 2020-12.
  */
-import SwaggerParser from '@apidevtools/swagger-parser';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { UsageError } from '../config/config.js';
+import { managedServerSettings } from '../config/worker.js';
 import type { OpenApiDocument } from './document.js';
 import { normalizeDocumentWithNotes, type Normalisation } from './normalize.js';
-import { readDocument } from './read.js';
+import { readDocument, type ServedDocument } from './read.js';
 
 export interface LoadedDocument {
   source: string;
@@ -27,21 +31,47 @@ export async function loadDocument(
   source: string,
   opts: { headers?: Record<string, string>; timeoutMs?: number; validated?: boolean } = {},
 ): Promise<LoadedDocument> {
-  const { raw } = await readDocument(source, opts);
-  if (!opts.validated) await validateDocument(source, raw);
-  return normalizedDocument(source, raw);
+  const served = await readDocument(source, opts);
+  if (!opts.validated) await validateDocument(source, served);
+  return normalizedDocument(source, served.raw);
 }
 
-/** Validates the document with swagger-parser; an invalid one is bad input, said in one line. */
-export async function validateDocument(source: string, raw: OpenApiDocument): Promise<void> {
+/**
+ * Where a document swagger-parser found valid is remembered on this machine, by its text and swagger-parser's
+ * version (nothing else decides the answer): validating is most of a small run's preflight, and a team runs
+ * the suite again and again against the same document. A document found invalid is never remembered.
+ */
+function validMarker(text: string): string {
+  const { version } = createRequire(import.meta.url)('@apidevtools/swagger-parser/package.json') as {
+    version: string;
+  };
+  const key = createHash('sha256').update(`swagger-parser ${version}\n${text}`).digest('hex');
+  return path.join(managedServerSettings().cacheDir, 'valid-documents', key);
+}
+
+/** Validates the document with swagger-parser, unless found valid before; an invalid one is bad input, said in one line. */
+export async function validateDocument(source: string, served: ServedDocument): Promise<void> {
+  const marker = validMarker(served.text);
+  if (existsSync(marker)) return;
+  // Loaded only to validate: a document found valid before needs none of it.
+  const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
   try {
     // swagger-parser mutates what it validates: hand it a clone.
-    await SwaggerParser.validate(structuredClone(raw) as never, { dereference: { circular: 'ignore' } } as never);
+    await SwaggerParser.validate(
+      structuredClone(served.raw) as never,
+      { dereference: { circular: 'ignore' } } as never,
+    );
   } catch (e) {
     const err = e as Error & { details?: Array<{ message?: string; path?: unknown[] }> };
     const detail = err.details?.[0];
     const where = detail ? ` at ${(detail.path ?? []).join('/')}: ${detail.message}` : '';
     throw new UsageError(`invalid OpenAPI document ${source}: ${err.message.split('\n')[0]}${where}`);
+  }
+  try {
+    mkdirSync(path.dirname(marker), { recursive: true });
+    writeFileSync(marker, '');
+  } catch {
+    // A cache that cannot be written (a read-only home) only means validating again next time.
   }
 }
 

@@ -1,10 +1,10 @@
 /** The spec loader: validates a clone, refuses what is not a document, and indexes every operation. */
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { UsageError } from '../../../src/config/config.js';
-import { loadDocument } from '../../../src/openapi/load.js';
+import { loadDocument, validateDocument } from '../../../src/openapi/load.js';
 import { documentsStatus, indexOperations } from '../../../src/openapi/operations.js';
 import { referenceDocPath } from '../support.js';
 
@@ -49,5 +49,45 @@ describe('loadDocument', () => {
     expect(documentsStatus(op, 200)).toBe(true);
     expect(documentsStatus(op, 201)).toBe(false);
     expect(documentsStatus({ ...op, responses: { '4XX': { content: {} } } }, 404)).toBe(true);
+  });
+});
+
+describe('a document found valid is remembered, by its text', () => {
+  const INVALID =
+    '{"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {"/x": {"get": {"responses": "nope"}}}}';
+  let cacheDir: string;
+  const before = process.env.CONFORMANCE_CACHE_DIR;
+  beforeEach(() => {
+    cacheDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-cache-'));
+    process.env.CONFORMANCE_CACHE_DIR = cacheDir;
+  });
+  afterEach(() => {
+    if (before === undefined) delete process.env.CONFORMANCE_CACHE_DIR;
+    else process.env.CONFORMANCE_CACHE_DIR = before;
+  });
+  const remembered = () => readdirSync(path.join(cacheDir, 'valid-documents'), { withFileTypes: true });
+
+  test('a valid document leaves one mark, named by a hash and holding nothing (a URL may carry a secret)', async () => {
+    await loadDocument(referenceDocPath);
+    await loadDocument(referenceDocPath);
+    const marks = remembered();
+    expect(marks.map((m) => m.name)).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/)]);
+    expect(readFileSync(path.join(cacheDir, 'valid-documents', marks[0]!.name), 'utf8')).toBe('');
+  });
+
+  test('an invalid document is never remembered, and stays invalid on every reading', async () => {
+    for (let i = 0; i < 2; i++)
+      await expect(loadDocument(tempFile(INVALID))).rejects.toThrow(/invalid OpenAPI document/);
+    expect(() => remembered()).toThrow(/ENOENT/);
+  });
+
+  test('the mark is what is read: a text marked valid is not validated again, another text is', async () => {
+    const valid = readFileSync(referenceDocPath, 'utf8');
+    await validateDocument('valid', { text: valid, raw: JSON.parse(valid) });
+    const [mark] = remembered();
+    // The invalid document's raw under the valid document's text: the mark answers, swagger-parser is not asked.
+    await expect(validateDocument('marked', { text: valid, raw: JSON.parse(INVALID) })).resolves.toBeUndefined();
+    await expect(validateDocument('unmarked', { text: INVALID, raw: JSON.parse(INVALID) })).rejects.toThrow(UsageError);
+    expect(remembered().map((m) => m.name)).toEqual([mark!.name]);
   });
 });
