@@ -1,11 +1,6 @@
 import path from 'node:path';
-import { configDefaults, defineConfig } from 'vitest/config';
-import type { TestSpecification } from 'vitest/node';
-import { FamilySequencer } from './src/adapters/vitest/familySequencer.js';
-import { readWorkerConfig } from './src/config/worker.js';
-
-/** The file of the families a run declares (--check-modules) runs only in a run that declares some. */
-const declaresFamilies = (readWorkerConfig()?.checkModules?.length ?? 0) > 0;
+import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Our integration test files that take longest (a minute or more, each), started first: two files run at a
@@ -13,8 +8,8 @@ const declaresFamilies = (readWorkerConfig()?.checkModules?.length ?? 0) > 0;
  */
 const LONGEST_FIRST = ['killMatrix', 'defaultRun', 'realServers', 'faults', 'servicesOn', 'otherVersion'];
 
-/** The conformance files in the families' order; our own tests as vitest orders them, the longest first. */
-class Sequencer extends FamilySequencer {
+/** Our own test files as vitest orders them, the longest first. (The suites' order is the CLI's: src/adapters/vitest.) */
+class Sequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const rank = (f: TestSpecification) => {
       const i = LONGEST_FIRST.indexOf(path.basename(f.moduleId).replace(/\.test\.ts$/, ''));
@@ -27,33 +22,10 @@ class Sequencer extends FamilySequencer {
 export default defineConfig({
   test: {
     sequence: { sequencer: Sequencer },
-    // Two test files at a time (the conformance project runs its suites in one worker, below): on two cores, one
-    // integration file often waits on a server (starting, or answering slowly by design) while the other works.
+    // Two test files at a time: on two cores, one integration file often waits on a server (starting, or answering
+    // slowly by design) while the other works.
     maxWorkers: 2,
-    // How long a worker may take to stop before vitest says so on stderr (default 10 s). A run's worker (the suites'
-    // thread) has taken longer on a busy machine (the PostgreSQL side of compare beside the kill matrix), which
-    // printed vitest's line into a run's output, where a user reads only the suite's own.
-    teardownTimeout: 60_000,
     projects: [
-      {
-        test: {
-          name: 'conformance',
-          include: ['suites/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...(declaresFamilies ? [] : ['suites/declared.test.ts'])],
-          // The suites' modules, transformed once and kept on disk (node_modules/.experimental-vitest-cache,
-          // keyed by content): a run does not transform ~100 TypeScript files again before its first request.
-          experimental: { fsModuleCache: true },
-          // allure-vitest's runtime: labels and attachments travel in task meta to its reporter.
-          setupFiles: ['allure-vitest/setup'],
-          // One worker, no isolation: every suite file shares one run (spec, fixtures, exchanges).
-          pool: 'threads',
-          maxWorkers: 1,
-          isolate: false,
-          fileParallelism: false,
-          testTimeout: 600_000,
-          hookTimeout: 600_000,
-        },
-      },
       {
         // Our unit tests: no server, files side by side.
         test: {

@@ -38,7 +38,14 @@ export function runSuites(start: WorkerStart): Suites {
   const blobFile = start.shard && path.join(start.outDir, 'blob', `blob-${start.shard.replace('/', '-')}.json`);
   if (blobFile) names.push('blob');
   const startedWith = suitesStartWith(start);
-  const suites = startSuites({ root: repoRoot, reporters: names, shard: start.shard, blobFile, log });
+  const suites = startSuites({
+    root: repoRoot,
+    reporters: names,
+    shard: start.shard,
+    blobFile,
+    declaresFamilies: start.checkModules.length > 0,
+    log,
+  });
   void suites.ended.finally(startedWith);
   return suites;
 }

@@ -12,7 +12,7 @@
 import type { Vitest } from 'vitest/node';
 
 export interface SuitesOptions {
-  /** The repository: vitest.config.ts, the suite files and the reporters are found from it. */
+  /** The repository: the suite files and the reporters are found from it. */
   root: string;
   /** Every reporter, by file or name (they replace the configured ones, as `--reporter` flags would). */
   reporters: string[];
@@ -22,6 +22,10 @@ export interface SuitesOptions {
   blobFile?: string;
   /** A folder of blob reports to merge into the reporters' output instead of running the suites. */
   mergeReports?: string;
+  /** The run has families of its own (--check-modules): their suite file runs too. */
+  declaresFamilies?: boolean;
+  /** Keep the suites' transformed modules on disk (suitesConfig.ts); on unless said otherwise. */
+  moduleCache?: boolean;
   log(line: string): void;
 }
 
@@ -69,14 +73,19 @@ export function startSuites(options: SuitesOptions): Suites {
   };
 
   const ended = (async (): Promise<SuitesEnd> => {
-    const { createVitest } = await import('vitest/node');
+    const [{ createVitest }, { suitesConfig }] = await Promise.all([
+      import('vitest/node'),
+      import('../adapters/vitest/suitesConfig.js'),
+    ]);
     const exitCode = process.exitCode;
     process.exitCode = undefined;
     const before = new Map(ENDS_THE_PROCESS.map((event) => [event, new Set(listenersOf(event))]));
     // createVitest makes its logger, which adds the listeners, before its first await.
+    // The configuration given here, not read from vitest.config.ts: no file to bundle before each run.
     const creating = createVitest('test', {
       root: options.root,
-      project: ['conformance'],
+      config: false,
+      ...suitesConfig(options),
       reporters: options.reporters,
       run: true,
       watch: false,

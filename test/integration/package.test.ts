@@ -35,7 +35,6 @@ describe('the installed package', () => {
       'package/bin/conformance',
       'package/dist/cli.js',
       'package/suites/contract.test.ts',
-      'package/vitest.config.ts',
       `package/${path.relative(repoRoot, prefectBaseline)}`,
       'package/fixtures/reference/prefect-openapi.json',
       'package/prefect-versions.json',

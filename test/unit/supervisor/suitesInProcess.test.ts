@@ -1,7 +1,7 @@
 /**
  * vitest in the CLI's process: the suites' end and its failures are reported, not a process exit; vitest's own
  * listeners that would end the process are gone while it runs; a stop ends the suites at once. Against a
- * vitest root of one suite file (fixtures/vitest-root).
+ * vitest root of one suite file (fixtures/vitest-root), run with the configuration the CLI gives a run.
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -14,6 +14,8 @@ const root = path.join(repoRoot, 'fixtures', 'vitest-root');
 const quiet = path.join(root, 'silentReporter.mjs');
 const lines: string[] = [];
 const log = (line: string) => lines.push(line);
+// Inside this test's vitest worker, an inner vitest's module cache confuses the outer one's source maps.
+const options = { root, log, moduleCache: false };
 
 afterEach(() => {
   vi.unstubAllEnvs();
@@ -26,14 +28,14 @@ describe('startSuites', () => {
   test('a run of passing suites ends with code 0 and no failure, and leaves the process its listeners', async () => {
     const before = signalListeners();
     const exitCode = process.exitCode;
-    const end = await startSuites({ root, reporters: [quiet], log }).ended;
+    const end = await startSuites({ ...options, reporters: [quiet] }).ended;
     expect(end).toEqual({ code: 0 });
     expect(signalListeners()).toEqual(before);
     expect(process.exitCode).toBe(exitCode);
   });
 
   test("an unhandled rejection while vitest runs is the run's failure, not the end of the process", async () => {
-    const suites = startSuites({ root, reporters: [quiet, path.join(root, 'rejectingReporter.mjs')], log });
+    const suites = startSuites({ ...options, reporters: [quiet, path.join(root, 'rejectingReporter.mjs')] });
     const end = await suites.ended;
     expect(end.code).toBe(1);
     expect(end.failure).toMatch(/unhandled rejection.*a reporter broke/);
@@ -46,7 +48,7 @@ describe('startSuites', () => {
     const started = path.join(mkdtempSync(path.join(os.tmpdir(), 'suites-in-process-')), 'started');
     vi.stubEnv('FIXTURE_STARTED', started);
     const before = signalListeners();
-    const suites = startSuites({ root, reporters: [quiet], log });
+    const suites = startSuites({ ...options, reporters: [quiet] });
     for (let i = 0; i < 300 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(started)).toBe(true);
     expect(signalListeners()).toEqual(before);
