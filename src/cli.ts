@@ -12,12 +12,6 @@ import { flagsNpmTook } from './config/npmRun.js';
 import { CONFIG_OPTION, OPTION_GROUPS, RUN_OPTIONS, type RunOption, SECRET_VARIABLES } from './config/options.js';
 import { TOOL } from './report/tool.js';
 import { knownVersions, readPin } from './managed/prefect.js';
-import { runCommand } from './commands/run.js';
-import { baselineFindings, baselineUpdate, baselineVerify } from './commands/baseline.js';
-import { mergeCommand } from './commands/merge.js';
-import { compareCommand } from './commands/compare.js';
-import { replayCommand } from './commands/replay.js';
-import { checksCommand } from './commands/checks.js';
 import { repoRoot, SHIPPED_BASELINES } from './commands/shared.js';
 
 /** `--version`: the suite's version and the API versions it knows (the pinned server, its baselines, its reference). */
@@ -109,7 +103,11 @@ const EXAMPLES = [
 ];
 const RUN_EXAMPLES = `\nExamples:\n${EXAMPLES.map((e) => `  ${e}`).join('\n')}`;
 
-/** The command line: commands, flags and help, by commander; every error one line and exit 2. */
+/**
+ * The command line: commands, flags and help, by commander; every error one line and exit 2. Each command's
+ * module loads when the command is chosen: a run's main thread never loads the checks, the HTTP client or the
+ * validators, which its threads hold.
+ */
 function program(result: { code: number }): Command {
   const secrets = SECRET_VARIABLES.map((v) => `  ${v.env.padEnd(26)} ${v.description}`).join('\n');
   const root = new Command('conformance')
@@ -148,6 +146,7 @@ function program(result: { code: number }): Command {
       .description('run the suite against a target (the default command) and write the reports')
       .addHelpText('after', RUN_EXAMPLES),
   ).action(async (_opts, command: Command) => {
+    const { runCommand } = await import('./commands/run.js');
     result.code = await runCommand(givenFlags(command));
   });
   addRunOptions(
@@ -163,6 +162,7 @@ function program(result: { code: number }): Command {
       ),
     false,
   ).action(async (a: string, b: string, _opts, command: Command) => {
+    const { compareCommand } = await import('./commands/compare.js');
     result.code = await compareCommand(a, b, givenFlags(command));
   });
   addRunOptions(
@@ -182,6 +182,7 @@ function program(result: { code: number }): Command {
       opts: { check?: string; operation?: string; known?: boolean },
       command: Command,
     ) => {
+      const { replayCommand } = await import('./commands/replay.js');
       result.code = await replayCommand(results, opts, givenFlags(command));
     },
   );
@@ -191,6 +192,7 @@ function program(result: { code: number }): Command {
     .option('--out <dir>', 'where the merged reports go', 'reports')
     .description('merge the blob reports of a sharded run (--shard i/n) into one set of reports')
     .action(async (dirs: string[], _opts, command: Command) => {
+      const { mergeCommand } = await import('./commands/merge.js');
       result.code = await mergeCommand(dirs, givenFlags(command));
     });
   const baseline = root.command('baseline').description('maintain a baseline of known deviations');
@@ -200,9 +202,10 @@ function program(result: { code: number }): Command {
     .option('--from <file>', "the run's results.json", '<out>/results.json')
     .option('--baseline <file>', 'the baseline to start from (CONFORMANCE_BASELINE)')
     .option('--out <file>', 'where to write the new baseline', 'baseline.json beside --from')
-    .action((opts: { from?: string; baseline?: string; out?: string }, command: Command) => {
+    .action(async (opts: { from?: string; baseline?: string; out?: string }, command: Command) => {
       const given = (name: string) =>
         command.getOptionValueSource(name) === 'cli' ? (opts as Record<string, string>)[name] : undefined;
+      const { baselineUpdate } = await import('./commands/baseline.js');
       result.code = baselineUpdate(given('from'), given('baseline'), given('out'));
     });
   baseline
@@ -210,9 +213,10 @@ function program(result: { code: number }): Command {
     .description('whether each entry still shows on the target, from a run against it (exit 1 when one is stale)')
     .option('--from <file>', "the run's results.json", '<out>/results.json')
     .option('--baseline <file>', 'the baseline to verify', 'the one the run applied')
-    .action((opts: { from?: string; baseline?: string }, command: Command) => {
+    .action(async (opts: { from?: string; baseline?: string }, command: Command) => {
       const given = (name: string) =>
         command.getOptionValueSource(name) === 'cli' ? (opts as Record<string, string>)[name] : undefined;
+      const { baselineVerify } = await import('./commands/baseline.js');
       result.code = baselineVerify(given('from'), given('baseline'));
     });
   baseline
@@ -220,6 +224,7 @@ function program(result: { code: number }): Command {
     .description("write the real deviations the shipped baselines name, for the server's maintainers")
     .option('--out <file>', 'where to write them', 'docs/findings.md')
     .action(async (opts: { out?: string }, command: Command) => {
+      const { baselineFindings } = await import('./commands/baseline.js');
       result.code = await baselineFindings(command.getOptionValueSource('out') === 'cli' ? opts.out : undefined);
     });
   root
@@ -236,6 +241,7 @@ function program(result: { code: number }): Command {
       const modules = checkModulesFrom(
         opts.checkModules ? { CONFORMANCE_CHECK_MODULES: opts.checkModules } : undefined,
       );
+      const { checksCommand } = await import('./commands/checks.js');
       result.code = await checksCommand(opts.json ? 'json' : opts.markdown ? 'markdown' : 'text', modules);
     });
   return root;

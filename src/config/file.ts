@@ -5,9 +5,10 @@
  * and the flags. Paths in it are relative to the file's folder.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Env } from './env.js';
 import { UsageError } from './errors.js';
 import { RUN_OPTIONS, type RunOption, SECRET_VARIABLES } from './options.js';
@@ -81,7 +82,11 @@ export function readConfigFile(file: string): Env {
   } catch (e) {
     throw new UsageError(`configuration file ${file} is not valid JSON: ${(e as Error).message.split('\n')[0]}`);
   }
-  validator ??= new Ajv2020({ allErrors: false, strict: true }).compile(
+  // Loaded by the first file read: every thread of a run imports this module, few read a file.
+  const { Ajv2020: Validator } = createRequire(import.meta.url)(
+    'ajv/dist/2020.js',
+  ) as typeof import('ajv/dist/2020.js');
+  validator ??= new Validator({ allErrors: false, strict: true }).compile(
     JSON.parse(readFileSync(schemaPath, 'utf8')) as object,
   );
   if (!validator(parsed)) {

@@ -7,11 +7,13 @@ import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { BUILT_IN_FAMILIES } from '../../checks/check.js';
 import { readWorkerConfig } from '../../config/worker.js';
-import { budgetFamilyOrder } from '../../engine/detection.js';
 
 export class FamilySequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const order: readonly string[] = readWorkerConfig()?.budgetSeconds ? budgetFamilyOrder() : BUILT_IN_FAMILIES;
+    // The checks' declarations (and all they import) load in the CLI's main thread only for a budgeted run.
+    const order: readonly string[] = readWorkerConfig()?.budgetSeconds
+      ? (await import('../../engine/detection.js')).budgetFamilyOrder()
+      : BUILT_IN_FAMILIES;
     const rank = (f: TestSpecification) => {
       const i = order.indexOf(path.basename(f.moduleId).replace(/\.test\.ts$/, ''));
       return i < 0 ? order.length : i;
