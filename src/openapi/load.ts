@@ -36,16 +36,21 @@ export async function loadDocument(
   return normalizedDocument(source, served.raw);
 }
 
+/** How swagger-parser is asked: part of what a remembered answer is keyed by. */
+const VALIDATION = { dereference: { circular: 'ignore' } };
+
 /**
- * Where a document swagger-parser found valid is remembered on this machine, by its text and swagger-parser's
- * version (nothing else decides the answer): validating is most of a small run's preflight, and a team runs
+ * Where a document swagger-parser found valid is remembered on this machine, by its text, swagger-parser's
+ * version and how it was asked (nothing else decides the answer): validating is most of a small run's preflight, and a team runs
  * the suite again and again against the same document. A document found invalid is never remembered.
  */
 function validMarker(text: string): string {
   const { version } = createRequire(import.meta.url)('@apidevtools/swagger-parser/package.json') as {
     version: string;
   };
-  const key = createHash('sha256').update(`swagger-parser ${version}\n${text}`).digest('hex');
+  const key = createHash('sha256')
+    .update(`swagger-parser ${version} ${JSON.stringify(VALIDATION)}\n${text}`)
+    .digest('hex');
   return path.join(managedServerSettings().cacheDir, 'valid-documents', key);
 }
 
@@ -57,10 +62,7 @@ export async function validateDocument(source: string, served: ServedDocument): 
   const { default: SwaggerParser } = await import('@apidevtools/swagger-parser');
   try {
     // swagger-parser mutates what it validates: hand it a clone.
-    await SwaggerParser.validate(
-      structuredClone(served.raw) as never,
-      { dereference: { circular: 'ignore' } } as never,
-    );
+    await SwaggerParser.validate(structuredClone(served.raw) as never, VALIDATION as never);
   } catch (e) {
     const err = e as Error & { details?: Array<{ message?: string; path?: unknown[] }> };
     const detail = err.details?.[0];
