@@ -82,13 +82,15 @@ export function readConfigFile(file: string): Env {
   } catch (e) {
     throw new UsageError(`configuration file ${file} is not valid JSON: ${(e as Error).message.split('\n')[0]}`);
   }
-  // Loaded by the first file read: every thread of a run imports this module, few read a file.
-  const { Ajv2020: Validator } = createRequire(import.meta.url)(
-    'ajv/dist/2020.js',
-  ) as typeof import('ajv/dist/2020.js');
-  validator ??= new Validator({ allErrors: false, strict: true }).compile(
-    JSON.parse(readFileSync(schemaPath, 'utf8')) as object,
-  );
+  if (!validator) {
+    // Loaded by the first file read: every thread of a run imports this module, few read a file.
+    const { Ajv2020: Validator } = createRequire(import.meta.url)(
+      'ajv/dist/2020.js',
+    ) as typeof import('ajv/dist/2020.js');
+    validator = new Validator({ allErrors: false, strict: true }).compile(
+      JSON.parse(readFileSync(schemaPath, 'utf8')) as object,
+    );
+  }
   if (!validator(parsed)) {
     const [error] = validator.errors ?? [];
     const where = error?.instancePath || '/';

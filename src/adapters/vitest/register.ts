@@ -75,7 +75,8 @@ export async function registerSuite(family: Family): Promise<void> {
 
 /**
  * The one line of the file of the families a run declares in its own modules (`--check-modules`), each
- * registered as a built-in family is, after them. The run's vitest runs the file only when the run has modules (suitesConfig.ts).
+ * registered as a built-in family is, after them. The run's vitest runs the file only when the run has modules
+ * (suitesConfig.ts).
  */
 export async function registerDeclaredSuites(): Promise<void> {
   const session = await getSession();
