@@ -100,7 +100,16 @@ export function startSuites(options: SuitesOptions): Suites {
       vitest = await creating;
       if (stopped) cancel();
       else if (options.mergeReports) await vitest.mergeReports(options.mergeReports);
-      else await vitest.start([]);
+      else {
+        // vitest forgets a cancel asked before its run has begun (the run clears it as it starts): a stop that
+        // comes while vitest starts (a preflight that failed meanwhile) is asked again until the run has ended.
+        const again = setInterval(() => stopped && cancel(), 100);
+        try {
+          await vitest.start([]);
+        } finally {
+          clearInterval(again);
+        }
+      }
     } catch (e) {
       // A failure of vitest's own (a bad config, a suite file it cannot start); a stopped run's is the stop's.
       if (!stopped) {

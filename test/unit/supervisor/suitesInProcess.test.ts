@@ -60,3 +60,26 @@ describe('startSuites', () => {
     expect(Date.now() - stoppedAt).toBeLessThan(10_000);
   });
 });
+
+describe('a stop while vitest starts its run', () => {
+  // vitest clears a cancel asked before its run has begun. The CLI stops the suites whenever its preflight fails,
+  // which may be as vitest starts its run; the fixture's test would otherwise wait two minutes.
+  test('ends the suites at once', async () => {
+    const started = path.join(mkdtempSync(path.join(os.tmpdir(), 'suites-in-process-')), 'started');
+    vi.stubEnv('FIXTURE_STARTED', started);
+    let stoppedAt = 0;
+    const suites = startSuites({ ...options, reporters: [quiet, path.join(root, 'stoppingReporter.mjs')] });
+    (globalThis as { stopSuitesNow?: () => void }).stopSuitesNow = () => {
+      stoppedAt = Date.now();
+      suites.stop();
+    };
+    try {
+      const end = await suites.ended;
+      expect(stoppedAt).toBeGreaterThan(0);
+      expect(Date.now() - stoppedAt).toBeLessThan(10_000);
+      expect(end).toEqual({ code: 130 });
+    } finally {
+      delete (globalThis as { stopSuitesNow?: () => void }).stopSuitesNow;
+    }
+  });
+});
