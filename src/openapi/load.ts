@@ -41,8 +41,9 @@ const VALIDATION = { dereference: { circular: 'ignore' } };
 
 /**
  * Where a document swagger-parser found valid is remembered on this machine, by its text, swagger-parser's
- * version and how it was asked (nothing else decides the answer): validating is most of a small run's preflight, and a team runs
- * the suite again and again against the same document. A document found invalid is never remembered.
+ * version and how it was asked (nothing else decides the answer): validating is most of a small run's
+ * preflight, and a team runs the suite again and again against the same document. A document found invalid
+ * is never remembered.
  */
 function validMarker(text: string): string {
   const { version } = createRequire(import.meta.url)('@apidevtools/swagger-parser/package.json') as {
@@ -54,7 +55,10 @@ function validMarker(text: string): string {
   return path.join(managedServerSettings().cacheDir, 'valid-documents', key);
 }
 
-/** Validates the document with swagger-parser, unless found valid before; an invalid one is bad input, said in one line. */
+/**
+ * Validates the document with swagger-parser, unless it was found valid before; an invalid one is bad input,
+ * said in one line.
+ */
 export async function validateDocument(source: string, served: ServedDocument): Promise<void> {
   const marker = validMarker(served.text);
   if (existsSync(marker)) return;
