@@ -76,16 +76,24 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
   const upstream = new URL(upstreamBaseUrl);
   const apiRoot = upstream.pathname.replace(/\/$/, '');
   const servedRoot = options.prefix ?? apiRoot;
-  // uvicorn closes a kept-alive socket after an unhandled exception without saying so: a connection per
-  // request keeps one server fault from showing up as a 502 on the next, unrelated request.
-  const dispatcher = new Agent({ pipelining: 0 });
-  const toUpstream: Upstream = async (method, path, body, headers = {}) => {
-    const up = await request(`${upstream.origin}${apiRoot}${path}`, {
-      dispatcher,
-      reset: true,
+  // Connections to the server are kept alive, as a gateway's are. uvicorn closes a kept-alive socket after an
+  // unhandled exception without saying so: a request that meets such a socket dies unread, and is sent again
+  // once on a new connection (the suites' client does the same), so that one server fault never shows up as a
+  // 502 on the next, unrelated request.
+  const dispatcher = new Agent({ keepAliveTimeout: 2000, keepAliveMaxTimeout: 4000 });
+  const freshDispatcher = new Agent({ pipelining: 0 });
+  const send = (method: string, path: string, body: unknown, headers: Record<string, string>, fresh: boolean) =>
+    request(`${upstream.origin}${apiRoot}${path}`, {
+      dispatcher: fresh ? freshDispatcher : dispatcher,
+      reset: fresh,
       method: method as 'GET',
       headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
       body: body === undefined ? undefined : Buffer.isBuffer(body) ? body : JSON.stringify(body),
+    });
+  const toUpstream: Upstream = async (method, path, body, headers = {}) => {
+    const up = await send(method, path, body, headers, false).catch((e: { code?: string }) => {
+      if (e.code === 'UND_ERR_SOCKET' || e.code === 'ECONNRESET') return send(method, path, body, headers, true);
+      throw e;
     });
     const upHeaders: Record<string, string> = {};
     for (const [k, v] of Object.entries(up.headers))
@@ -163,7 +171,7 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => void dispatcher.close().then(() => resolve()));
+        server.close(() => void Promise.all([dispatcher.close(), freshDispatcher.close()]).then(() => resolve()));
       }),
   };
 }
