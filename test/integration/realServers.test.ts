@@ -121,7 +121,7 @@ describe('the hosted edition’s shape, rate limited', () => {
   /** The shared target's run above: by URL and nothing else, on the same server and seed. */
   const direct = () => run;
   beforeAll(async () => {
-    gateway = await startGateway(base(), { limitPerMinute: LIMIT });
+    gateway = await startGateway(base(), { limitPerMinute: LIMIT, trace: true });
     hosted = await runCli([], { CONFORMANCE_BASE_URL: gateway.baseUrl, CONFORMANCE_API_KEY: gateway.key });
     compared = await runCli(['compare', direct().outDir, hosted.outDir], {
       CONFORMANCE_OUT: `${hosted.outDir}-compare`,
@@ -144,6 +144,13 @@ describe('the hosted edition’s shape, rate limited', () => {
     expect(pacing.rateLimited).toBe(gateway.counts().rateLimited);
     expect(pacing.waitedMs).toBeGreaterThan(0);
     expect(hosted.results!.checks.filter((c) => /\b429\b/.test(c.message ?? '') && c.status !== 'passed')).toEqual([]);
+  });
+
+  test("the gateway's trace holds every request it answered, each served after it arrived", () => {
+    const trace = gateway.trace();
+    expect(trace).toHaveLength(gateway.seen.length);
+    expect(trace.filter(([arrived, served]) => served < arrived)).toEqual([]);
+    expect(trace.filter(([, , , , status]) => status === 429)).toHaveLength(gateway.counts().rateLimited);
   });
 
   test('the same verdicts as the direct run on the same server and seed, check for check', () => {

@@ -9,8 +9,9 @@
  * request spends nothing; its `Retry-After` is the whole seconds until a token is there (at least 1), as a
  * hosted server says it. The floor the limit sets for N requests is then (N - burst) / rate.
  *
- * `npx tsx test/support/gateway.ts --upstream URL [--limit N] [--latency MS] [--key KEY] [--headers] [--stats FILE]`
- * runs one from the command line, prints its base URL, and writes its counts to FILE when it is terminated.
+ * `npx tsx test/support/gateway.ts --upstream URL [--limit N] [--latency MS] [--key KEY] [--headers] [--stats FILE]
+ * [--trace FILE]` runs one from the command line, prints its base URL, and writes its counts (--stats) and each
+ * request's times (--trace) to the files when it is terminated.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -33,12 +34,23 @@ export interface GatewayOptions {
   latencyMs?: number;
   /** Routes the edition lacks: answered 404, and left out of its document. */
   missing?: RegExp;
+  /** Keep each request's times (`trace()`). */
+  trace?: boolean;
 }
+
+/**
+ * A request through the gateway: when it arrived and when the server had answered it (epoch ms, before the
+ * added latency), its method, path and status. Where a run's time goes behind latency: the server's idle
+ * stretches, and how many requests were at it at once.
+ */
+export type TracedRequest = [arrivedAt: number, servedAt: number, method: string, path: string, status: number];
 
 export interface RunningGateway extends RunningProxy {
   key: string;
   /** Requests answered 429, and every request of the limited collections (429s included), by arrival time. */
   counts(): { rateLimited: number; limited: number; limitedAt: number[]; rateLimitedAt: number[] };
+  /** Every request's times, when asked for (`trace`). */
+  trace(): TracedRequest[];
 }
 
 export const HOSTED_LIMITED = ['flows', 'flow_runs', 'task_runs'];
@@ -82,6 +94,8 @@ export async function startGateway(upstreamBaseUrl: string, options: GatewayOpti
   const bucket = options.limitPerMinute ? tokenBucket(options.limitPerMinute) : undefined;
   const started = performance.now();
   const counted = { rateLimited: 0, limited: 0, limitedAt: [] as number[], rateLimitedAt: [] as number[] };
+  const arrived = new WeakMap<ProxiedRequest, number>();
+  const traced: TracedRequest[] = [];
   const policy = (): Record<string, string> =>
     bucket && options.rateLimitHeaders
       ? {
@@ -90,6 +104,7 @@ export async function startGateway(upstreamBaseUrl: string, options: GatewayOpti
         }
       : {};
   const gate = (req: ProxiedRequest): ProxiedResponse | undefined => {
+    if (options.trace) arrived.set(req, Date.now());
     if (req.headers.authorization !== `Bearer ${key}`)
       return {
         status: 401,
@@ -123,6 +138,8 @@ export async function startGateway(upstreamBaseUrl: string, options: GatewayOpti
     }
     if (res.status !== 429 && limited.has(firstSegment(req.path)))
       out = { ...out, headers: { ...out.headers, ...policy() } };
+    if (options.trace)
+      traced.push([arrived.get(req) ?? Date.now(), Date.now(), req.method, req.path.split('?')[0], res.status]);
     if (options.latencyMs) await new Promise((r) => setTimeout(r, options.latencyMs));
     return out;
   };
@@ -131,7 +148,7 @@ export async function startGateway(upstreamBaseUrl: string, options: GatewayOpti
     gate,
     answer,
   });
-  return { ...proxy, key, counts: () => ({ ...counted }) };
+  return { ...proxy, key, counts: () => ({ ...counted }), trace: () => [...traced] };
 }
 
 const invokedDirectly = process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1]);
@@ -144,6 +161,7 @@ if (invokedDirectly) {
       key: { type: 'string' },
       headers: { type: 'boolean' },
       stats: { type: 'string' },
+      trace: { type: 'string' },
     },
   });
   if (!values.upstream) {
@@ -155,11 +173,13 @@ if (invokedDirectly) {
     limitPerMinute: values.limit ? Number(values.limit) : undefined,
     latencyMs: values.latency ? Number(values.latency) : undefined,
     rateLimitHeaders: values.headers,
+    trace: values.trace !== undefined,
   });
   process.stdout.write(`${gateway.baseUrl}\n`);
   // Its counts, with the arrival times, to a file when it ends (--stats), for the measurement of a run behind it.
   const report = () => {
     if (values.stats) writeFileSync(values.stats, JSON.stringify(gateway.counts()));
+    if (values.trace) writeFileSync(values.trace, JSON.stringify(gateway.trace()));
   };
   process.on('SIGTERM', () => {
     report();
