@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { Overlap } from './pacing/overlap.js';
+import { Overlap, SETTLED } from './pacing/overlap.js';
 
 export interface Behaviour {
   /** Hash of the masked request: method, path and query, body. */
@@ -56,6 +56,20 @@ export function servedAnswerTimes(log: Behaviour[], count: number, method?: stri
     .filter((b) => Overlap.served(b.s) && (method === undefined || b.m === method))
     .slice(-count)
     .map((b) => b.ms);
+}
+
+/**
+ * The answer times a client that will send only `method`'s requests (cleanup: DELETE) learns the target's
+ * distance from (pacing/overlap.ts): the last served ones of that method, where there are enough to move the
+ * factor, and the fastest answer of all; else the last served of all. A run's last answers are mostly its
+ * heaviest reads, queued at the server: they make a far target look near, and cleanup then started with few
+ * deletes in flight. The fastest answer of any kind is the way there and back: one method's answers alone
+ * would take a near server that serves them in a steady time for a far one.
+ */
+export function distanceSample(log: Behaviour[], count: number, method: string): number[] {
+  const own = servedAnswerTimes(log, count, method);
+  if (own.length < SETTLED) return servedAnswerTimes(log, count);
+  return [Math.min(...servedAnswerTimes(log, log.length)), ...own.slice(1 - count)];
 }
 
 /** The run's tag as `<run>`, in any case: a pattern operand may carry it uppercased. */

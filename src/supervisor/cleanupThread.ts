@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { appeared } from '../config/worker.js';
-import { readExchangeLog, servedAnswerTimes } from '../http/behaviour.js';
+import { distanceSample, readExchangeLog, servedAnswerTimes } from '../http/behaviour.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';
 import { WINDOW } from '../http/pacing/overlap.js';
 import type { PacingSummary } from '../http/pacing/rateLimits.js';
@@ -84,7 +84,7 @@ export function watch(run: CleanupTarget): void {
   firstPass = appeared(run.suitesEnded, () => suitesOver, 50).then((ended) => {
     watching.answerNothingAfter(Date.now() + run.seconds * 1000, run.why);
     const log = readExchangeLog(run.exchanges);
-    watching.learnDistance(servedAnswerTimes(log, WINDOW));
+    watching.learnDistance(distanceSample(log, WINDOW, 'DELETE'));
     // Its deletes take turns from the first where the suites' writes ended taking turns, spaced by what the
     // suites' own deletes took: not a crowd the target refuses (503), and the halving after.
     if (ended) watching.learnWrites(suitesEndedTakingTurns(run.suitesEnded), servedAnswerTimes(log, 64, 'DELETE'));

@@ -11,7 +11,7 @@
 /** Answer times remembered. */
 export const WINDOW = 256;
 /** Answers seen before the factor moves from 1. */
-const SETTLED = 32;
+export const SETTLED = 32;
 /** The most requests kept in flight for each the server works on. */
 export const MAX_OVERLAP = 8;
 /** Below this the target is near: its work is most of each answer, and the factor stays 1. */

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import {
   behaviourOf,
+  distanceSample,
   maskRunTag,
   sameShape,
   readExchangeLog,
@@ -14,6 +15,7 @@ import {
   type Behaviour,
 } from '../../../src/http/behaviour.js';
 import { normalizedBody } from '../../../src/http/client.js';
+import { MAX_OVERLAP, Overlap, SETTLED } from '../../../src/http/pacing/overlap.js';
 import { compareRuns } from '../../../src/report/compare.js';
 
 const item = fc.record({
@@ -194,5 +196,43 @@ describe('servedAnswerTimes', () => {
     expect(servedAnswerTimes(log, 100)).toEqual([0, 2, 5, 6, 7]);
     expect(servedAnswerTimes(log, 100, 'DELETE')).toEqual([7]);
     expect(servedAnswerTimes(readExchangeLog(`${file}.absent`), 3)).toEqual([]);
+  });
+});
+
+describe('distanceSample', () => {
+  const answered = (m: string, times: number[]): Behaviour[] =>
+    times.map((ms) => ({ k: 'k', q: 'q', m, t: '/x', s: 200, ms }));
+  /** `n` answers from `from` ms on, `spread` ms apart at most. */
+  const times = (n: number, from: number, spread: number) =>
+    Array.from({ length: n }, (_, i) => from + ((i * 7) % spread));
+  const overlapOf = (sample: number[]) => {
+    const o = new Overlap();
+    for (const ms of sample) o.observe(ms);
+    return o.factor;
+  };
+
+  test("the method's own last answers and the fastest of all, where there are enough; else every answer", () => {
+    const log = [
+      ...answered('GET', [3]),
+      ...answered('DELETE', times(300, 10, 5)),
+      ...answered('POST', times(50, 20, 9)),
+    ];
+    expect(distanceSample(log, 256, 'DELETE')).toEqual([3, ...times(300, 10, 5).slice(-255)]);
+    const few = [...answered('DELETE', times(SETTLED - 1, 10, 5)), ...answered('POST', times(50, 20, 9))];
+    expect(distanceSample(few, 256, 'DELETE')).toEqual(servedAnswerTimes(few, 256));
+  });
+
+  test('a far run that ended on reads queued at the server: its deletes say how far the target is', () => {
+    // 100 ms away: DELETEs served in 0-9 ms; the last reads waited up to 300 ms more in the server's queue.
+    const log = [...answered('DELETE', times(64, 100, 10)), ...answered('POST', times(256, 105, 300))];
+    expect(overlapOf(servedAnswerTimes(log, 256))).toBe(1);
+    expect(overlapOf(distanceSample(log, 256, 'DELETE'))).toBe(MAX_OVERLAP);
+  });
+
+  test('a near server that serves its deletes in a steady time is still near', () => {
+    // Reads in 1-3 ms, DELETEs in 8-9 ms: alone, the deletes would look like a far server's 8 ms of way.
+    const log = [...answered('GET', times(200, 1, 3)), ...answered('DELETE', times(64, 8, 2))];
+    expect(overlapOf(servedAnswerTimes(log, 256, 'DELETE'))).toBeGreaterThan(1);
+    expect(overlapOf(distanceSample(log, 256, 'DELETE'))).toBe(1);
   });
 });
