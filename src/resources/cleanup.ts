@@ -19,7 +19,8 @@ export interface CleanupSummary {
 
 /**
  * What the server made on behalf of the run (the profile finds it by the run's tag and the ledger's ids),
- * deleted after the ledger's objects; each is counted as deleted, already gone or failed.
+ * deleted after the ledger's objects, side by side (they name none of each other; the client bounds what is in
+ * flight, and a far target's round trips overlap); each is counted as deleted, already gone or failed.
  */
 export async function cleanupMadeForRun(
   send: Send,
@@ -30,17 +31,19 @@ export async function cleanupMadeForRun(
 ): Promise<void> {
   const entries = Ledger.read(ledgerFile);
   const ids = (collection: string) => entries.filter((e) => e.collection === collection).map((e) => e.id);
-  for (const made of await madeForRun(send, { runTag, ids })) {
-    const answer = await send({ method: 'DELETE', template: made.template, path: made.path });
+  const made = await madeForRun(send, { runTag, ids });
+  const answers = await Promise.all(made.map((m) => send({ method: 'DELETE', template: m.template, path: m.path })));
+  for (const [i, answer] of answers.entries()) {
+    const { path, template } = made[i];
     if (is2xx(answer)) report.deleted++;
     else if (answer.status === 404) report.alreadyGone++;
     else
       report.failed.push({
-        collection: made.template,
-        id: made.path,
+        collection: template,
+        id: path,
         reason: `${answer.status || answer.error}`,
-        path: made.path,
-        template: made.template,
+        path,
+        template,
       });
   }
 }

@@ -187,7 +187,6 @@ export const prefectProfile: Profile = {
     return { ...body, trigger: quietTrigger(body.trigger, runTag) };
   },
   async madeForRun(send, run) {
-    const found: Array<{ path: string; template: string }> = [];
     /** Every object a filter selects, page by page. */
     const select = async (path: string, filter: object): Promise<Array<{ id?: unknown }>> => {
       const all: Array<{ id?: unknown }> = [];
@@ -198,20 +197,26 @@ export const prefectProfile: Profile = {
         if (page.json.length < 200) return all;
       }
     };
+    // The filters go side by side (reads; a far target's round trips overlap), their finds kept in this order.
     // A work queue made for a deployment or flow run that named one (its generated name carries the run's tag).
-    for (const q of await select('/work_queues/filter', { work_queues: { name: { startswith_: [run.runTag] } } }))
-      found.push({ path: `/work_queues/${q.id}`, template: '/work_queues/{id}' });
+    const queues = select('/work_queues/filter', { work_queues: { name: { startswith_: [run.runTag] } } });
     // A state with data is stored as an artifact of its run, which outlives the run.
-    for (const [collection, field] of [
-      ['/flow_runs', 'flow_run_id'],
-      ['/task_runs', 'task_run_id'],
-    ] as const) {
+    const artifacts = (
+      [
+        ['/flow_runs', 'flow_run_id'],
+        ['/task_runs', 'task_run_id'],
+      ] as const
+    ).flatMap(([collection, field]) => {
       const ids = run.ids(collection);
-      if (ids.length === 0) continue;
-      for (let i = 0; i < ids.length; i += 100)
-        for (const a of await select('/artifacts/filter', { artifacts: { [field]: { any_: ids.slice(i, i + 100) } } }))
-          found.push({ path: `/artifacts/${a.id}`, template: '/artifacts/{id}' });
-    }
+      return Array.from({ length: Math.ceil(ids.length / 100) }, (_, b) =>
+        select('/artifacts/filter', { artifacts: { [field]: { any_: ids.slice(b * 100, b * 100 + 100) } } }),
+      );
+    });
+    const [queuesFound, ...artifactsFound] = await Promise.all([queues, ...artifacts]);
+    const found = [
+      ...queuesFound.map((q) => ({ path: `/work_queues/${q.id}`, template: '/work_queues/{id}' })),
+      ...artifactsFound.flat().map((a) => ({ path: `/artifacts/${a.id}`, template: '/artifacts/{id}' })),
+    ];
     return [...new Map(found.map((f) => [f.path, f])).values()];
   },
   sideEffects: [

@@ -7,6 +7,7 @@ import type { Answer, RequestToSend } from '../../../src/openapi/request.js';
 import {
   absentSideEffects,
   cleanup,
+  cleanupMadeForRun,
   cleanupSideEffects,
   recheckFailed,
   type CleanupSummary,
@@ -102,6 +103,32 @@ describe("Prefect's default-agent-pool", () => {
     expect(await pool.isBare(withQueues(['conformance-x2-1']), 'conformance-x1')).toBe(false);
     expect(await pool.isBare(withQueues(['conformance-x12-1']), 'conformance-x1')).toBe(false);
     expect(await pool.isBare(withQueues(['default'], 1), 'conformance-x1')).toBe(false);
+  });
+});
+
+describe('what the server made for the run', () => {
+  test('is deleted side by side, each counted as deleted, already gone or failed, in the order found', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'ledger.jsonl');
+    const made = ['/artifacts/a', '/artifacts/b', '/artifacts/c', '/work_queues/q'].map((p) => ({
+      path: p,
+      template: p.replace(/[^/]+$/, '{id}'),
+    }));
+    let answered = 0;
+    const sentBeforeAnAnswer: string[] = [];
+    const send = async (r: RequestToSend): Promise<Answer> => {
+      if (answered === 0) sentBeforeAnAnswer.push(r.path);
+      // The first found is answered last: the report still follows the order found.
+      await new Promise((done) => setTimeout(done, r.path === '/artifacts/a' ? 20 : 5));
+      answered++;
+      if (r.path.endsWith('/b')) return { status: 404, body: '' };
+      if (r.path.endsWith('/q') || r.path.endsWith('/a')) return { status: 500, body: 'no' };
+      return { status: 204, body: '' };
+    };
+    const report: CleanupSummary = { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] };
+    await cleanupMadeForRun(send, file, 'ctag', async () => made, report);
+    expect(sentBeforeAnAnswer).toEqual(made.map((m) => m.path));
+    expect(report).toMatchObject({ deleted: 1, alreadyGone: 1 });
+    expect(report.failed.map((f) => f.path)).toEqual(['/artifacts/a', '/work_queues/q']);
   });
 });
 

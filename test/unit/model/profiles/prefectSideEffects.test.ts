@@ -32,6 +32,20 @@ describe('prefect profile: made for the run', () => {
     ]);
   });
 
+  test('sends its filters side by side: each is sent before any is answered', async () => {
+    let answered = 0;
+    const sentBeforeAnAnswer: string[] = [];
+    const send = async (r: RequestToSend): Promise<Answer> => {
+      if (answered === 0) sentBeforeAnAnswer.push(r.path);
+      await new Promise((done) => setTimeout(done, 5));
+      answered++;
+      return { status: 200, body: '[]', json: [] };
+    };
+    const ids: Record<string, string[]> = { '/flow_runs': ['fr1'], '/task_runs': ['tr1'] };
+    await prefectProfile.madeForRun!(send, { runTag: 'ctag', ids: (c) => ids[c] ?? [] });
+    expect(sentBeforeAnAnswer).toEqual(['/work_queues/filter', '/artifacts/filter', '/artifacts/filter']);
+  });
+
   test('pages through a filter, 200 at a time', async () => {
     const s = server((r) => {
       const offset = (r.json as { offset: number }).offset;
