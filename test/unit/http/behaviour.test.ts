@@ -202,7 +202,7 @@ describe('servedAnswerTimes', () => {
 describe('distanceSample', () => {
   const answered = (m: string, times: number[]): Behaviour[] =>
     times.map((ms) => ({ k: 'k', q: 'q', m, t: '/x', s: 200, ms }));
-  /** `n` answers from `from` ms on, `spread` ms apart at most. */
+  /** `n` answer times from `from` ms up to (not including) `from + spread`. */
   const times = (n: number, from: number, spread: number) =>
     Array.from({ length: n }, (_, i) => from + ((i * 7) % spread));
   const overlapOf = (sample: number[]) => {
