@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { type JobIsolation, Scheduler } from '../../../src/engine/scheduler.js';
+import { inTurnByLane, type JobIsolation, Scheduler } from '../../../src/engine/scheduler.js';
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -46,6 +46,123 @@ describe('Scheduler', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  test('runs alone jobs beside alone jobs of other lanes only, never two of one lane, nor beside one without a lane', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(
+          fc.record({
+            isolation: fc.constantFrom<JobIsolation>('shared', 'quiet', 'alone', 'alone', 'alone'),
+            lane: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }),
+            ticks: fc.integer({ min: 0, max: 4 }),
+          }),
+          { maxLength: 30 },
+        ),
+        async (width, jobs) => {
+          const scheduler = new Scheduler(() => width);
+          const running = new Set<number>();
+          const started: number[] = [];
+          let widest = 0;
+          await Promise.all(
+            jobs.map((job, i) =>
+              scheduler.run(
+                job.isolation,
+                async () => {
+                  started.push(i);
+                  const beside = [...running].map((j) => jobs[j]);
+                  if (job.isolation === 'alone') {
+                    for (const other of beside) {
+                      expect(other.isolation).toBe('alone');
+                      expect(job.lane).toBeDefined();
+                      expect(other.lane).toBeDefined();
+                      expect(other.lane).not.toBe(job.lane);
+                    }
+                  } else expect(beside.every((b) => b.isolation === job.isolation)).toBe(true);
+                  running.add(i);
+                  widest = Math.max(widest, running.size);
+                  for (let t = 0; t < job.ticks; t++) await tick();
+                  running.delete(i);
+                },
+                0,
+                job.lane,
+              ),
+            ),
+          );
+          expect(started).toEqual(jobs.map((_, i) => i));
+          expect(widest).toBeLessThanOrEqual(width);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
+  test('alone jobs of different lanes start side by side', async () => {
+    const scheduler = new Scheduler(() => 4);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const started: string[] = [];
+    const jobs = ['a', 'b', 'a', 'c'].map((lane, i) =>
+      scheduler.run(
+        'alone',
+        async () => {
+          started.push(`${lane}${i}`);
+          await held;
+        },
+        0,
+        lane,
+      ),
+    );
+    await tick();
+    // The second job of lane a holds the head of the queue: c, behind it, waits too.
+    expect(started).toEqual(['a0', 'b1']);
+    release();
+    await Promise.all(jobs);
+    expect(started).toEqual(['a0', 'b1', 'a2', 'c3']);
+  });
+
+  test('inTurnByLane takes the laned jobs in turn from each lane, in their places, and leaves the others where they were', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }), { maxLength: 20 }),
+        (lanes) => {
+          const jobs = lanes.map((lane, i) => ({ lane, i }));
+          const out = inTurnByLane(jobs, (j) => j.lane);
+          expect([...out].sort((x, y) => x.i - y.i)).toEqual(jobs);
+          out.forEach((job, at) => {
+            if (jobs[at].lane === undefined) expect(job).toBe(jobs[at]);
+            else expect(job.lane).toBeDefined();
+          });
+          // Within a lane, the order is kept; across lanes, no lane has two jobs before another lane has one.
+          const laned = out.filter((j) => j.lane !== undefined);
+          for (const lane of ['a', 'b', 'c']) {
+            const own = laned.filter((j) => j.lane === lane).map((j) => j.i);
+            expect(own).toEqual([...own].sort((x, y) => x - y));
+          }
+          const seen = new Map<string, number>();
+          for (const j of laned) {
+            const turn = seen.get(j.lane!) ?? 0;
+            const lagging = [...new Set(laned.map((x) => x.lane!))].filter(
+              (l) =>
+                l !== j.lane &&
+                (seen.get(l) ?? 0) < turn &&
+                laned.filter((x) => x.lane === l).length > (seen.get(l) ?? 0),
+            );
+            expect(lagging).toEqual([]);
+            seen.set(j.lane!, turn + 1);
+          }
+        },
+      ),
+    );
+    expect(inTurnByLane(['x', 'a1', 'a2', 'b1', 'y', 'b2'], (j) => (j.length === 2 ? j[0] : undefined))).toEqual([
+      'x',
+      'a1',
+      'b1',
+      'a2',
+      'y',
+      'b2',
+    ]);
   });
 
   test('runs shared jobs side by side up to its width', async () => {
