@@ -219,6 +219,9 @@ export const prefectProfile: Profile = {
     ];
     return [...new Map(found.map((f) => [f.path, f])).values()];
   },
+  // models/deployments.py, delete_deployment: the deployment's concurrency limit (`concurrency_limit` in its
+  // body, no `_id`) is a /v2/concurrency_limits object, deleted with it.
+  deleteReaches: [['/deployments', '/v2/concurrency_limits']],
   sideEffects: [
     {
       path: '/work_pools/default-agent-pool',

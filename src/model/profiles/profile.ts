@@ -97,6 +97,12 @@ export interface Profile {
   /** Objects the server makes by itself when a request needs them, which a run may have caused. */
   sideEffects?: SideEffect[];
   /**
+   * Pairs of collections where a DELETE of an object of the first changes the second, though no field of
+   * either names the other (Prefect deletes a deployment's concurrency limit, in /v2/concurrency_limits, with
+   * the deployment): model/relations.ts puts them in one group.
+   */
+  deleteReaches?: ReadonlyArray<readonly [string, string]>;
+  /**
    * Body fields naming an object the server makes when none has that name (Prefect: `work_queue_name`):
    * generated values carry the run's mark, so that what the server makes for them is found and deleted.
    */
