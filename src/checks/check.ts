@@ -52,7 +52,7 @@ interface CheckFields<L extends Level> {
    * `quiet`: it compares the target's state across its requests (a count, a repeated read) and sends only
    * reads, so it runs beside other quiet checks and never beside a check that may write. `alone`: it writes
    * and then compares state beyond its own objects (a collection's count after a DELETE), so nothing runs
-   * beside it.
+   * beside it but alone checks of other lanes (`lane`).
    */
   isolation?: Isolation;
   /**
@@ -62,6 +62,12 @@ interface CheckFields<L extends Level> {
    * there. Without it, everything the check sends is sent in its isolation.
    */
   prepare?(op: Operation, ctx: CheckContext): Promise<unknown>;
+  /**
+   * For an `alone` check: the state it compares, named, so that alone checks of other lanes may run beside it
+   * (engine/scheduler.ts): a DELETE scenario on fresh objects names its collection's group of related
+   * collections (model/relations.ts), beyond which its DELETE changes nothing. Undefined: nothing beside it.
+   */
+  lane?(op: Operation, ctx: CheckContext): string | undefined;
   /**
    * What the check reads besides the answers to its own requests: `exercise`, the exchanges of its
    * operation's exercise (CheckContext.exchangesOf), which must then be sent before it is judged (a

@@ -4,8 +4,9 @@
  * it names; a method a path does not offer gets 405.
  */
 import { filterModel } from '../model/filters.js';
-import { namedCollection, type Collection } from '../model/model.js';
+import { type ApiModel, namedCollection, type Collection } from '../model/model.js';
 import type { Obj } from '../model/oracle.js';
+import { type RelationGroups, relationGroups } from '../model/relations.js';
 import { UNKNOWN_UUID } from '../model/profiles/profile.js';
 import { resolveRef, type Operation } from '../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../openapi/request.js';
@@ -139,6 +140,21 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
     ]);
     return { first, readAfter, second, countBefore, countAfter, bystander: bystanderRead, views };
   });
+}
+
+const groupsOf = new WeakMap<ApiModel, RelationGroups>();
+
+/**
+ * The lane of a check that runs alone on an object of a collection: the collection's group of related ones
+ * (model/relations.ts). A DELETE scenario deletes fresh objects nothing names, and a PUT changes its own
+ * object: neither changes a collection outside that group, nor sees a change made outside it.
+ */
+function relatedGroup(op: Operation, ctx: CheckContext): string | undefined {
+  const c = namedCollection(ctx.model, op);
+  if (!c) return undefined;
+  let groups = groupsOf.get(ctx.model);
+  if (!groups) groupsOf.set(ctx.model, (groups = relationGroups(ctx.model, ctx.profile.deleteReaches)));
+  return groups(c.path);
 }
 
 /** The DELETE checks' preparation: the scenario's objects, made beside other checks before it runs alone. */
@@ -335,6 +351,7 @@ export const methodsChecks = [
     id: 'methods.put-idempotent',
     exchangesPerCase: 3.7,
     isolation: 'alone',
+    lane: relatedGroup,
     level: 'MUST',
     clause: '4.1 rule 1',
     catches: 1,
@@ -363,6 +380,7 @@ export const methodsChecks = [
     id: 'methods.delete-then-404',
     exchangesPerCase: 8,
     isolation: 'alone',
+    lane: relatedGroup,
     prepare: prepareDelete,
     level: 'MUST',
     clause: '4.1',
@@ -383,6 +401,7 @@ export const methodsChecks = [
   defineCheck({
     id: 'methods.delete-twice-404',
     isolation: 'alone',
+    lane: relatedGroup,
     prepare: prepareDelete,
     level: 'MUST',
     clause: '4.1 rule 1',
@@ -403,6 +422,7 @@ export const methodsChecks = [
   defineCheck({
     id: 'methods.delete-only-target',
     isolation: 'alone',
+    lane: relatedGroup,
     prepare: prepareDelete,
     level: 'MUST',
     clause: '4.1',
@@ -436,6 +456,7 @@ export const methodsChecks = [
     id: 'methods.delete-gone-from-views',
     exchangesPerCase: 10,
     isolation: 'alone',
+    lane: relatedGroup,
     prepare: prepareDelete,
     level: 'MUST',
     clause: '4.1; 4.3',

@@ -19,6 +19,7 @@ import { applyBaseline, entriesFor } from '../report/baseline.js';
 import type { CheckResult, RecordedExchange, ResultStatus } from '../report/results.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise, familySendsNothing } from './detection.js';
+import { inTurnByLane } from './scheduler.js';
 import type { Session } from './session.js';
 
 function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
@@ -68,13 +69,19 @@ function awaitedLater<T>(judged: Promise<T>): Promise<T> {
 const judging = (session: Session, c: Case) => () =>
   sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant));
 
+/** The lane of a case that runs alone (checks/check.ts: lane). */
+const laneOf = (session: Session, c: Case) =>
+  c.check.isolation === 'alone' ? c.check.lane?.(c.op, session.checkContext) : undefined;
+
 /** A case's job through the scheduler: its verdict, or why it was not run (the time box refused it). */
 function scheduled(session: Session, c: Case, priority?: number): Promise<Judged> {
   return awaitedLater(
-    session.scheduler.run(c.check.isolation ?? 'shared', judging(session, c), priority).catch((e: unknown) => {
-      if (e instanceof SendingStopped) return { notRun: e.message };
-      throw e;
-    }),
+    session.scheduler
+      .run(c.check.isolation ?? 'shared', judging(session, c), priority, laneOf(session, c))
+      .catch((e: unknown) => {
+        if (e instanceof SendingStopped) return { notRun: e.message };
+        throw e;
+      }),
   );
 }
 
@@ -83,9 +90,16 @@ function scheduled(session: Session, c: Case, priority?: number): Promise<Judged
  * its check's isolation), so that the server has work while the tests wait for their verdicts in order.
  */
 function scheduleJudgements(session: Session, cases: Case[], priority?: number): Map<Case, Promise<Judged>> {
-  const ordered = session.timeBox.budgeted ? byDetection(cases) : cases;
-  if (!session.timeBox.budgeted) schedulePreparations(session, ordered, priority);
-  return new Map(ordered.map((c) => [c, scheduled(session, c, priority)]));
+  if (session.timeBox.budgeted) {
+    const ordered = byDetection(cases);
+    return new Map(ordered.map((c) => [c, scheduled(session, c, priority)]));
+  }
+  schedulePreparations(session, cases, priority);
+  const judged = new Map(
+    inTurnByLane(cases, (c) => laneOf(session, c)).map((c) => [c, scheduled(session, c, priority)]),
+  );
+  // The family's tests keep the cases' order, whatever the order they were scheduled in.
+  return new Map(cases.map((c) => [c, judged.get(c)!]));
 }
 
 /**
@@ -115,7 +129,7 @@ function fromExercise(session: Session, c: Case, priority: number | undefined): 
   if (session.timeBox.spent) return awaitedLater(now());
   return awaitedLater(
     session.scheduler
-      .run(c.check.isolation ?? 'shared', now, priority)
+      .run(c.check.isolation ?? 'shared', now, priority, laneOf(session, c))
       .catch((e: unknown) => (e instanceof SendingStopped ? now() : Promise.reject(e))),
   );
 }

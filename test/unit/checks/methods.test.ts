@@ -1,6 +1,7 @@
 /** Family `methods` on a scripted server: the verb semantics each check enforces, kept and broken. */
 import { describe, expect, test } from 'vitest';
 import { patchFields, storedAsSent } from '../../../src/checks/methods.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
 import { type Obj, type Reply, applies, fakeContext, judge, objectsMade, outcome, prepare } from './fake.js';
@@ -101,6 +102,30 @@ describe('methods checks', () => {
       expect(outcome(await judge(id, opKey, await fakeContext({ server: flowServer(breaks) })))).toBe(failure);
     },
   );
+
+  test('the checks that run alone name their lane: the group of collections related to the one they change', async () => {
+    const fake = await fakeContext({ server: flowServer() });
+    const laneOf = (id: string, opKey: string) => {
+      const check = BUILT_IN_CHECKS.find((c) => c.id === id)!;
+      expect(check.isolation).toBe('alone');
+      return check.lane?.(fake.ctx.model.operations.find((o) => o.key === opKey)!, fake.ctx);
+    };
+    const flows = laneOf('methods.delete-only-target', 'DELETE /flows/{id}');
+    expect(flows).toBeDefined();
+    expect(laneOf('methods.delete-then-404', 'DELETE /task_runs/{id}')).toBe(flows);
+    expect(laneOf('methods.delete-then-404', 'DELETE /variables/{id}')).toBe(
+      laneOf('methods.delete-then-404', 'DELETE /variables/name/{name}'),
+    );
+    expect(laneOf('methods.delete-then-404', 'DELETE /variables/{id}')).not.toBe(flows);
+    // Prefect deletes a deployment's concurrency limit with it: the profile joins the two.
+    expect(laneOf('methods.delete-then-404', 'DELETE /v2/concurrency_limits/{id_or_name}')).toBe(flows);
+    expect(laneOf('methods.put-idempotent', 'PUT /automations/{id}')).toBe(
+      laneOf('methods.delete-then-404', 'DELETE /automations/{id}'),
+    );
+    // A PUT that names no object of a collection has no lane: nothing runs beside it.
+    expect(laneOf('methods.put-idempotent', 'PUT /saved_searches/')).toBeUndefined();
+    for (const check of BUILT_IN_CHECKS.filter((c) => c.isolation === 'alone')) expect(check.lane).toBeDefined();
+  });
 
   test('the DELETE scenario is sent once for the three DELETE checks', async () => {
     const fake = await fakeContext({ server: flowServer() });
