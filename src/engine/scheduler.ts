@@ -119,7 +119,11 @@ export function inTurnByLane<T>(jobs: readonly T[], laneOf: (job: T) => string |
     return lane === undefined ? [] : [{ job, at, lane }];
   });
   const lanes = new Map<string, T[]>();
-  for (const { job, lane } of laned) lanes.set(lane, [...(lanes.get(lane) ?? []), job]);
+  for (const { job, lane } of laned) {
+    const queue = lanes.get(lane);
+    if (queue) queue.push(job);
+    else lanes.set(lane, [job]);
+  }
   const inTurn: T[] = [];
   while (inTurn.length < laned.length)
     for (const queue of lanes.values()) if (queue.length > 0) inTurn.push(queue.shift()!);
