@@ -59,4 +59,34 @@ describe('buildCorpus on a target that refuses some creates', () => {
     });
     expect(built.missing).toEqual({});
   });
+
+  it('sends the creates of a level side by side, in five round trips, and keeps the order of its requests', async () => {
+    const model = await referenceModel();
+    const served = busyServer([]);
+    // Answers are held until every request that can be sent is, then given in reverse: each release is a round trip.
+    let held: Array<() => void> = [];
+    let roundTrips = 0;
+    let widest = 0;
+    const release = () => {
+      roundTrips++;
+      widest = Math.max(widest, held.length);
+      const now = held.reverse();
+      held = [];
+      for (const answer of now) answer();
+    };
+    const send = (r: RequestToSend) =>
+      new Promise<Awaited<ReturnType<typeof served.send>>>((resolve) => {
+        if (held.length === 0) setTimeout(release, 0);
+        held.push(() => void served.send(r).then(resolve));
+      });
+    const built = await buildCorpus({ model, runTag: 'conformance-test-run', send });
+    expect(roundTrips).toBe(5);
+    expect(widest).toBe(10);
+    expect(built.corpus.flows.map((f) => f.name)).toEqual(
+      ['Alpha', 'alpha', 'd_1', 'd-1-1', '50%off', 'Zeta'].map((n) => `conformance-test-run-${n}`),
+    );
+    expect(built.corpus.flow_runs.map((r) => r.name)).toEqual(
+      Array.from({ length: 9 }, (_, i) => `conformance-test-run-run-${i % 2 ? 'X' : 'x'}${i}`),
+    );
+  });
 });
