@@ -73,9 +73,10 @@ const parent = (made: Obj[], i: number, among: number): Obj => made[i % Math.min
 
 /**
  * The corpus, made level by level: the creates of one collection are sent side by side, as none names
- * another of its level, and each level waits only for the parents it names. Behind a round trip of 100 ms
- * that is five round trips rather than 33 before the query families, which wait for it, can start. What
- * each level made is kept in the order of its requests, whatever the order of the answers.
+ * another of its level, and each level waits only for the parents it names: five round trips one after
+ * another rather than 33 before the query families, which wait for it, can start (a far target's writes
+ * may still take turns: the client's pace decides). What each level made is kept in the order of its
+ * requests, whatever the order of the answers.
  */
 export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
   const T = maker.runTag;
