@@ -180,7 +180,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
       return row.valid
         ? ['edge', request, { detail, fields }]
-        : ['negative', { ...request, refusedByValidation: true }, { negative: 'out-of-range', detail }];
+        : ['negative', { ...request, refusedBeforeData: true }, { negative: 'out-of-range', detail }];
     };
     const unexpected = (exchange: Exchange) =>
       row.valid
@@ -274,7 +274,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
         negative.raw !== undefined
           ? { json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
           : { json: negative.json };
-      const negativeRequest: RequestToSend = { ...built.request, ...body, refusedByValidation: true };
+      const negativeRequest: RequestToSend = { ...built.request, ...body, refusedBeforeData: true };
       await send('negative', negativeRequest, built.pathParams, { negative: negative.kind, detail: negative.detail });
     }
     // In the exercise, so that every check of every answer judges it: a server error here is contract.no-5xx's

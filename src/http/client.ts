@@ -84,16 +84,31 @@ export class SendingStopped extends Error {}
 /** How the reason of a SendingStopped starts, wherever it is passed on as a skip's reason. */
 export const NOT_RUN = 'not run:';
 
-/** Who sends a request: a check (by its id), or the exercise of operations. */
-const sender = new AsyncLocalStorage<string>();
+/** Who sends a request: a check (by its id), or the exercise of operations; and when it began sending. */
+const sender = new AsyncLocalStorage<{ label: string; order: number }>();
+/** How many senders have begun (sendingFor): each one's place among them. */
+let sendersBegun = 0;
 
-/** Run `fn` with every request it sends, however deep, counted under `label` (the report groups checks by family). */
+/**
+ * Run `fn` with every request it sends, however deep, counted under `label` (the report groups checks by
+ * family). Its requests that wait for room go before those of senders begun after it (`slot`): a job's chain
+ * of round trips (a PATCH and its read, one after another) is not held behind the requests of every job that
+ * began meanwhile, and a phase ends when its work is done rather than when its longest chain gets room.
+ */
 export function sendingFor<T>(label: string, fn: () => T): T {
-  return sender.run(label, fn);
+  return sender.run({ label, order: ++sendersBegun }, fn);
 }
 
 /** The label of the sender the code running now sends for (sendingFor), if any. */
-export const currentSender = (): string | undefined => sender.getStore();
+export const currentSender = (): string | undefined => sender.getStore()?.label;
+
+/** A request waiting for room: its sender's place (sendingFor), and what lets it look again. */
+interface Waiter {
+  order: number;
+  wake: () => void;
+}
+/** Waiters, the earliest sender's first (a stable sort: in the order they came among one sender's). */
+const bySenderOrder = (a: Waiter, b: Waiter) => a.order - b.order;
 
 /** The requests of one sender: how many, and the time each took to be answered (its last attempt). */
 export interface SenderTimes {
@@ -149,15 +164,15 @@ export class HttpClient {
   onLimited?: (routeFamily: string) => void;
   /** Requests waiting to go, or going, with nothing else in flight. */
   private aloneWanted = 0;
-  /** Requests in flight that may write: all but `isRead`'s, and bodies refused by validation. */
+  /** Requests in flight that may write: all but `isRead`'s, and those refused before the data (refusedBeforeData). */
   private writing = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Waiter[] = [];
   /**
    * Requests waiting for room whose time in a rate limit's pace has come: they look for room before the
    * others. The limit's budget is what bounds the run then, and a request no limit holds can go at any time,
    * while a paced one queued behind hundreds of them would leave that budget unspent.
    */
-  private readonly waitingPaced: Array<() => void> = [];
+  private readonly waitingPaced: Waiter[] = [];
   private admissionTimer?: ReturnType<typeof setTimeout>;
   private seq = 0;
   requestCount = 0;
@@ -212,6 +227,8 @@ export class HttpClient {
   private async slot<T>(fn: () => Promise<T>, alone = false, write = false, racing = false, paced = false): Promise<T> {
     if (alone) this.aloneWanted++;
     const start = { alone, write, racing };
+    // Outside any sender (cleanup's client), every request is of one: they look again in the order they came.
+    const order = sender.getStore()?.order ?? 0;
     while (!this.pacing.admits(start, { active: this.active, writing: this.writing, aloneWanted: this.aloneWanted })) {
       // A write may wait for a time rather than for an answer (pacing.ts: writeWaitMs): one timer looks again then.
       const wait = write ? this.pacing.writeWaitMs() : 0;
@@ -220,7 +237,7 @@ export class HttpClient {
           this.admissionTimer = undefined;
           this.wake();
         }, Math.ceil(wait));
-      await new Promise<void>((r) => (paced ? this.waitingPaced : this.waiting).push(r));
+      await new Promise<void>((wake) => (paced ? this.waitingPaced : this.waiting).push({ order, wake }));
     }
     this.pacing.started(start);
     this.active++;
@@ -235,9 +252,14 @@ export class HttpClient {
     }
   }
 
-  /** Every waiter looks again (each waits anew unless there is room for it). */
+  /**
+   * Every waiter looks again (each waits anew unless there is room for it): those paced by a rate limit
+   * first, then the others, each in the order their senders began (sendingFor).
+   */
   private wake(): void {
-    for (const waiter of [...this.waitingPaced.splice(0), ...this.waiting.splice(0)]) waiter();
+    const paced = this.waitingPaced.splice(0).sort(bySenderOrder);
+    const others = this.waiting.splice(0).sort(bySenderOrder);
+    for (const waiter of [...paced, ...others]) waiter.wake();
   }
 
   /**
@@ -329,7 +351,7 @@ export class HttpClient {
     counts.requests += exchange.attempts;
     if (exchange.attempts > 1) counts.retried++;
     this.perOperation.set(key, counts);
-    const label = sender.getStore() ?? 'other';
+    const label = sender.getStore()?.label ?? 'other';
     const times = this.bySender.get(label) ?? { requests: 0, ms: [], retried: 0, retryMs: 0 };
     times.requests += exchange.attempts;
     times.ms.push(exchange.ms);
@@ -378,8 +400,9 @@ export class HttpClient {
     let freshConnection = false;
     const earlier: number[] = [];
     const firstStarted = performance.now();
-    // A body refused by validation takes no database lock on a conforming server: it goes beside a write.
-    const write = !this.isRead(request) && !request.refusedByValidation;
+    // A request refused before the data (a body validation refuses, a method not offered) takes no database
+    // lock on a conforming server: it goes beside a write.
+    const write = !this.isRead(request) && !request.refusedBeforeData;
     const operation = `${request.method.toUpperCase()} ${request.template}`;
     // Its place in the pace (pacing/rateLimits.ts), taken anew for each attempt; given up if it never starts.
     let ticket = this.pacing.take(request.path);

@@ -17,10 +17,11 @@ export interface RequestToSend {
   /** Leave out the configured credentials (auth checks). */
   withoutAuth?: boolean;
   /**
-   * A body the document's own schema refuses: a conforming server answers 4xx from validation, before it
-   * touches its data, so the request need not wait for another write to finish (http/client.ts).
+   * A request a conforming server refuses before it touches its data: a body the document's own schema
+   * refuses (4xx from validation), a method the path does not offer (405 from routing). It need not wait for
+   * another write to finish (http/client.ts).
    */
-  refusedByValidation?: boolean;
+  refusedBeforeData?: boolean;
   /**
    * Sent at the same moment as another request on purpose (two clients racing one transition): it goes at
    * once, never held back for the server's sake, for the race is what the check asks about.

@@ -14,8 +14,14 @@ export const WINDOW = 256;
 export const SETTLED = 32;
 /** The most requests kept in flight for each the server works on. */
 export const MAX_OVERLAP = 8;
-/** Below this the target is near: its work is most of each answer, and the factor stays 1. */
+/** Below this factor a near target's work is most of each answer, and the factor stays 1. */
 const NEAR = 2;
+/**
+ * A target whose fastest answer takes this long or more is far (a network or a gateway between): its round
+ * trips are worth overlapping even while its heavy answers bring the factor below NEAR, and its writes are
+ * spaced rather than sent one after another (pacing.ts).
+ */
+export const FAR_FLOOR_MS = 20;
 
 export class Overlap {
   private readonly times: number[] = [];
@@ -43,6 +49,14 @@ export class Overlap {
     // in the same time is far, not idle.
     const serverPart = Math.max(median - sorted[0], median / 10);
     const factor = median / Math.max(serverPart, Number.EPSILON);
-    this.factor = factor < NEAR ? 1 : Math.min(MAX_OVERLAP, factor);
+    // A near target's factor snaps to 1; a far one's follows its answers down to 1: behind 100 ms, a phase of
+    // heavy reads (a median of 220 ms) left it at 1, with four requests in flight and writes one round trip
+    // apart, while the server worked on half of what it could.
+    this.factor = factor < NEAR && !this.far ? 1 : Math.max(1, Math.min(MAX_OVERLAP, factor));
+  }
+
+  /** Whether the target is far (FAR_FLOOR_MS), once enough answers are seen. */
+  get far(): boolean {
+    return this.floorMs >= FAR_FLOOR_MS;
   }
 }

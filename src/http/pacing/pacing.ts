@@ -79,16 +79,18 @@ export class Pacing {
     return (
       now.active < this.inFlightLimit &&
       now.aloneWanted === 0 &&
-      (!start.write || (now.writing < this.load.writersAtOnce(this.overlap.factor) && this.writeWaitMs() <= 0))
+      (!start.write ||
+        (now.writing < this.load.writersAtOnce(this.overlap.factor, this.overlap.far) && this.writeWaitMs() <= 0))
     );
   }
 
   /**
-   * How long a write to a far target waits for its turn, from now (serverLoad.ts: writeSpacingMs). A near one
-   * (factor 1) has one write in flight at a time once writes take turns: it never waits for a time.
+   * How long a write to a far target (or one whose round trips overlap) waits for its turn, from now
+   * (serverLoad.ts: writeSpacingMs). A near one with a factor of 1 has one write in flight at a time once
+   * writes take turns: it never waits for a time.
    */
   writeWaitMs(): number {
-    if (this.overlap.factor < 2) return 0;
+    if (this.overlap.factor < 2 && !this.overlap.far) return 0;
     return this.lastWriteAt + this.load.writeSpacingMs(this.overlap.floorMs) - performance.now();
   }
 

@@ -62,10 +62,13 @@ export class ServerLoad {
 
   /**
    * How many writes may be in flight at once, for a target `factor` times as far as its own work (pacing/
-   * overlap.ts): any number until the first 503, then as many as overlap one at the server.
+   * overlap.ts): any number until the first 503, then as many as overlap one at the server; to a `far` one at
+   * least two, spaced (writeSpacingMs), so that its heavy reads, which bring the factor near 1, do not leave
+   * writes one round trip apart.
    */
-  writersAtOnce(factor: number): number {
-    return this.writesTakeTurns ? Math.floor(factor) : Number.POSITIVE_INFINITY;
+  writersAtOnce(factor: number, far = false): number {
+    if (!this.writesTakeTurns) return Number.POSITIVE_INFINITY;
+    return far ? Math.max(2, Math.floor(factor)) : Math.floor(factor);
   }
 
   /**

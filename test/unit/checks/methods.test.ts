@@ -127,6 +127,12 @@ describe('methods checks', () => {
     for (const check of BUILT_IN_CHECKS.filter((c) => c.isolation === 'alone')) expect(check.lane).toBeDefined();
   });
 
+  test("the 405 probe is marked refused before the data: a conforming server's router answers it", async () => {
+    const fake = await fakeContext({ server: flowServer() });
+    await judge('methods.405', 'POST /flows/filter', fake);
+    expect(fake.sent.map((r) => [r.method, r.path, r.refusedBeforeData])).toEqual([['PUT', '/flows/filter', true]]);
+  });
+
   test('the DELETE scenario is sent once for the three DELETE checks', async () => {
     const fake = await fakeContext({ server: flowServer() });
     for (const id of [

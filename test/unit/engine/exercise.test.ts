@@ -19,7 +19,7 @@ function exercising() {
   const validators = new SchemaValidators(doc);
   const answer = async (spec: RequestToSend): Promise<Exchange> => {
     sent.push(spec);
-    const status = spec.refusedByValidation ? 422 : 201;
+    const status = spec.refusedBeforeData ? 422 : 201;
     const json = status === 201 ? { id: `00000000-0000-4000-8000-${String(sent.length).padStart(12, '0')}` } : {};
     return { status, json, body: JSON.stringify(json), contentType: 'application/json' } as Exchange;
   };
@@ -49,14 +49,14 @@ describe('exerciseOperation', () => {
     const negatives = run.sent.filter((s) => s.kind === 'negative');
     expect(negatives.length).toBeGreaterThan(0);
     expect(run.sent.some((s) => s.kind === 'recipe')).toBe(true);
-    const refused = sent.filter((spec) => spec.refusedByValidation);
+    const refused = sent.filter((spec) => spec.refusedBeforeData);
     expect(refused).toHaveLength(negatives.length);
     for (const s of run.sent.filter((x) => x.kind !== 'wrong-content-type'))
       expect(s.exchange.status, s.kind).toBe(s.kind === 'negative' ? 422 : 201);
     // The recipe's body sent once more as text/plain, a write as any other: what the server does with it is its own.
     const textPlain = sent.filter((spec) => spec.headers?.['content-type'] === 'text/plain');
     expect(textPlain).toHaveLength(1);
-    expect(textPlain[0].refusedByValidation).toBeUndefined();
+    expect(textPlain[0].refusedBeforeData).toBeUndefined();
   });
 });
 
@@ -69,7 +69,7 @@ describe('the fields a generated cause lies in', () => {
       send: async (r: RequestToSend) => {
         const ex = await send(r);
         const value = (r.json as { value?: unknown } | undefined)?.value;
-        return typeof value === 'number' && !r.refusedByValidation ? ({ ...ex, status: 500 } as Exchange) : ex;
+        return typeof value === 'number' && !r.refusedBeforeData ? ({ ...ex, status: 500 } as Exchange) : ex;
       },
     } as unknown as HttpClient;
     ctx.runs = 20;

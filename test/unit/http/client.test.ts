@@ -2,7 +2,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BlockedByReadOnly, type ClientOptions, HttpClient, SendingStopped } from '../../../src/http/client.js';
+import {
+  BlockedByReadOnly,
+  type ClientOptions,
+  HttpClient,
+  SendingStopped,
+  sendingFor,
+} from '../../../src/http/client.js';
 import { MAX_OVERLAP } from '../../../src/http/pacing/overlap.js';
 import { Redactor } from '../../../src/http/redact.js';
 
@@ -199,8 +205,8 @@ describe('HttpClient: writes after a 503', () => {
     const { client, seen } = await serving((n) => n === 1);
     expect((await get(client)).attempts).toBe(2);
     const from = seen.length;
-    const post = (path: string, refusedByValidation?: boolean) =>
-      client.send({ method: 'POST', template: path, path, json: {}, refusedByValidation });
+    const post = (path: string, refusedBeforeData?: boolean) =>
+      client.send({ method: 'POST', template: path, path, json: {}, refusedBeforeData });
     await Promise.all([
       ...Array.from({ length: 6 }, () => post('/w')),
       ...Array.from({ length: 6 }, () => post('/invalid', true)),
@@ -210,6 +216,25 @@ describe('HttpClient: writes after a 503', () => {
     const refused = after.filter((s) => s.path === '/invalid');
     expect(writes.filter((a) => writes.some((b) => overlap(a, b)))).toEqual([]);
     expect(refused.some((r) => writes.some((w) => overlap(r, w)))).toBe(true);
+    await client.close();
+  });
+});
+
+describe('HttpClient: the order of requests waiting for room', () => {
+  test("the requests of the sender that began first go first: a chain is not held behind a later sender's crowd", async () => {
+    const { client, seen } = await serving((n) => n === 1);
+    // The first 503: from now on writes take turns, one at a time.
+    expect((await get(client)).attempts).toBe(2);
+    const post = (path: string) => client.send({ method: 'POST', template: path, path, json: {} });
+    const chain = sendingFor('chain', async () => {
+      for (let i = 0; i < 4; i++) await post('/chain');
+    });
+    const crowd = sendingFor('crowd', () => Promise.all(Array.from({ length: 6 }, () => post('/crowd'))));
+    await Promise.all([chain, crowd]);
+    const order = seen.filter((s) => s.method === 'POST').map((s) => s.path);
+    // In the order they came, the chain's last three would wait behind the whole crowd.
+    expect(order.lastIndexOf('/chain')).toBeLessThan(order.lastIndexOf('/crowd'));
+    expect(order.slice(0, 7)).toEqual(['/chain', '/crowd', '/chain', '/crowd', '/chain', '/crowd', '/chain']);
     await client.close();
   });
 });
@@ -245,7 +270,7 @@ describe('HttpClient in read-only mode', () => {
   test('a body refused by validation is still a write: refused unsent', async () => {
     const { client, seen } = await serving(() => false, 1, { readOnly: true });
     await expect(
-      client.send({ method: 'POST', template: '/x', path: '/x', json: { bad: 1 }, refusedByValidation: true }),
+      client.send({ method: 'POST', template: '/x', path: '/x', json: { bad: 1 }, refusedBeforeData: true }),
     ).rejects.toBeInstanceOf(BlockedByReadOnly);
     expect(seen).toEqual([]);
     await client.close();

@@ -26,6 +26,16 @@ describe('overlap', () => {
     expect(fed(closer)).toBeCloseTo(29 / 8, 1);
   });
 
+  test('a far server whose heavy answers bring the factor below 2 keeps it, down to 1; a near one snaps to 1', () => {
+    // 105 ms away, a median of 220 ms: half of each answer is the way there and back.
+    const far = Array.from({ length: 200 }, (_, i) => (i % 10 === 0 ? 105 : 220));
+    expect(fed(far)).toBeCloseTo(220 / 115, 2);
+    // 1 ms away, a median of 2.5 ms: 1.67 without the snap.
+    expect(fed(Array.from({ length: 200 }, (_, i) => (i % 10 === 0 ? 1 : 2.5)))).toBe(1);
+    // Congested far away: never below 1.
+    expect(fed(Array.from({ length: 200 }, (_, i) => (i % 10 === 0 ? 105 : 3000)))).toBeCloseTo(3000 / 2895, 2);
+  });
+
   test("a far server's few slow answers (a write that waited for a lock) do not bring it near", () => {
     const times = Array.from({ length: 256 }, (_, i) => (i % 10 === 0 ? 700 : 100 + (i % 3 === 0 ? 1 : 8)));
     expect(fed(times)).toBe(MAX_OVERLAP);

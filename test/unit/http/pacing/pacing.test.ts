@@ -72,6 +72,18 @@ describe('Pacing.admits', () => {
     expect(near.admits(write, idle)).toBe(true);
   });
 
+  test('a far target whose heavy reads bring its factor near 1 still has writes spaced, two in flight', () => {
+    const far = new Pacing({ concurrency: 4 });
+    // 105 ms away, a median of 250 ms: the factor is 250 / 145.
+    far.learnDistance(Array.from({ length: 256 }, (_, i) => (i % 8 === 0 ? 105 : 250)));
+    expect(far.inFlightLimit).toBe(Math.floor((4 * 250) / 145));
+    far.answered('/flows/', 503, {}, 105, true);
+    for (let i = 0; i < 64; i++) far.answered('/flows/', 201, {}, 135, true);
+    far.started(write);
+    expect(far.writeWaitMs()).toBeGreaterThan(20);
+    expect(far.admits(write, { ...idle, active: 1, writing: 1 })).toBe(false);
+  });
+
   test("a client told another's writes took turns starts with its writes in turn, spaced by the times it was told", () => {
     const told = new Pacing({ concurrency: 4 });
     told.learnDistance(Array.from({ length: 64 }, (_, i) => 100 + (i % 4)));

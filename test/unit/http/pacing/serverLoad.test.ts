@@ -34,6 +34,9 @@ describe('ServerLoad', () => {
     expect(load.writersAtOnce(3.7)).toBe(3);
     for (let i = 0; i < 100; i++) load.answered(200, true);
     expect(load.writersAtOnce(1)).toBe(1);
+    // A far target: two at least, however low its factor.
+    expect(load.writersAtOnce(1.4, true)).toBe(2);
+    expect(load.writersAtOnce(3.7, true)).toBe(3);
   });
 
   test('a request goes alone after its third 503, not before', () => {
