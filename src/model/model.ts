@@ -221,13 +221,17 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
   return model;
 }
 
-/** POSTs that only read (design.md: filter, count, history, paginate), and every GET/HEAD. */
+/**
+ * POSTs that only read (design.md: filter, count, history, paginate; and by the same naming, counts, a count
+ * by something, the next runs, a concurrency status, a validation), and every GET/HEAD. A POST read taken for a
+ * write would wait for a write's turn (http/client.ts), be kept from read-only mode, and count as a create.
+ */
 export function isReadOperation(op: Pick<Operation, 'method' | 'path'>): boolean {
   if (op.method === 'GET' || op.method === 'HEAD') return true;
-  return (
-    op.method === 'POST' && /\/(filter|count|history|paginate|lateness|count-by\/\{[^}]+\}|next)\/?$/.test(op.path)
-  );
+  return op.method === 'POST' && POST_READ.test(op.path);
 }
+const POST_READ =
+  /\/(filter|count|counts|count-by\/\{[^}]+\}|count-[a-z_-]+|history|paginate|lateness|next|next-runs|concurrency_status|validate)\/?$/;
 
 function recordOperation(model: ApiModel, op: Operation): OperationRecord {
   const collection = model.collectionOf(op);

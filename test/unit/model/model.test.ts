@@ -72,6 +72,19 @@ describe('buildModel', () => {
       ),
     ).toEqual([true, true, true, true]);
     expect(record('POST /flows/').reads).toBe(false);
+    // Named as reads are: counts, a count by something, the next runs, a concurrency status, a validation.
+    for (const path of [
+      '/ui/task_runs/dashboard/counts',
+      '/ui/flows/count-deployments',
+      '/ui/flow_runs/count-task-runs',
+      '/ui/flows/next-runs',
+      '/work_queues/{id}/concurrency_status',
+      '/templates/validate',
+    ])
+      expect(isReadOperation({ method: 'POST', path }), path).toBe(true);
+    // Actions that read and write (a queue's polling time): not reads.
+    for (const path of ['/work_queues/{id}/get_runs', '/deployments/get_scheduled_flow_runs', '/flow_runs/{id}/resume'])
+      expect(isReadOperation({ method: 'POST', path }), path).toBe(false);
     expect(isReadOperation({ method: 'POST', path: '/flows/paginate' })).toBe(true);
     expect(
       ['POST /flows/', 'POST /flow_runs/{id}/set_state', 'POST /flows/filter', 'PATCH /flows/{id}'].map(
