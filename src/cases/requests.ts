@@ -25,6 +25,18 @@ export interface CaseContext {
 
 export class CannotBuild extends Error {}
 
+/** The parameters a path filled from `template` holds (fillPath's inverse): none where the two do not match. */
+export function paramsOfPath(template: string, path: string): Record<string, string> {
+  const [names, values] = [template.split('/'), path.split('/')];
+  if (names.length !== values.length) return {};
+  const params: Record<string, string> = {};
+  names.forEach((segment, i) => {
+    const name = /^\{([^}]+)\}$/.exec(segment)?.[1];
+    if (name !== undefined) params[name] = decodeURIComponent(values[i]);
+  });
+  return params;
+}
+
 /** A path template with its parameters filled in, each encoded. */
 export function fillPath(path: string, params: Record<string, unknown>): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeURIComponent(String(params[name])));

@@ -161,6 +161,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   ) => {
     const exchange = await ctx.client.send(request);
     ctx.pool.noteCreated(op, exchange, pathParams);
+    ctx.pool.noteDeleted(request, exchange);
     run.sent.push({ kind, exchange, ...extra });
     return exchange;
   };

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { buildRecipe, fillPath, type CaseContext } from '../cases/requests.js';
+import { buildRecipe, fillPath, paramsOfPath, type CaseContext } from '../cases/requests.js';
 import { SafeValues } from '../cases/safeValues.js';
 import { secretsOf } from '../config/config.js';
 import { handedOver, readWorkerConfig, runFiles, type WorkerConfig } from '../config/worker.js';
@@ -148,12 +148,15 @@ async function createSession(): Promise<Session> {
   const byRoute = new Map(model.operations.map((op) => [op.key, op]));
   /**
    * A request of a check's: sent, and what it created recorded for cleanup, on behalf of `op` or of the
-   * document's operation it was sent to (whatever the check expected of it, a 2xx may have made something).
+   * document's operation it was sent to (whatever the check expected of it, a 2xx may have made something),
+   * and what it deleted of the run's.
    */
   const send: CheckContext['send'] = async (request, op) => {
     const exchange = await client.send(request);
     const sentTo = op ?? byRoute.get(`${request.method} ${request.template}`);
-    if (sentTo) pool.noteCreated(sentTo, exchange, {});
+    // The path's parameters: an object made under a parent (a pool's queue) is deleted under it.
+    if (sentTo) pool.noteCreated(sentTo, exchange, paramsOfPath(request.template, request.path));
+    pool.noteDeleted(request, exchange);
     return exchange;
   };
   /** Filter coverage by the family of the check that noted it (the sender of its requests), then by triple. */

@@ -40,6 +40,8 @@ export function referencesOf(obj: unknown, own: string, runTag: string): string[
 
 export class Ledger {
   private readonly seen = new Set<string>();
+  /** The delete paths of the entries recorded, and whether the run has deleted each itself. */
+  private readonly deletePaths = new Map<string, boolean>();
 
   constructor(readonly file?: string) {}
 
@@ -47,7 +49,18 @@ export class Ledger {
     const key = `${entry.collection} ${entry.id}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
+    if (entry.deletePath) this.deletePaths.set(entry.deletePath, false);
     if (this.file) appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
+  }
+
+  /**
+   * The run deleted an object of the ledger itself (its delete path answered 2xx): cleanup reads it before
+   * it deletes it, as a read need not wait for a write's turn (resources/cleanup.ts). A line of its own.
+   */
+  recordDeleted(deletePath: string): void {
+    if (this.deletePaths.get(deletePath) !== false) return;
+    this.deletePaths.set(deletePath, true);
+    if (this.file) appendFileSync(this.file, `${JSON.stringify({ deletedByRun: deletePath })}\n`);
   }
 
   has(collection: string, id: string): boolean {
@@ -55,16 +68,25 @@ export class Ledger {
   }
 
   static read(file: string): LedgerEntry[] {
+    return Ledger.lines(file).filter((line): line is LedgerEntry => !('deletedByRun' in line));
+  }
+
+  /** The delete paths of the entries the run deleted itself (recordDeleted). */
+  static deletedByRun(file: string): Set<string> {
+    return new Set(Ledger.lines(file).flatMap((line) => ('deletedByRun' in line ? [line.deletedByRun] : [])));
+  }
+
+  private static lines(file: string): Array<LedgerEntry | { deletedByRun: string }> {
     if (!existsSync(file)) return [];
-    const entries: LedgerEntry[] = [];
+    const lines: Array<LedgerEntry | { deletedByRun: string }> = [];
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
-        entries.push(JSON.parse(line) as LedgerEntry);
+        lines.push(JSON.parse(line) as LedgerEntry | { deletedByRun: string });
       } catch {
         // a line cut by a crash mid-write: the object it named cannot be known
       }
     }
-    return entries;
+    return lines;
   }
 }

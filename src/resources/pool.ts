@@ -140,6 +140,11 @@ export class FixturePool implements FixtureSource {
     this.created.push({ collection: c.path, id: String(id) });
   }
 
+  /** A DELETE that answered 2xx for an object of the ledger: the run deleted it itself (Ledger.recordDeleted). */
+  noteDeleted(request: Pick<RequestToSend, 'method' | 'path'>, exchange: Answer): void {
+    if (request.method.toUpperCase() === 'DELETE' && is2xx(exchange)) this.ledger.recordDeleted(request.path);
+  }
+
   /**
    * Record what a successful non-read request created: objects of a collection's create, and objects
    * whose schema is a collection's (e.g. the flow run `create_flow_run` returns).

@@ -8,10 +8,12 @@ export async function objectsLeft(
   ledgerFile: string,
 ): Promise<{ ledger: LedgerEntry[]; left: string[] }> {
   // Read strictly, not as cleanup reads it (Ledger.read skips a cut line): an object cleanup could not see fails here.
+  // The lines that say the run deleted an object itself (Ledger.recordDeleted) name no object of their own.
   const ledger = readFileSync(ledgerFile, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as LedgerEntry);
+    .map((l) => JSON.parse(l) as LedgerEntry | { deletedByRun: string })
+    .filter((l): l is LedgerEntry => !('deletedByRun' in l));
   const left: string[] = [];
   for (const entry of ledger.filter((e) => e.deletePath)) {
     let res = await fetch(`${base}${entry.deletePath}`);

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { arbitraryFor, minimalFor } from '../../../src/cases/arbitrary.js';
-import { fieldHooks } from '../../../src/cases/requests.js';
+import { fieldHooks, fillPath, paramsOfPath } from '../../../src/cases/requests.js';
 import { SafeValues } from '../../../src/cases/safeValues.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { OpenApiDocument } from '../../../src/openapi/document.js';
@@ -81,5 +81,22 @@ describe("Prefect's automations, restrained", () => {
     const wrongType = { trigger: 'not an object' };
     expect(restrain(op('POST', '/automations/'), wrongType, 't')).toBe(wrongType);
     expect(restrain(op('POST', '/automations/'), [body], 't')).toEqual([body]);
+  });
+});
+
+describe('paramsOfPath', () => {
+  test("fillPath's inverse: the parameters a filled path holds, decoded", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (pool, name) => {
+        const template = '/work_pools/{work_pool_name}/queues/{name}';
+        const params = { work_pool_name: pool, name };
+        expect(paramsOfPath(template, fillPath(template, params))).toEqual(params);
+      }),
+    );
+  });
+
+  test('none where the path is not of the template', () => {
+    expect(paramsOfPath('/work_pools/{work_pool_name}/queues', '/flows/')).toEqual({});
+    expect(paramsOfPath('/flows/', '/flows/')).toEqual({});
   });
 });

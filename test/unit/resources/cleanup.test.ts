@@ -161,6 +161,33 @@ describe('cleanup in two passes', () => {
   });
 });
 
+describe('objects the run deleted itself', () => {
+  const flow = (id: string) => ({
+    collection: '/flows',
+    id,
+    deletePath: `/flows/${id}`,
+    deleteTemplate: 'DELETE /flows/{id}',
+    createdBy: 'POST /flows/',
+  });
+
+  test('are read, not deleted: gone, they count as already gone; still there, they are deleted', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'ledger.jsonl');
+    const ledger = new Ledger(file);
+    for (const id of ['a', 'b', 'c']) ledger.record(flow(id));
+    // The run deleted a and b (2xx); b's server answered a DELETE it did not do. A path not of the ledger, and
+    // a second word for the same path, add nothing.
+    for (const p of ['/flows/a', '/flows/b', '/flows/a', '/flows/x']) ledger.recordDeleted(p);
+    expect(Ledger.deletedByRun(file)).toEqual(new Set(['/flows/a', '/flows/b']));
+    expect(Ledger.read(file).map((e) => e.id)).toEqual(['a', 'b', 'c']);
+    const s = server(['/flows/b', '/flows/c']);
+    const { report, handled } = await cleanup(s.send, file);
+    expect(handled).toBe(3);
+    expect(s.sent.sort()).toEqual(['DELETE /flows/b', 'DELETE /flows/c', 'GET /flows/a', 'GET /flows/b']);
+    expect(report).toMatchObject({ deleted: 2, alreadyGone: 1, failed: [] });
+    expect(s.present.size).toBe(0);
+  });
+});
+
 describe('the order of deletes', () => {
   const entry = (collection: string, id: string, refs?: string[], deletePath = `${collection}/${id}`) => ({
     collection,
