@@ -2,6 +2,7 @@
  * Exchanges for one operation: its valid recipe, generated valid bodies (a fast-check property, so that a
  * failure shrinks to a minimal body and names its seed and path), negative bodies, and an unknown id.
  */
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import {
   type BuiltRequest,
@@ -230,7 +231,9 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
           (profile.fieldsNeverSent ?? []).includes(f) ||
           (keepsNames && ctx.cases.safe.isNameField(f)),
         isName,
-        nameStem: `${ctx.cases.safe.runTag}-edge`,
+        // Each operation's own: POST /variables/ and PATCH /variables/{id} padded one name to its length, and
+        // which of the two answered 409 followed the order they happened to reach the server in.
+        nameStem: `${ctx.cases.safe.runTag}-edge${createHash('sha1').update(op.key).digest('hex').slice(0, 4)}`,
         accepts: (json) => ctx.validators.validate(schema, json) === undefined,
       });
       for (const row of rows) await sendEdgeRow(row, base);

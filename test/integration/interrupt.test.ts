@@ -4,13 +4,14 @@
  * CLI's process, and its own listeners for these signals would end the process before cleanup.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
 import type { Results } from '../../src/report/results.js';
 import { stagingFolder } from '../../src/report/publish.js';
+import { Ledger } from '../../src/resources/ledger.js';
 import { objectsLeft } from '../support/objectsLeft.js';
 import { cleanEnv, cliEntry, prefectBaseline, repoRoot, sqliteLabel } from '../support/runCli.js';
 
@@ -35,9 +36,10 @@ describe('an interrupt in the middle of a run', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const exited = new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? -1)));
-      // Interrupt once the run has made a good number of objects.
+      // Interrupt once the run has made a good number of objects (the ledger's entries, not the lines that say
+      // the run deleted one itself).
       for (let i = 0; i < 600; i++) {
-        if (existsSync(liveLedger) && readFileSync(liveLedger, 'utf8').split('\n').length > 40) break;
+        if (Ledger.read(liveLedger).length > 40) break;
         await new Promise((r) => setTimeout(r, 100));
       }
       child.kill(signal);

@@ -82,6 +82,13 @@ describe('behaviourOf', () => {
       maskRunTag(padded('conformance-a-much-longer-run-tag'), 'conformance-a-much-longer-run-tag'),
     );
     expect(maskRunTag(`${padded('ctag')}-Grüße`, 'ctag')).toBe('<run>-edge<padding>-Grüße');
+    // With its operation's mark (four hex digits) after "edge": kept, the padding masked; two marks stay apart.
+    const marked = (tag: string, mark: string) => `${tag}-edge${mark}`.padEnd(255, 'x');
+    expect(maskRunTag(marked('ctag', '3f0a'), 'ctag')).toBe('<run>-edge3f0a<padding>');
+    expect(maskRunTag(marked('conformance-a-much-longer-run-tag', '3f0a'), 'conformance-a-much-longer-run-tag')).toBe(
+      '<run>-edge3f0a<padding>',
+    );
+    expect(maskRunTag(marked('ctag', '3f0a'), 'ctag')).not.toBe(maskRunTag(marked('ctag', '77b1'), 'ctag'));
     // A fresh name's number depends on the order names were asked for; a generated name's comes from the seed.
     expect(maskRunTag('["ctag-7","ctag-12","ctag-g12-a","ctag-g3"]', 'ctag')).toBe(
       '["<run>-<n>","<run>-<n>","<run>-g12-a","<run>-g3"]',
