@@ -132,18 +132,24 @@ describe('what the server made for the run', () => {
   });
 });
 
-describe('cleanup in two passes', () => {
-  const flow = (id: string) => ({
-    collection: '/flows',
-    id,
-    deletePath: `/flows/${id}`,
-    deleteTemplate: 'DELETE /flows/{id}',
-    createdBy: 'POST /flows/',
-  });
+/** A flow of the ledger, deleted by its id. */
+const flow = (id: string) => ({
+  collection: '/flows',
+  id,
+  deletePath: `/flows/${id}`,
+  deleteTemplate: 'DELETE /flows/{id}',
+  createdBy: 'POST /flows/',
+});
 
+/** A ledger in a fresh file, and the file. */
+function freshLedger(): { file: string; ledger: Ledger } {
+  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'ledger.jsonl');
+  return { file, ledger: new Ledger(file) };
+}
+
+describe('cleanup in two passes', () => {
   test('the second pass deletes only what was created after the first read the ledger, into the same report', async () => {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'ledger.jsonl');
-    const ledger = new Ledger(file);
+    const { file, ledger } = freshLedger();
     ledger.record(flow('a'));
     ledger.record(flow('b'));
     const s = server(['/flows/a', '/flows/b', '/flows/c']);
@@ -162,17 +168,8 @@ describe('cleanup in two passes', () => {
 });
 
 describe('objects the run deleted itself', () => {
-  const flow = (id: string) => ({
-    collection: '/flows',
-    id,
-    deletePath: `/flows/${id}`,
-    deleteTemplate: 'DELETE /flows/{id}',
-    createdBy: 'POST /flows/',
-  });
-
   test('are read, not deleted: gone, they count as already gone; still there, they are deleted', async () => {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'ledger.jsonl');
-    const ledger = new Ledger(file);
+    const { file, ledger } = freshLedger();
     for (const id of ['a', 'b', 'c']) ledger.record(flow(id));
     // The run deleted a and b (2xx); b's server answered a DELETE it did not do. A path not of the ledger, and
     // a second word for the same path, add nothing.
@@ -215,8 +212,7 @@ describe('the order of deletes', () => {
   }
 
   const ledgerOf = (entries: Array<ReturnType<typeof entry>>) => {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'ledger-')), 'ledger.jsonl');
-    const ledger = new Ledger(file);
+    const { file, ledger } = freshLedger();
     for (const e of entries) ledger.record(e);
     return file;
   };
