@@ -136,11 +136,10 @@ function parentsOf(entries: LedgerEntry[]): number[][] {
  * worker is stopped.
  */
 export async function cleanup(send: Send, ledgerFile: string, earlier?: CleanupPass): Promise<CleanupPass> {
-  const all = Ledger.read(ledgerFile);
+  const { entries: all, deletedByRun } = Ledger.readAll(ledgerFile);
   const handled = earlier?.handled ?? 0;
   const entries = all.slice(handled).reverse();
   const report: CleanupSummary = earlier?.report ?? { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] };
-  const deletedByRun = Ledger.deletedByRun(ledgerFile);
   const parents = parentsOf(entries);
   /** Children of each entry not yet deleted (or tried). */
   const waitingOn = entries.map(() => 0);

@@ -38,6 +38,12 @@ export function referencesOf(obj: unknown, own: string, runTag: string): string[
   return [...found];
 }
 
+/** A line of the ledger's file: an object the run made, or one of them the run deleted itself. */
+export type LedgerLine = LedgerEntry | { deletedByRun: string };
+
+/** Whether a line of the ledger names an object the run made. */
+export const isEntry = (line: LedgerLine): line is LedgerEntry => !('deletedByRun' in line);
+
 export class Ledger {
   private readonly seen = new Set<string>();
   /** The delete paths of the entries recorded, and whether the run has deleted each itself. */
@@ -68,25 +74,26 @@ export class Ledger {
   }
 
   static read(file: string): LedgerEntry[] {
-    return Ledger.lines(file).filter((line): line is LedgerEntry => !('deletedByRun' in line));
+    return Ledger.readAll(file).entries;
   }
 
-  /** The delete paths of the entries the run deleted itself (recordDeleted). */
-  static deletedByRun(file: string): Set<string> {
-    return new Set(Ledger.lines(file).flatMap((line) => ('deletedByRun' in line ? [line.deletedByRun] : [])));
-  }
-
-  private static lines(file: string): Array<LedgerEntry | { deletedByRun: string }> {
-    if (!existsSync(file)) return [];
-    const lines: Array<LedgerEntry | { deletedByRun: string }> = [];
+  /** Its entries, and the delete paths of those the run deleted itself (recordDeleted), from one read of the file. */
+  static readAll(file: string): { entries: LedgerEntry[]; deletedByRun: Set<string> } {
+    const entries: LedgerEntry[] = [];
+    const deletedByRun = new Set<string>();
+    if (!existsSync(file)) return { entries, deletedByRun };
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!line.trim()) continue;
+      let parsed: LedgerLine;
       try {
-        lines.push(JSON.parse(line) as LedgerEntry | { deletedByRun: string });
+        parsed = JSON.parse(line) as LedgerLine;
       } catch {
         // a line cut by a crash mid-write: the object it named cannot be known
+        continue;
       }
+      if (isEntry(parsed)) entries.push(parsed);
+      else deletedByRun.add(parsed.deletedByRun);
     }
-    return lines;
+    return { entries, deletedByRun };
   }
 }

@@ -1,6 +1,6 @@
 /** What a run recorded in its ledger and left on the target: the proof that its cleanup deleted everything. */
 import { readFileSync } from 'node:fs';
-import type { LedgerEntry } from '../../src/resources/ledger.js';
+import { isEntry, type LedgerEntry, type LedgerLine } from '../../src/resources/ledger.js';
 
 /** The run's ledger (its `.run/ledger.jsonl`), and each recorded object the target still holds, with its status. */
 export async function objectsLeft(
@@ -12,8 +12,8 @@ export async function objectsLeft(
   const ledger = readFileSync(ledgerFile, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as LedgerEntry | { deletedByRun: string })
-    .filter((l): l is LedgerEntry => !('deletedByRun' in l));
+    .map((l) => JSON.parse(l) as LedgerLine)
+    .filter(isEntry);
   const left: string[] = [];
   for (const entry of ledger.filter((e) => e.deletePath)) {
     let res = await fetch(`${base}${entry.deletePath}`);

@@ -174,8 +174,9 @@ describe('objects the run deleted itself', () => {
     // The run deleted a and b (2xx); b's server answered a DELETE it did not do. A path not of the ledger, and
     // a second word for the same path, add nothing.
     for (const p of ['/flows/a', '/flows/b', '/flows/a', '/flows/x']) ledger.recordDeleted(p);
-    expect(Ledger.deletedByRun(file)).toEqual(new Set(['/flows/a', '/flows/b']));
-    expect(Ledger.read(file).map((e) => e.id)).toEqual(['a', 'b', 'c']);
+    const { entries, deletedByRun } = Ledger.readAll(file);
+    expect(deletedByRun).toEqual(new Set(['/flows/a', '/flows/b']));
+    expect(entries.map((e) => e.id)).toEqual(['a', 'b', 'c']);
     const s = server(['/flows/b', '/flows/c']);
     const { report, handled } = await cleanup(s.send, file);
     expect(handled).toBe(3);
