@@ -46,22 +46,30 @@ export const isEntry = (line: LedgerLine): line is LedgerEntry => !('deletedByRu
 
 export class Ledger {
   private readonly seen = new Set<string>();
-  /** The delete paths of the entries recorded, and whether the run has deleted each itself. */
+  /**
+   * The delete paths of the entries recorded whose object a GET of that path reads, and whether the run has
+   * deleted each itself.
+   */
   private readonly deletePaths = new Map<string, boolean>();
 
   constructor(readonly file?: string) {}
 
-  record(entry: LedgerEntry): void {
+  /**
+   * An object the run made. `readable`: a GET of its delete path reads it (the document offers one); only
+   * such an object is read by cleanup once the run has deleted it (recordDeleted), as cleanup sends no
+   * request the document does not offer.
+   */
+  record(entry: LedgerEntry, readable = true): void {
     const key = `${entry.collection} ${entry.id}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    if (entry.deletePath) this.deletePaths.set(entry.deletePath, false);
+    if (entry.deletePath && readable) this.deletePaths.set(entry.deletePath, false);
     if (this.file) appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
   }
 
   /**
-   * The run deleted an object of the ledger itself (its delete path answered 2xx): cleanup reads it before
-   * it deletes it, as a read need not wait for a write's turn (resources/cleanup.ts). A line of its own.
+   * The run deleted a readable object of the ledger itself (its delete path answered 2xx): cleanup reads it
+   * before it deletes it, as a read need not wait for a write's turn (resources/cleanup.ts). A line of its own.
    */
   recordDeleted(deletePath: string): void {
     if (this.deletePaths.get(deletePath) !== false) return;

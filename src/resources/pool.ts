@@ -129,14 +129,18 @@ export class FixturePool implements FixtureSource {
     const params = { ...pathParams, [c.item!.param]: id };
     const deletePath = c.delete ? fillPath(c.item!.path, params) : undefined;
     const refs = referencesOf(obj, String(id), this.caseContext!.safe.runTag);
-    this.ledger.record({
-      collection: c.path,
-      id: String(id),
-      deletePath,
-      deleteTemplate: c.delete?.key,
-      createdBy,
-      ...(refs.length ? { refs } : {}),
-    });
+    this.ledger.record(
+      {
+        collection: c.path,
+        id: String(id),
+        deletePath,
+        deleteTemplate: c.delete?.key,
+        createdBy,
+        ...(refs.length ? { refs } : {}),
+      },
+      // A pool's worker and a deployment's schedule have a DELETE and no GET of their own (Prefect 3.8.8).
+      c.read !== undefined && c.read.path === c.delete?.path,
+    );
     this.created.push({ collection: c.path, id: String(id) });
   }
 

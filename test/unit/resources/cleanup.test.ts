@@ -184,6 +184,18 @@ describe('objects the run deleted itself', () => {
     expect(report).toMatchObject({ deleted: 2, alreadyGone: 1, failed: [] });
     expect(s.present.size).toBe(0);
   });
+
+  test('one no GET reads (a DELETE and no GET at its path) is deleted again, never read', async () => {
+    const { file, ledger } = freshLedger();
+    ledger.record(flow('a'), false);
+    ledger.record(flow('b'));
+    for (const p of ['/flows/a', '/flows/b']) ledger.recordDeleted(p);
+    expect(Ledger.readAll(file).deletedByRun).toEqual(new Set(['/flows/b']));
+    const s = server([]);
+    const { report } = await cleanup(s.send, file);
+    expect(s.sent.sort()).toEqual(['DELETE /flows/a', 'GET /flows/b']);
+    expect(report).toMatchObject({ deleted: 0, alreadyGone: 2, failed: [] });
+  });
 });
 
 describe('the order of deletes', () => {

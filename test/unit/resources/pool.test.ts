@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SafeValues } from '../../../src/cases/safeValues.js';
 import { buildModel } from '../../../src/model/model.js';
@@ -65,5 +68,26 @@ describe('FixturePool shared objects', () => {
     const error = await twice.pool.object('/variables', 'fresh').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(twice.sent).toHaveLength(2);
+  });
+});
+
+describe('FixturePool: what the run deleted itself', () => {
+  const op = (key: string) => model.operations.find((o) => o.key === key)!;
+  const D = '00000000-0000-4000-8000-00000000000d';
+
+  test('is written for cleanup to read only where the document offers a GET at its delete path', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pool-ledger-')), 'ledger.jsonl');
+    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), false);
+    pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: seedProfile });
+    const answer = (json: unknown): Answer => ({ status: 201, body: JSON.stringify(json), json });
+    pool.noteCreated(op('POST /flows/'), answer({ id: 'f1', name: 'ct-pool-f' }), {});
+    // A deployment's schedules: a DELETE at /deployments/{id}/schedules/{schedule_id}, no GET there.
+    pool.noteCreated(op('POST /deployments/{id}/schedules'), answer([{ id: 's1', deployment_id: D }]), { id: D });
+    const deleted: Answer = { status: 204, body: '' };
+    for (const p of ['/flows/f1', `/deployments/${D}/schedules/s1`])
+      pool.noteDeleted({ method: 'DELETE', path: p }, deleted);
+    const { entries, deletedByRun } = Ledger.readAll(file);
+    expect(entries.map((e) => e.deletePath)).toEqual(['/flows/f1', `/deployments/${D}/schedules/s1`]);
+    expect(deletedByRun).toEqual(new Set(['/flows/f1']));
   });
 });
