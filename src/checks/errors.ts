@@ -57,8 +57,13 @@ export const errorsChecks = [
       const built = await ctx.validRequest(op);
       const name = uuidParams(op)[uuidParams(op).length - 1];
       const value = String(built.pathParams[name]);
+      // A conforming server refuses it by its path, before its data: a PATCH or DELETE so takes no write's turn.
       const ex = await ctx.send(
-        { ...built.request, path: built.request.path.replace(encodeURIComponent(value), 'not-a-uuid') },
+        {
+          ...built.request,
+          path: built.request.path.replace(encodeURIComponent(value), 'not-a-uuid'),
+          refusedBeforeData: true,
+        },
         op,
       );
       return ex.status === 404 || ex.status === 422
