@@ -105,7 +105,7 @@ export class Pacing {
     const served = Overlap.served(status);
     this.load.answered(status, served);
     if (served) this.overlap.observe(ms);
-    if (served && write) this.load.wrote(ms);
+    if (served && write) this.load.wrote(ms, performance.now(), this.overlap.floorMs);
     this.rateLimits.answered(path, status, headers);
     return this.inFlightLimit > before;
   }

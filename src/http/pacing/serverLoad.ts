@@ -42,8 +42,10 @@ export class ServerLoad {
   writesTakeTurns = false;
   /** "METHOD template" of operations one of whose requests was refused with 503 at every attempt. */
   private readonly unavailableBefore = new Set<string>();
-  /** Answer times of the last writes the server served. */
+  /** Answer times of the last writes the server served, less what each waited for the writes before it. */
   private readonly writeTimes: number[] = [];
+  /** When those writes started, and when the server was done with each (pacing's clock). */
+  private readonly doneAt: Array<{ startedAt: number; doneAt: number }> = [];
   /** The answer time three of those writes in four took at most (SPACED_WRITES_DONE). */
   private spacedWriteMs = 0;
 
@@ -87,9 +89,24 @@ export class ServerLoad {
     return this.limit > before;
   }
 
-  /** A write the server served, in `ms`: what a write costs it, with the way there and back. */
-  wrote(ms: number): void {
-    this.writeTimes.push(ms);
+  /**
+   * A write the server served, answered `ms` after it started, now (pacing's clock), from a target `floorMs`
+   * away: what a write costs it, with the way there and back. The server takes writes one at a time (SQLite
+   * has one writer): a write that reached it while an earlier one held the lock waited for that one, and the
+   * wait is the earlier write's time, not its own. So its own time starts where the earlier writes' ended at
+   * the server (their answers, less the way back; the same whether the way is paid there or back). Counted
+   * whole, the waits of the writes that won a round of 503s widened the spacing for the next 64 writes
+   * (behind 100 ms, 111 ms between writes whose own time was ~30).
+   */
+  wrote(ms: number, now = performance.now(), floorMs = 0): void {
+    const startedAt = now - ms;
+    const earlierDone = this.doneAt.reduce(
+      (latest, d) => (d.startedAt < startedAt ? Math.max(latest, d.doneAt) : latest),
+      startedAt,
+    );
+    this.doneAt.push({ startedAt, doneAt: now - floorMs });
+    if (this.doneAt.length > WRITES_MEASURED) this.doneAt.shift();
+    this.writeTimes.push(floorMs > 0 ? now - earlierDone : ms);
     if (this.writeTimes.length > WRITES_MEASURED) this.writeTimes.shift();
     // Once per write served, not once per look: a waiting write looks again on every answer.
     const sorted = [...this.writeTimes].sort((x, y) => x - y);

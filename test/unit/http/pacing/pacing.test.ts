@@ -1,7 +1,23 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Pacing } from '../../../../src/http/pacing/pacing.js';
 
 const idle = { active: 0, writing: 0, aloneWanted: 0 };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/**
+ * `n` writes answered `ms` after they started, one every `apart` ms (pacing's clock, faked): a server that
+ * takes them one at a time, each done before the next reaches it when `apart` is at least their time there.
+ */
+function writesServed(pacing: Pacing, n: number, ms: number, apart: number): void {
+  vi.useFakeTimers({ toFake: ['performance'] });
+  for (let i = 0; i < n; i++) {
+    vi.advanceTimersByTime(apart);
+    pacing.answered('/flows/', 201, {}, ms, true);
+  }
+}
 const read = { alone: false, write: false, racing: false };
 const write = { alone: false, write: true, racing: false };
 
@@ -51,17 +67,17 @@ describe('Pacing.admits', () => {
     expect(pacing.summary().rateLimited).toBe(1);
   });
 
-  test('to a far target, after a 503, a write waits for its turn in time; a read does not; a near target never does', async () => {
+  test('to a far target, after a 503, a write waits for its turn in time; a read does not; a near target never does', () => {
     const far = new Pacing({ concurrency: 4 });
     far.learnDistance(Array.from({ length: 64 }, (_, i) => 100 + (i % 4)));
     expect(far.inFlightLimit).toBeGreaterThan(4);
     far.answered('/flows/', 503, {}, 100, true);
-    for (let i = 0; i < 64; i++) far.answered('/flows/', 201, {}, 130, true);
+    writesServed(far, 64, 130, 30);
     far.started(write);
     expect(far.writeWaitMs()).toBeGreaterThan(20);
     expect(far.admits(write, idle)).toBe(false);
     expect(far.admits(read, idle)).toBe(true);
-    await new Promise((r) => setTimeout(r, far.writeWaitMs() + 5));
+    vi.advanceTimersByTime(far.writeWaitMs() + 5);
     expect(far.admits(write, idle)).toBe(true);
 
     const near = new Pacing({ concurrency: 4 });
@@ -78,7 +94,7 @@ describe('Pacing.admits', () => {
     far.learnDistance(Array.from({ length: 256 }, (_, i) => (i % 8 === 0 ? 105 : 250)));
     expect(far.inFlightLimit).toBe(Math.floor((4 * 250) / 145));
     far.answered('/flows/', 503, {}, 105, true);
-    for (let i = 0; i < 64; i++) far.answered('/flows/', 201, {}, 135, true);
+    writesServed(far, 64, 135, 30);
     far.started(write);
     expect(far.writeWaitMs()).toBeGreaterThan(20);
     expect(far.admits(write, { ...idle, active: 1, writing: 1 })).toBe(false);

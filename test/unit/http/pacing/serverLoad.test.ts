@@ -83,6 +83,33 @@ describe('ServerLoad', () => {
     expect(unmeasured.writeSpacingMs(100)).toBe(50);
   });
 
+  test("a far target's writes are spaced by their own time at the server, not by their waits for the writes before", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ own: fc.integer({ min: 5, max: 300 }), gap: fc.integer({ min: 1, max: 120 }) }), {
+          minLength: 64,
+          maxLength: 64,
+        }),
+        fc.integer({ min: 20, max: 300 }),
+        (writes, way) => {
+          const load = new ServerLoad(4);
+          load.answered(503, false);
+          // One writer: each write starts at the server when it arrives or when the one before is done, whichever
+          // is later, and its answer comes the way back after; sent `gap` ms after the one before.
+          let sentAt = 1000;
+          let serverDone = 0;
+          for (const { own, gap } of writes) {
+            sentAt += gap;
+            serverDone = Math.max(sentAt, serverDone) + own;
+            load.wrote(serverDone + way - sentAt, serverDone + way, way);
+          }
+          const owns = writes.map((w) => w.own).sort((a, b) => a - b);
+          expect(load.writeSpacingMs(way)).toBe(owns[48]);
+        },
+      ),
+    );
+  });
+
   test("a far target's round trip is part of the backoff", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 400 }), (refused, floor) => {
