@@ -12,7 +12,11 @@ describe('errors checks', () => {
     // A DELETE that names nothing a server could read is refused by its path: it takes no write's turn.
     const deleting = await fakeContext({ server: () => ({ status: 404, json: { detail: 'x' } }) });
     expect(outcome(await judge('errors.malformed-id', 'DELETE /flows/{id}', deleting))).toBe('passed');
-    expect(deleting.sent.at(-1)).toMatchObject({ method: 'DELETE', path: '/flows/not-a-uuid', refusedBeforeData: true });
+    expect(deleting.sent.at(-1)).toMatchObject({
+      method: 'DELETE',
+      path: '/flows/not-a-uuid',
+      refusedBeforeData: true,
+    });
     const broken = await fakeContext({ server: () => ({ status: 500, json: {} }) });
     expect(outcome(await judge('errors.malformed-id', 'GET /flows/{id}', broken))).toBe('status.unexpected 500');
   });
