@@ -42,10 +42,11 @@ export class ServerLoad {
   writesTakeTurns = false;
   /** "METHOD template" of operations one of whose requests was refused with 503 at every attempt. */
   private readonly unavailableBefore = new Set<string>();
-  /** Answer times of the last writes the server served, less what each waited for the writes before it. */
-  private readonly writeTimes: number[] = [];
-  /** When those writes started, and when the server was done with each (pacing's clock). */
-  private readonly doneAt: Array<{ startedAt: number; doneAt: number }> = [];
+  /**
+   * The last writes the server served: when each started and when the server was done with it (pacing's
+   * clock), and its answer time less what it waited there for the writes before it.
+   */
+  private readonly writes: Array<{ startedAt: number; doneAt: number; ms: number }> = [];
   /** The answer time three of those writes in four took at most (SPACED_WRITES_DONE). */
   private spacedWriteMs = 0;
 
@@ -100,16 +101,14 @@ export class ServerLoad {
    */
   wrote(ms: number, now = performance.now(), floorMs = 0): void {
     const startedAt = now - ms;
-    const earlierDone = this.doneAt.reduce(
-      (latest, d) => (d.startedAt < startedAt ? Math.max(latest, d.doneAt) : latest),
+    const earlierDone = this.writes.reduce(
+      (latest, w) => (w.startedAt < startedAt ? Math.max(latest, w.doneAt) : latest),
       startedAt,
     );
-    this.doneAt.push({ startedAt, doneAt: now - floorMs });
-    if (this.doneAt.length > WRITES_MEASURED) this.doneAt.shift();
-    this.writeTimes.push(floorMs > 0 ? now - earlierDone : ms);
-    if (this.writeTimes.length > WRITES_MEASURED) this.writeTimes.shift();
+    this.writes.push({ startedAt, doneAt: now - floorMs, ms: floorMs > 0 ? now - earlierDone : ms });
+    if (this.writes.length > WRITES_MEASURED) this.writes.shift();
     // Once per write served, not once per look: a waiting write looks again on every answer.
-    const sorted = [...this.writeTimes].sort((x, y) => x - y);
+    const sorted = this.writes.map((w) => w.ms).sort((x, y) => x - y);
     this.spacedWriteMs = sorted[Math.floor(sorted.length * SPACED_WRITES_DONE)];
   }
 
@@ -123,7 +122,7 @@ export class ServerLoad {
    * writes are measured.
    */
   writeSpacingMs(floorMs: number): number {
-    if (!this.writesTakeTurns || this.writeTimes.length < WRITES_MEASURED / 8) return 0;
+    if (!this.writesTakeTurns || this.writes.length < WRITES_MEASURED / 8) return 0;
     return Math.max(0, this.spacedWriteMs - floorMs);
   }
 
