@@ -105,6 +105,8 @@ export class ServerLoad {
       (latest, w) => (w.startedAt < startedAt ? Math.max(latest, w.doneAt) : latest),
       startedAt,
     );
+    // Until the way there and back is known (floorMs 0: too few answers, or times told by another client),
+    // an earlier answer says nothing of when the server was done, and the answer time counts whole.
     this.writes.push({ startedAt, doneAt: now - floorMs, ms: floorMs > 0 ? now - earlierDone : ms });
     if (this.writes.length > WRITES_MEASURED) this.writes.shift();
     // Once per write served, not once per look: a waiting write looks again on every answer.
