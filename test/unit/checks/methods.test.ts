@@ -165,6 +165,30 @@ describe('methods checks', () => {
     );
   });
 
+  test('the DELETE scenario takes three round trips: the count, the DELETE, then all that follows it side by side', async () => {
+    const fake = await fakeContext({ server: flowServer() });
+    await prepare('methods.delete-then-404', 'DELETE /flows/{id}', fake);
+    // Requests sent in one turn of the event loop share a round trip; each is answered in a later turn.
+    const rounds: string[][] = [];
+    let round: string[] | undefined;
+    const send = fake.ctx.send;
+    fake.ctx.send = async (request, op) => {
+      if (!round) {
+        rounds.push((round = []));
+        setTimeout(() => (round = undefined));
+      }
+      round.push(`${request.method} ${request.template}`);
+      const answer = await send(request, op);
+      await new Promise((answered) => setTimeout(answered));
+      return answer;
+    };
+    expect(outcome(await judge('methods.delete-only-target', 'DELETE /flows/{id}', fake))).toBe('passed');
+    expect(rounds.slice(0, 2)).toEqual([['POST /flows/count'], ['DELETE /flows/{id}']]);
+    expect(rounds.slice(2)).toEqual([
+      expect.arrayContaining(['GET /flows/{id}', 'DELETE /flows/{id}', 'POST /flows/count', 'POST /flows/filter']),
+    ]);
+  });
+
   test('a collection whose filter cannot select by id, or that has none, has no view to see the DELETE in', async () => {
     const fake = await fakeContext({ server: flowServer() });
     expect(applies('methods.delete-gone-from-views', 'DELETE /flows/{id}', fake)).toBe(true);
