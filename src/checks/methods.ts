@@ -114,23 +114,23 @@ function deleteObjects(ctx: CheckContext, op: Operation): Promise<DeleteObjects>
 /**
  * One DELETE scenario per operation, judged by the DELETE checks: the count, the DELETE, then everything that
  * follows it side by side: the read, the second DELETE, the count, the reads of the bystander and the views.
- * Three round trips, each of a far target's paid once, in a lane where the scenarios go one at a time. The
- * count beside the second DELETE is exact on a conforming server, whose second DELETE changes nothing (§4.1
- * rule 1: 404); a server whose second DELETE deletes again answers it 2xx, which delete-twice-404 judges.
+ * Three round trips: behind latency each is paid in full, and a lane's scenarios go one at a time. The count
+ * beside the second DELETE is exact on a conforming server, whose second DELETE changes nothing (§4.1 rule 1:
+ * 404); a server whose second DELETE deletes again answers it 2xx, which delete-twice-404 judges.
  */
 function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenario> {
   return once(ctx, `delete ${op.key}`, async () => {
     const { c, request, target, targetId, bystander } = await deleteObjects(ctx, op);
-    const readTarget = async () => ctx.send(readOf(c, await ctx.itemPath(c, target)));
+    const read = async (obj: Obj) => ctx.send(readOf(c, await ctx.itemPath(c, obj)));
     const countBefore = await countOf(ctx, op);
     const first = await ctx.send(request, op);
     // By id only where the object's id is known: the target named by its id, or made fresh for the scenario.
     const ids = { target: targetId, bystander: bystander.id };
     const [readAfter, second, countAfter, bystanderRead, views] = await Promise.all([
-      c.read ? readTarget() : undefined,
+      c.read ? read(target) : undefined,
       ctx.send(request, op),
       countOf(ctx, op),
-      c.read ? (async () => ctx.send(readOf(c, await ctx.itemPath(c, bystander))))() : undefined,
+      c.read ? read(bystander) : undefined,
       typeof ids.target === 'string' && typeof ids.bystander === 'string'
         ? Promise.all(
             viewsById(ctx, c).map(async (v) => {
