@@ -2,6 +2,8 @@ import { afterEach, describe, expect, test, vi } from 'vitest';
 import { Pacing } from '../../../../src/http/pacing/pacing.js';
 
 const idle = { active: 0, writing: 0, aloneWanted: 0 };
+const read = { alone: false, write: false, racing: false };
+const write = { alone: false, write: true, racing: false };
 
 afterEach(() => {
   vi.useRealTimers();
@@ -18,8 +20,6 @@ function writesServed(pacing: Pacing, n: number, ms: number, apart: number): voi
     pacing.answered('/flows/', 201, {}, ms, true);
   }
 }
-const read = { alone: false, write: false, racing: false };
-const write = { alone: false, write: true, racing: false };
 
 describe('Pacing.admits', () => {
   test('up to the concurrency in flight for a near target; none beside a request waiting to go alone', () => {
