@@ -230,8 +230,8 @@ export class HttpClient {
     // Outside any sender (cleanup's client), every request is of one: they look again in the order they came.
     const order = sender.getStore()?.order ?? 0;
     while (!this.pacing.admits(start, { active: this.active, writing: this.writing, aloneWanted: this.aloneWanted })) {
-      // A write may wait for a time rather than for an answer (pacing.ts: writeWaitMs): one timer looks again then.
-      const wait = write ? this.pacing.writeWaitMs() : 0;
+      // A request may wait for a time rather than for an answer (pacing.ts: waitMs): one timer looks again then.
+      const wait = this.pacing.waitMs(write);
       if (wait > 0 && !this.admissionTimer)
         this.admissionTimer = setTimeout(() => {
           this.admissionTimer = undefined;

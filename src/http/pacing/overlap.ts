@@ -30,6 +30,8 @@ export class Overlap {
   factor = 1;
   /** The fastest answer of the window: the round trip with no work (0 until enough answers are seen). */
   floorMs = 0;
+  /** The server's part of the median answer: its work and queue for a typical request (0 until enough are seen). */
+  serverPartMs = 0;
 
   /** Whether an answer's status says anything of distance: served, not refused for load or rate, not lost. */
   static served(status: number): boolean {
@@ -48,6 +50,7 @@ export class Overlap {
     // The server's part is never taken as less than a tenth of the median: a target that answers everything
     // in the same time is far, not idle.
     const serverPart = Math.max(median - sorted[0], median / 10);
+    this.serverPartMs = serverPart;
     const factor = median / Math.max(serverPart, Number.EPSILON);
     // A near target's factor snaps to 1; a far one's follows its answers down to 1: behind 100 ms, a phase of
     // heavy reads (a median of 220 ms) left it at 1, with four requests in flight and writes one round trip

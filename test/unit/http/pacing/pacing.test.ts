@@ -75,6 +75,8 @@ describe('Pacing.admits', () => {
     writesServed(far, 64, 130, 30);
     far.started(write);
     expect(far.writeWaitMs()).toBeGreaterThan(20);
+    // A read waits only for the spacing of starts (a few ms), not for the write's turn.
+    vi.advanceTimersByTime(far.startWaitMs());
     expect(far.admits(write, idle)).toBe(false);
     expect(far.admits(read, idle)).toBe(true);
     vi.advanceTimersByTime(far.writeWaitMs() + 5);
@@ -86,6 +88,32 @@ describe('Pacing.admits', () => {
     near.started(write);
     expect(near.writeWaitMs()).toBe(0);
     expect(near.admits(write, idle)).toBe(true);
+  });
+
+  test("to a far target, each request starts once the one before has had its share of the server's time; to a near one, at once", () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const far = new Pacing({ concurrency: 4 });
+    // 100 ms away, a median of 120 ms: 20 ms of the server's for a typical request, four at once at the server.
+    far.learnDistance(Array.from({ length: 64 }, (_, i) => 100 + (i % 4) * 10));
+    far.started(read);
+    expect(far.startWaitMs()).toBeCloseTo(5);
+    expect(far.waitMs(false)).toBeCloseTo(5);
+    expect(far.admits(read, { ...idle, active: 1 })).toBe(false);
+    vi.advanceTimersByTime(5);
+    expect(far.admits(read, { ...idle, active: 1 })).toBe(true);
+    // Fewer at the server after a 503: the starts further apart.
+    far.answered('/flows/', 503, {}, 100, true);
+    far.started(read);
+    expect(far.startWaitMs()).toBeCloseTo(10);
+    // A request alone, and the first attempt of a race, are not spaced.
+    expect(far.admits({ ...read, alone: true }, idle)).toBe(true);
+    expect(far.admits({ ...read, racing: true }, idle)).toBe(true);
+
+    const near = new Pacing({ concurrency: 4 });
+    near.learnDistance(Array.from({ length: 64 }, (_, i) => 1 + (i % 4) * 10));
+    near.started(read);
+    expect(near.startWaitMs()).toBe(0);
+    expect(near.admits(read, { ...idle, active: 1 })).toBe(true);
   });
 
   test('a far target whose heavy reads bring its factor near 1 still has writes spaced, two in flight', () => {
