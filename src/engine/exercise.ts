@@ -46,11 +46,9 @@ const SHRINK_BUDGET = 30;
 /**
  * How long an operation's exercise is as a chain of requests, each sent when the one before is answered:
  * - `shrinks`: its generated bodies are known to fail (the baseline says so), and the property then shrinks
- *   its counterexample, up to SHRINK_BUDGET requests more (Prefect 3.8.8 on SQLite: 18–66 requests, half of
- *   them 35 or more);
- * - `generates`: it has a body the exercise generates: edges, random and invalid bodies (up to 46, half of
- *   them 22 or more);
- * - `short`: a recipe, and a request for an unknown id (one or two).
+ *   its counterexample, up to SHRINK_BUDGET requests more (Prefect 3.8.8: 42–66 requests);
+ * - `generates`: it has a body the exercise generates: edges, random and invalid bodies (27–61);
+ * - `short`: a recipe, and a request for an unknown id (two or three).
  */
 export type ExerciseChain = 'shrinks' | 'generates' | 'short';
 
