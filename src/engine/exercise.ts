@@ -43,40 +43,6 @@ export interface ExerciseContext {
 /** Requests one failing property may spend on shrinking its counterexample. */
 const SHRINK_BUDGET = 30;
 
-/**
- * How long an operation's exercise is as a chain of requests, each sent when the one before is answered:
- * - `shrinks`: its generated bodies are known to fail (the baseline says so), and the property then shrinks
- *   its counterexample, up to SHRINK_BUDGET requests more (Prefect 3.8.8: 42–66 requests);
- * - `generates`: it has a body the exercise generates: edges, random and invalid bodies (27–61);
- * - `short`: a recipe, and a request for an unknown id (two or three).
- */
-export type ExerciseChain = 'shrinks' | 'generates' | 'short';
-
-export function exerciseChain(
-  ctx: Pick<ExerciseContext, 'cases'>,
-  op: Operation,
-  generatedFail: boolean,
-): ExerciseChain {
-  const generates =
-    ctx.cases.model.recordOf(op).bodySchema !== undefined && (ctx.cases.profile.safety(op)?.generated ?? true);
-  if (!generates) return 'short';
-  return generatedFail ? 'shrinks' : 'generates';
-}
-
-const CHAIN_ORDER: ExerciseChain[] = ['shrinks', 'generates', 'short'];
-
-/**
- * The operations in the order their exercise starts in a run without a budget: the longest chains first, the
- * document's order within each kind. The jobs start a bounded number at a time in this order, and a request
- * waiting for room goes in the order its job began, so a long chain begun last is what the exercise ends on:
- * behind 100 ms, the exercise ended on an automation's 52 requests, begun 16 s in, and in its last 4 s the
- * target was busy a sixth of the time or less.
- */
-export function longestChainsFirst(ops: readonly Operation[], chainOf: (op: Operation) => ExerciseChain): Operation[] {
-  const rank = new Map(ops.map((op) => [op, CHAIN_ORDER.indexOf(chainOf(op))]));
-  return [...ops].sort((a, b) => rank.get(a)! - rank.get(b)!);
-}
-
 /** `"{{name}}"` in a replayed overlay becomes a fresh name of the run's, so that an upsert creates anew. */
 function withFreshNames(value: Record<string, unknown>, fresh: () => string): Record<string, unknown> {
   return JSON.parse(JSON.stringify(value), (_k, v) => (v === '{{name}}' ? fresh() : v)) as Record<string, unknown>;

@@ -25,13 +25,13 @@ import { loadDocument, type LoadedDocument } from '../openapi/load.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { SchemaValidators } from '../openapi/validators.js';
-import { entriesFor, forTarget, loadBaseline, replaysFor, type Baseline } from '../report/baseline.js';
+import { forTarget, loadBaseline, replaysFor, type Baseline } from '../report/baseline.js';
 import { latencyBySender, type OperationSummary, type RunInfo, senderFamily } from '../report/results.js';
 import { TOOL } from '../report/tool.js';
 import { buildCorpus } from '../resources/corpus.js';
 import { Ledger } from '../resources/ledger.js';
 import { FixturePool } from '../resources/pool.js';
-import { exerciseChain, exerciseOperation, longestChainsFirst, type ExerciseContext } from './exercise.js';
+import { exerciseOperation, type ExerciseContext } from './exercise.js';
 import { Scheduler } from './scheduler.js';
 import { TimeBox } from './timeBox.js';
 
@@ -134,9 +134,6 @@ async function createSession(): Promise<Session> {
     problemWithValidExchange: (op, ex) => problemWithValidExchange(validate, op, ex),
     replays: (op) => replaysFor(baseline, op.key),
   };
-  /** The baseline knows a server error for a generated body of the operation: its property will shrink. */
-  const generatedFail = (op: Operation) =>
-    entriesFor(baseline, 'contract.no-5xx', op.key).some((e) => /\bgenerated\b/.test(e.key ?? ''));
   const done = new Map<Operation, OperationRun>();
   // Judgements mostly send one request after another: twice the client's limit keeps it full, and the
   // client bounds what is in flight. A judgement whose request waits for its turn (a rate limit) holds no
@@ -241,9 +238,7 @@ async function createSession(): Promise<Session> {
     exerciseAll() {
       // A budgeted run exercises the spec's core collections (§2) first: what it reaches covers them.
       const core = (op: Operation) => (CORE.includes(model.collectionOf(op)?.name ?? '') ? 0 : 1);
-      const order = timeBox.budgeted
-        ? [...operations].sort((a, b) => core(a) - core(b))
-        : longestChainsFirst(operations, (op) => exerciseChain(exerciseContext, op, generatedFail(op)));
+      const order = timeBox.budgeted ? [...operations].sort((a, b) => core(a) - core(b)) : operations;
       exercised ??= Promise.all(order.map((op) => exercise(op))).then(() => undefined);
       return exercised;
     },

@@ -7,13 +7,7 @@ import type { RequestToSend } from '../../../src/openapi/request.js';
 import { SchemaValidators } from '../../../src/openapi/validators.js';
 import { Ledger } from '../../../src/resources/ledger.js';
 import { FixturePool } from '../../../src/resources/pool.js';
-import {
-  type ExerciseContext,
-  changedFields,
-  exerciseChain,
-  exerciseOperation,
-  longestChainsFirst,
-} from '../../../src/engine/exercise.js';
+import { type ExerciseContext, changedFields, exerciseOperation } from '../../../src/engine/exercise.js';
 import { referenceDoc } from '../support.js';
 
 const doc = referenceDoc();
@@ -63,39 +57,6 @@ describe('exerciseOperation', () => {
     const textPlain = sent.filter((spec) => spec.headers?.['content-type'] === 'text/plain');
     expect(textPlain).toHaveLength(1);
     expect(textPlain[0].refusedBeforeData).toBeUndefined();
-  });
-});
-
-describe('the order operations are exercised in', () => {
-  test('an operation with no body to generate is a short chain; one with a body a longer one than any short', async () => {
-    const { ctx } = exercising();
-    const lengths: Record<string, number[]> = { generates: [], short: [] };
-    for (const op of model.operations) {
-      const run = await exerciseOperation(ctx, op);
-      if (run.skipped) continue;
-      lengths[exerciseChain(ctx, op, false)].push(run.sent.length);
-    }
-    expect(lengths.generates.length).toBeGreaterThan(0);
-    expect(lengths.short.length).toBeGreaterThan(0);
-    expect(Math.max(...lengths.short)).toBeLessThanOrEqual(3);
-    expect(Math.min(...lengths.generates)).toBeGreaterThan(Math.max(...lengths.short));
-  });
-
-  test('a body the baseline knows to fail shrinks: the longest chains first, the document order within each', () => {
-    const { ctx } = exercising();
-    const failing = new Set(['POST /variables/']);
-    const chainOf = (op: (typeof model.operations)[number]) => exerciseChain(ctx, op, failing.has(op.key));
-    const ordered = longestChainsFirst(model.operations, chainOf);
-    expect(ordered.map((op) => op.key).sort()).toEqual(model.operations.map((op) => op.key).sort());
-    expect(ordered[0].key).toBe('POST /variables/');
-    const kinds = ordered.map(chainOf);
-    const firstShort = kinds.indexOf('short');
-    expect(kinds.slice(1, firstShort).every((k) => k === 'generates')).toBe(true);
-    expect(kinds.slice(firstShort).every((k) => k === 'short')).toBe(true);
-    for (const kind of ['generates', 'short'] as const) {
-      const inDocument = model.operations.filter((op) => chainOf(op) === kind);
-      expect(ordered.filter((op) => chainOf(op) === kind)).toEqual(inDocument);
-    }
   });
 });
 
