@@ -117,3 +117,6 @@ export function defineCheck<L extends Level>(fields: CheckFields<L>): Check {
 /** The id a verdict is reported under: the check's, with its variant. */
 export const reportedId = (check: Pick<Check, 'id'>, variant?: string): string =>
   variant === undefined ? check.id : `${check.id}[${variant}]`;
+
+/** The check a reported id names (`reportedId`): the id with its variant left off. */
+export const checkIdOf = (reported: string): string => reported.replace(/\[[^\]]*\]$/, '');

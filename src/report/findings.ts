@@ -4,7 +4,7 @@
  * judgement calls and stay in the baselines only). Each is shown once, with the releases whose baseline
  * names it, its reason, the request that shows it as a curl where the evidence gives one, and its answer.
  */
-import type { Check } from '../checks/check.js';
+import { type Check, checkIdOf } from '../checks/check.js';
 import type { Baseline, BaselineEntry } from './baseline.js';
 
 export interface ReleaseBaseline {
@@ -40,7 +40,7 @@ export function findingsMarkdown(releases: readonly ReleaseBaseline[], checks: r
   const findings = new Map<string, { entry: BaselineEntry; operations: Set<string>; releases: Set<string> }>();
   for (const { release, baseline } of releases)
     for (const e of baseline.entries) {
-      if (level.get(e.check)?.level !== 'MUST') continue;
+      if (level.get(checkIdOf(e.check))?.level !== 'MUST') continue;
       const id = `${e.check} ${e.kind} ${e.key} ${e.onlyOn ?? ''} ${e.reason}`;
       const seen = findings.get(id) ?? { entry: e, operations: new Set<string>(), releases: new Set<string>() };
       for (const op of operationsOf(e)) seen.operations.add(op);
@@ -64,7 +64,7 @@ export function findingsMarkdown(releases: readonly ReleaseBaseline[], checks: r
     (a, b) => a.entry.check.localeCompare(b.entry.check) || a.entry.key.localeCompare(b.entry.key),
   );
   for (const { entry: e, operations, releases: shownOn } of sorted) {
-    const check = level.get(e.check)!;
+    const check = level.get(checkIdOf(e.check))!;
     const failure = `\`${e.kind} ${e.key}\`${e.onlyOn ? ` (${e.onlyOn} only)` : ''}${e.intermittent ? ` (intermittent${typeof e.intermittent === 'string' ? `: ${e.intermittent}` : ''})` : ''}`;
     const { request, response } = e.evidence ?? {};
     const curl = request && curlOf(request);

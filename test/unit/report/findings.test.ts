@@ -42,6 +42,21 @@ describe('findings', () => {
     expect(md).not.toContain('errors.wrong-content-type');
   });
 
+  test("an entry of a check's variant is a finding of that check, under the variant's id", () => {
+    const entry = {
+      check: 'sorting.by-value[NAME_ASC]',
+      operation: 'POST /flows/filter',
+      kind: 'order.violated',
+      key: 'NAME_ASC',
+      reason: 'unsorted',
+    } as const;
+    const md = findingsMarkdown([{ release: '3.8.8', baseline: { entries: [entry] } }], BUILT_IN_CHECKS);
+    expect(md).toContain('1 deviations of MUST rules');
+    expect(md).toContain(
+      '| `sorting.by-value[NAME_ASC]` (4.3 rule 6) | `order.violated NAME_ASC` | POST /flows/filter |',
+    );
+  });
+
   test('an evidence request of a method, a path and JSON is a curl; placeholders stay words', () => {
     expect(curlOf('POST /flows/filter {"limit":201}')).toBe(
       `curl -sS -X POST "$BASE_URL/flows/filter" -H 'content-type: application/json' -d '{"limit":201}'`,
