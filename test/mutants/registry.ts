@@ -408,6 +408,21 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'orchestration-graph-breaks-on-inputs',
+      breaks: "a flow run's graph answers 500 once one of its task runs took another's result as input",
+      onResponse: (req, res) => {
+        if (!matches('/flow_runs/{id}/graph', 'GET', req) || res.status !== 200) return res;
+        const nodes = json.parse(res.body) as Array<{ upstream_dependencies?: unknown[] }> | undefined;
+        return Array.isArray(nodes) && nodes.some((n) => (n.upstream_dependencies ?? []).length > 0)
+          ? jsonResponse(500, { exception_message: 'Internal Server Error' })
+          : res;
+      },
+    },
+    operations: '^GET /flow_runs/\\{id\\}/graph$',
+    killedBy: ['orchestration.views-any-task-input[task_run] GET /flow_runs/{id}/graph'],
+  },
+  {
+    mutant: {
       id: 'versioning-malformed-accepted',
       breaks: 'a malformed version header is accepted',
       onRequest: (req) => {

@@ -1,7 +1,8 @@
 /** Family `orchestration` on a scripted orchestrator: flow runs, their states and history, kept and broken. */
 import { describe, expect, test } from 'vitest';
 import type { RequestToSend } from '../../../src/openapi/request.js';
-import { type Obj, type Reply, fakeContext, judge, outcome } from './fake.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import { type Obj, type Reply, applies, fakeContext, judge, operation, outcome } from './fake.js';
 
 /** Flow runs with Prefect's rules: PENDING twice ABORTs, RUNNING before the scheduled time WAITs, force bypasses. */
 function orchestrator(breaks?: string) {
@@ -108,5 +109,88 @@ describe('orchestration checks', () => {
         await judge('orchestration.pending-twice-aborts', SET, await fakeContext({ profile, server: orchestrator() })),
       ),
     ).toBe('skipped');
+  });
+});
+
+/**
+ * Flow runs whose task runs name their inputs, and a graph of each run: it answers 500 (as Prefect's does
+ * for all but a task run's result) once a task run of the run takes an input of a kind in `breaks`, and
+ * `refuses` answers 422 to a task run with an input of that kind.
+ */
+function taskRunServer(options: { breaks?: string[]; refuses?: string; graphBefore?: number } = {}) {
+  const runs = orchestrator();
+  const taskRuns: Obj[] = [];
+  return (r: RequestToSend): Reply | undefined => {
+    if (r.method === 'POST' && r.path === '/task_runs/') {
+      const inputs = Object.values(((r.json as Obj).task_inputs ?? {}) as Record<string, Obj[]>).flat();
+      if (inputs.some((i) => i.input_type === options.refuses)) return { status: 422, json: { detail: [] } };
+      const taskRun = { id: `task-run-${taskRuns.length + 1}`, ...(r.json as Obj) };
+      taskRuns.push(taskRun);
+      return { status: 201, json: taskRun };
+    }
+    const graph = /^\/flow_runs\/([^/]+)\/graph$/.exec(r.path)?.[1];
+    if (r.method === 'GET' && graph) {
+      const mine = taskRuns.filter((t) => t.flow_run_id === graph);
+      const kinds = mine.flatMap((t) => Object.values((t.task_inputs ?? {}) as Record<string, Obj[]>).flat());
+      if (options.graphBefore && !kinds.length) return { status: options.graphBefore, json: {} };
+      if (kinds.some((i) => options.breaks?.includes(String(i.input_type))))
+        return { status: 500, json: { exception_message: 'Internal Server Error' } };
+      return { status: 200, json: mine.map((t) => ({ id: t.id, upstream_dependencies: [] })) };
+    }
+    return runs(r);
+  };
+}
+
+describe('orchestration.views-any-task-input', () => {
+  const ID = 'orchestration.views-any-task-input';
+  const GRAPH = 'GET /flow_runs/{id}/graph';
+
+  test("judges each read below a flow run's own path, once per kind of task input the document gives", async () => {
+    const fake = await fakeContext({ server: taskRunServer() });
+    const check = BUILT_IN_CHECKS.find((c) => c.id === ID)!;
+    expect(check.variants!(operation(fake.ctx.model, GRAPH), fake.ctx)).toEqual([
+      'constant',
+      'flow_run',
+      'parameter',
+      'task_run',
+    ]);
+    expect(applies(ID, GRAPH, fake)).toBe(true);
+    expect(applies(ID, 'GET /flow_runs/{id}/graph-v2', fake)).toBe(true);
+    expect(applies(ID, 'GET /flow_runs/{id}', fake)).toBe(false);
+    expect(applies(ID, 'GET /flow_runs/{id}/input/{key}', fake)).toBe(false);
+    expect(applies(ID, 'GET /task_runs/{id}', fake)).toBe(false);
+  });
+
+  test('passes on a graph that takes every kind, and fails on the kinds that break it (500)', async () => {
+    for (const kind of ['constant', 'flow_run', 'parameter', 'task_run'])
+      expect(outcome(await judge(ID, GRAPH, await fakeContext({ server: taskRunServer() }), kind))).toBe('passed');
+    const broken = { breaks: ['flow_run', 'constant'] };
+    expect(outcome(await judge(ID, GRAPH, await fakeContext({ server: taskRunServer(broken) }), 'constant'))).toBe(
+      'server-error 500',
+    );
+    expect(outcome(await judge(ID, GRAPH, await fakeContext({ server: taskRunServer(broken) }), 'flow_run'))).toBe(
+      'server-error 500',
+    );
+    expect(outcome(await judge(ID, GRAPH, await fakeContext({ server: taskRunServer(broken) }), 'task_run'))).toBe(
+      'passed',
+    );
+  });
+
+  test('the input names the task run before it in the same flow run, or the flow run itself', async () => {
+    const fake = await fakeContext({ server: taskRunServer() });
+    await judge(ID, GRAPH, fake, 'task_run');
+    await judge(ID, GRAPH, fake, 'flow_run');
+    const creates = fake.sent.filter((r) => r.method === 'POST' && r.path === '/task_runs/').map((r) => r.json as Obj);
+    const [upstream, taking, , takingRun] = creates;
+    expect(taking.flow_run_id).toBe(upstream.flow_run_id);
+    expect(taking.task_inputs).toEqual({ x: [{ input_type: 'task_run', id: 'task-run-1' }] });
+    expect(takingRun.task_inputs).toEqual({ x: [{ input_type: 'flow_run', id: takingRun.flow_run_id }] });
+  });
+
+  test('a refused input fails as an unexpected answer; a view that failed before is not judged', async () => {
+    const refusing = await fakeContext({ server: taskRunServer({ refuses: 'parameter' }) });
+    expect(outcome(await judge(ID, GRAPH, refusing, 'parameter'))).toBe('status.unexpected 422');
+    const failingBefore = await fakeContext({ server: taskRunServer({ graphBefore: 404 }) });
+    expect(outcome(await judge(ID, GRAPH, failingBefore, 'constant'))).toBe('skipped');
   });
 });
