@@ -167,12 +167,12 @@ function taskInputScenario(ctx: CheckContext, kind: string) {
       );
     const upstream = await taskRun(1, {});
     if (!is2xx(upstream))
-      return { refused: 'a task run with no inputs', created: upstream, before: [], after: [], views };
+      return { whatCreated: 'a task run with no inputs', created: upstream, before: [], after: [], views };
     const before = await readViews();
     const input = await inputOfKind(ctx, kind, schema, (upstream.json as Obj | undefined)?.id, run.id);
     const created = await taskRun(2, { x: [input] });
     const after = is2xx(created) ? await readViews() : [];
-    return { refused: `a task run with a ${kind} input`, created, before, after, views, input };
+    return { whatCreated: `a task run with a ${kind} input`, created, before, after, views, input };
   });
 }
 
@@ -503,7 +503,7 @@ export const orchestrationChecks = [
     variants: (_op, ctx) => [...taskInputKinds(ctx).keys()].sort(),
     run: async (op, ctx, kind) => {
       const s = await taskInputScenario(ctx, kind!);
-      if (!is2xx(s.created)) return unexpected(`the create of ${s.refused}`, s.created);
+      if (!is2xx(s.created)) return unexpected(`the create of ${s.whatCreated}`, s.created);
       const at = s.views.findIndex((v) => v.key === op.key);
       const [before, after] = [s.before[at], s.after[at]];
       if (!is2xx(before)) return skip(`the view answered ${before.status} before the input too: nothing to compare`);
