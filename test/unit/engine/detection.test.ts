@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { defineCheck, BUILT_IN_FAMILIES } from '../../../src/checks/check.js';
+import { checkIdOf, defineCheck, BUILT_IN_FAMILIES } from '../../../src/checks/check.js';
 import { pass } from '../../../src/checks/verdict.js';
 import { checkListMarkdown } from '../../../src/report/checkList.js';
 import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
@@ -19,7 +19,7 @@ describe('what checks declare for planning', () => {
   test('each check declares as catches the mutants of the kill matrix that name it, and none declares more', () => {
     const counted: Record<string, number> = {};
     for (const m of [...contractMutants, ...verbMutants, ...queryMutants, ...gateMutants]) {
-      const ids = new Set(m.killedBy.map((k) => k.split(' ')[0].replace(/\[.*$/, '')));
+      const ids = new Set(m.killedBy.map((k) => checkIdOf(k.split(' ')[0])));
       for (const id of ids) counted[id] = (counted[id] ?? 0) + 1;
     }
     const declared = Object.fromEntries(BUILT_IN_CHECKS.filter((c) => c.catches).map((c) => [c.id, c.catches]));
