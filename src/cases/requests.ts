@@ -12,8 +12,11 @@ import type { SafeValues } from './safeValues.js';
 
 /** What the resources stage offers the cases stage: values of the run's own objects. */
 export interface FixtureSource extends ProfileFixtures {
-  /** The value of `ref.field` of an object of `ref.collection`; `fresh` asks for a new object only this request uses. */
-  value(ref: Reference, mode: 'shared' | 'fresh'): Promise<unknown>;
+  /**
+   * The value of `ref.field` of an object of `ref.collection`; `fresh` asks for a new object only this request
+   * uses; an `owner` shares its object with that owner's requests alone.
+   */
+  value(ref: Reference, mode: 'shared' | 'fresh', owner?: string): Promise<unknown>;
 }
 
 export interface CaseContext {
@@ -111,8 +114,11 @@ export async function resolvePathParams(
       continue;
     }
     if (ref) {
-      // The object the operation changes or removes is its own: shared objects stay as other requests expect them.
-      params[p.name] = await ctx.fixtures.value(ref, record.mutates.has(p.name) ? 'fresh' : 'shared');
+      // The object the operation changes or removes is its own: shared objects stay as other requests expect
+      // them. A read the profile gives an object of its own shares it with its operation's requests alone.
+      const mutates = record.mutates.has(p.name);
+      const owner = !mutates && ctx.profile.readsOwnObject?.(op) ? op.key : undefined;
+      params[p.name] = await ctx.fixtures.value(ref, mutates ? 'fresh' : 'shared', owner);
     } else {
       params[p.name] = minimalFor(p.schema, { doc: ctx.model.doc });
     }

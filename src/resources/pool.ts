@@ -1,7 +1,8 @@
 /**
  * The run's own objects: one shared object per collection, created on first use through the document's
- * own create operation (prerequisites first), plus fresh objects for requests that change or delete
- * the object they name. Every object is recorded in the ledger before anyone can use it.
+ * own create operation (prerequisites first), one per operation for reads the profile gives an object of
+ * their own, plus fresh objects for requests that change or delete the object they name. Every object is
+ * recorded in the ledger before anyone can use it.
  */
 import { buildRecipe, CannotBuild, fillPath, type CaseContext, type FixtureSource } from '../cases/requests.js';
 import { is2xx, type Answer, type RequestToSend, type Send } from '../openapi/request.js';
@@ -56,22 +57,24 @@ export class FixturePool implements FixtureSource {
     return this.sendRequest(request);
   }
 
-  async value(ref: Reference, mode: 'shared' | 'fresh'): Promise<unknown> {
-    const obj = await this.object(ref.collection, mode);
+  async value(ref: Reference, mode: 'shared' | 'fresh', owner?: string): Promise<unknown> {
+    const obj = await this.object(ref.collection, mode, owner);
     return obj[ref.field];
   }
 
-  object(collectionPath: string, mode: 'shared' | 'fresh'): Promise<Obj> {
+  /** `owner`: shared by that owner's requests alone (an operation's key), not by the whole run. */
+  object(collectionPath: string, mode: 'shared' | 'fresh', owner?: string): Promise<Obj> {
     if (mode === 'fresh') return this.create(collectionPath);
-    let p = this.shared.get(collectionPath);
+    const key = owner === undefined ? collectionPath : `${collectionPath} for ${owner}`;
+    let p = this.shared.get(key);
     if (!p) {
       const made = this.create(collectionPath);
       // A create that failed is not remembered: the next request that needs the object tries anew.
       made.catch(() => {
-        if (this.shared.get(collectionPath) === made) this.shared.delete(collectionPath);
+        if (this.shared.get(key) === made) this.shared.delete(key);
       });
       p = made;
-      this.shared.set(collectionPath, p);
+      this.shared.set(key, p);
     }
     return p;
   }

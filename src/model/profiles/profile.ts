@@ -66,6 +66,12 @@ export interface Profile {
   pathValue?(op: Operation, name: string): unknown;
   /** Values for path parameters that another operation hands out (a lease id). */
   asyncPathValue?(ctx: ProfileContext, op: Operation, name: string): Promise<unknown>;
+  /**
+   * Reads whose answer gathers what other requests put under the object they name (a flow run's graph of its
+   * task runs): each such operation reads an object of its own, made once for its requests, so that what it
+   * answers does not hang on the order in which the run's other requests reach the shared object.
+   */
+  readsOwnObject?(op: Operation): boolean;
   /** A value for an identifier that names no object. */
   unknownValue(schema: Schema): string;
   /** Optional body fields that name another object and should be filled (e.g. `flow_run_id` of a task run). */

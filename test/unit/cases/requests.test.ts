@@ -2,11 +2,19 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { arbitraryFor, minimalFor } from '../../../src/cases/arbitrary.js';
-import { fieldHooks, fillPath, paramsOfPath } from '../../../src/cases/requests.js';
+import {
+  type CaseContext,
+  fieldHooks,
+  fillPath,
+  paramsOfPath,
+  resolvePathParams,
+} from '../../../src/cases/requests.js';
 import { SafeValues } from '../../../src/cases/safeValues.js';
+import { buildModel } from '../../../src/model/model.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { OpenApiDocument } from '../../../src/openapi/document.js';
 import type { Operation } from '../../../src/openapi/operations.js';
+import { referenceDoc } from '../support.js';
 
 const doc = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {} } as unknown as OpenApiDocument;
 // The body of POST /work_queues/{id}/get_runs, as Prefect documents it.
@@ -98,5 +106,45 @@ describe('paramsOfPath', () => {
   test('none where the path is not of the template', () => {
     expect(paramsOfPath('/work_pools/{work_pool_name}/queues', '/flows/')).toEqual({});
     expect(paramsOfPath('/flows/', '/flows/')).toEqual({});
+  });
+});
+
+describe("Prefect's views below a flow run read a flow run of their own", () => {
+  const model = buildModel(referenceDoc());
+  const asked: Array<{ collection: string; mode: string; owner?: string }> = [];
+  const ctx: CaseContext = {
+    model,
+    safe: new SafeValues('conformance-t1'),
+    profile: prefectProfile,
+    fixtures: {
+      value: async (ref, mode, owner) => {
+        asked.push({ collection: ref.collection, mode, owner });
+        return owner ? `own run of ${owner}` : `${mode} run`;
+      },
+      object: async () => ({}),
+      send: async () => ({ status: 599, body: '' }),
+    },
+  };
+  const op = (key: string) => model.operations.find((o) => o.key === key)!;
+
+  test('the graph, graph-v2 and logs download each get one of their own; the run itself and its writes do not', async () => {
+    const ids: Record<string, unknown> = {};
+    for (const key of [
+      'GET /flow_runs/{id}/graph',
+      'GET /flow_runs/{id}/graph-v2',
+      'GET /flow_runs/{id}/logs/download',
+      'GET /flow_runs/{id}',
+      'DELETE /flow_runs/{id}',
+      'POST /flow_runs/{id}/set_state',
+    ])
+      ids[key] = (await resolvePathParams(ctx, op(key), 'recipe')).id;
+    expect(ids).toEqual({
+      'GET /flow_runs/{id}/graph': 'own run of GET /flow_runs/{id}/graph',
+      'GET /flow_runs/{id}/graph-v2': 'own run of GET /flow_runs/{id}/graph-v2',
+      'GET /flow_runs/{id}/logs/download': 'own run of GET /flow_runs/{id}/logs/download',
+      'GET /flow_runs/{id}': 'shared run',
+      'DELETE /flow_runs/{id}': 'fresh run',
+      'POST /flow_runs/{id}/set_state': 'fresh run',
+    });
   });
 });

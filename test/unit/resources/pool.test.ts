@@ -51,6 +51,19 @@ describe('FixturePool shared objects', () => {
     expect(pool.created).toEqual([{ collection: '/variables', id: 'b' }]);
   });
 
+  test("an owner's object is shared by that owner's requests alone, apart from the run's shared one", async () => {
+    const { pool, sent } = poolAnswering([created('run'), created('graph'), created('logs')]);
+    const run = await pool.object('/variables', 'shared');
+    const [graph, again] = await Promise.all([
+      pool.object('/variables', 'shared', 'GET /graph'),
+      pool.object('/variables', 'shared', 'GET /graph'),
+    ]);
+    const logs = await pool.object('/variables', 'shared', 'GET /logs');
+    expect([run.id, graph.id, again.id, logs.id]).toEqual(['run', 'graph', 'graph', 'logs']);
+    expect(sent).toHaveLength(3);
+    expect(await pool.object('/variables', 'shared')).toBe(run);
+  });
+
   test('a refusal (4xx) is a missing prerequisite, not a passing one', async () => {
     const { pool } = poolAnswering([failed(422)]);
     const error = await pool.object('/variables', 'shared').catch((e: unknown) => e);
