@@ -47,11 +47,12 @@ export const EXERCISE_EXCHANGES = 16;
 
 /**
  * What a run is expected to send, for progress to estimate what is left: each case's exchanges (a case of a
- * check that reads the exercise costs it nothing more) and the exercise of each operation.
+ * check that reads the exercise costs it nothing more, one that reads the document alone sends nothing) and
+ * the exercise of each operation.
  */
 export function expectedExchanges(cases: Array<{ check: CaseCheck }>, exercised: number): number {
   const judging = cases
-    .filter((c) => c.check.reads !== 'exercise')
+    .filter((c) => c.check.reads === undefined)
     .reduce((sum, c) => sum + exchangesPerCase(c.check), 0);
   return Math.round(judging + exercised * EXERCISE_EXCHANGES);
 }

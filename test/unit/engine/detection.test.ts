@@ -140,11 +140,27 @@ describe('what checks declare for planning', () => {
 describe('the exchanges a run expects to send', () => {
   const c = (id: string) => ({ check: BUILT_IN_CHECKS.find((x) => x.id === id)! });
   test("each case's usual cost, one for a check not listed, nothing more for a case that reads the exercise", () => {
-    const cases = [c('filters.oracle'), c('pagination.windows'), c('sorting.by-value'), c('contract.no-5xx')];
+    const cases = [
+      c('filters.oracle'),
+      c('pagination.windows'),
+      c('sorting.by-value'),
+      c('contract.no-5xx'),
+      c('spec.snake-case-routes'),
+    ];
     expect(expectedExchanges(cases, 0)).toBe(
       c('filters.oracle').check.exchangesPerCase! + c('pagination.windows').check.exchangesPerCase! + 1,
     );
     expect(expectedExchanges([c('contract.no-5xx')], 10)).toBe(Math.round(10 * EXERCISE_EXCHANGES));
+  });
+
+  test('a check that reads the document alone sends nothing, however many its cases', () => {
+    expect(c('spec.snake-case-routes').check.reads).toBe('document');
+    expect(
+      expectedExchanges(
+        Array.from({ length: 187 }, () => c('spec.snake-case-routes')),
+        0,
+      ),
+    ).toBe(0);
   });
 });
 
