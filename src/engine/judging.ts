@@ -276,14 +276,15 @@ export function result(
 }
 
 /**
- * The family's cases: (check, operation, variant) for every selected check that applies, in the registry's
- * order. Unless `known`: every selected (check, operation), before the exercise that tells which apply.
+ * The family's cases: (check, operation, variant) for every selected check that applies (of those `only`
+ * keeps), in the registry's order. Unless `known`: every selected (check, operation), before the exercise
+ * that tells which apply.
  */
-function casesOf(session: Session, family: Family, known = true): Case[] {
+function casesOf(session: Session, family: Family, known = true, only: (check: Check) => boolean = () => true): Case[] {
   const selection = session.config.selection;
   const ctx = session.checkContext;
   return checksOf(family)
-    .filter((check) => selectsCheck(selection, check))
+    .filter((check) => selectsCheck(selection, check) && only(check))
     .flatMap((check) =>
       session.operations
         .filter((op) => selectsCase(selection, check.id, op.key) && (!known || check.appliesTo(op, ctx)))
@@ -296,16 +297,18 @@ function casesOf(session: Session, family: Family, known = true): Case[] {
 const expecting = new WeakSet<Session>();
 
 /**
- * The exchanges the whole run is expected to send, written once for the progress line: every selected family's
- * cases (those of contract and errors are known only after the exercise, and cost little beside it), and the
- * exercise of every operation unless only checks that send nothing (spec's) run.
+ * The exchanges the whole run is expected to send, written once for the progress line: the cases of every
+ * selected check that sends (a check that reads nothing but its own answers tells whether it applies before
+ * the exercise; one that reads the exercise sends nothing more, one that reads the document nothing at all),
+ * and the exercise of every operation unless only checks that send nothing (spec's) run.
  */
 export function expectOnce(session: Session): void {
   if (expecting.has(session) || session.config.shard) return;
   expecting.add(session);
-  const cases = familiesOfRun().flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
-  const exercised = cases.some((c) => c.check.reads !== 'document') ? session.operations.length : 0;
-  writeFileSync(runFiles(session.config.runDir).expectedExchanges, String(expectedExchanges(cases, exercised)));
+  const selected = familiesOfRun().flatMap((family) => casesOf(session, family, false));
+  const exercised = selected.some((c) => c.check.reads !== 'document') ? session.operations.length : 0;
+  const sending = familiesOfRun().flatMap((family) => casesOf(session, family, true, (c) => c.reads === undefined));
+  writeFileSync(runFiles(session.config.runDir).expectedExchanges, String(expectedExchanges(sending, exercised)));
 }
 
 /** A budgeted run plans every family at once, unless sharded: a shard runs only some families' files. */

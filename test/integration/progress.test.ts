@@ -46,7 +46,7 @@ describe('progress', () => {
     expect(drawn.some((l) => / of ~[\d,]+ requests/.test(l))).toBe(true);
   });
 
-  test('in CI: a plain line when a family starts, with the time since the start, never a line rewritten', () => {
+  test('in CI: a plain line when a family starts, with the time since the start, never a line rewritten; the requests expected near those sent', () => {
     const r = runUnderTerminal({ CI: 'true' });
     expect(r.status).toBe(0);
     expect(r.output).toContain('passed');
@@ -54,5 +54,11 @@ describe('progress', () => {
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines) expect(line).toMatch(LINE);
     expect(r.output).not.toContain('\x1b[2K');
+    // The requests it expects are near those it sent (the summary's count has cleanup's too).
+    const expected = Number(/ of ~([\d,]+) requests/.exec(r.output)?.[1].replace(/,/g, ''));
+    const sent = Number(/^operations: .*?(\d+) requests in /m.exec(r.output)?.[1]);
+    expect(sent).toBeGreaterThan(0);
+    expect(expected / sent).toBeGreaterThan(0.7);
+    expect(expected / sent).toBeLessThan(1.3);
   });
 });
