@@ -161,7 +161,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     extra: Partial<Sent> = {},
   ) => {
     const exchange = await ctx.client.send(request);
-    ctx.pool.noteCreated(op, exchange, pathParams);
+    ctx.pool.noteCreated(op, exchange, pathParams, request.json);
     ctx.pool.noteDeleted(request, exchange);
     run.sent.push({ kind, exchange, ...extra });
     return exchange;
@@ -192,7 +192,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     const [kind, request, extra] = asSent(row.json, row.fields);
     if (row.fields.length === 1) return void (await send(kind, request, built.pathParams, extra));
     const exchange = await ctx.client.send(request);
-    ctx.pool.noteCreated(op, exchange, built.pathParams);
+    ctx.pool.noteCreated(op, exchange, built.pathParams, request.json);
     if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra });
     let shown = false;
     for (const field of row.fields) {

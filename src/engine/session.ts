@@ -155,7 +155,7 @@ async function createSession(): Promise<Session> {
     const exchange = await client.send(request);
     const sentTo = op ?? byRoute.get(`${request.method} ${request.template}`);
     // The path's parameters: an object made under a parent (a pool's queue) is deleted under it.
-    if (sentTo) pool.noteCreated(sentTo, exchange, paramsOfPath(request.template, request.path));
+    if (sentTo) pool.noteCreated(sentTo, exchange, paramsOfPath(request.template, request.path), request.json);
     pool.noteDeleted(request, exchange);
     return exchange;
   };

@@ -3,8 +3,9 @@
  * what the server made on the run's behalf (found by the profile through the run's tag and its objects), then
  * a server-made singleton the run caused; and say what could not be deleted.
  */
-import type { Profile, SideEffect } from '../model/profiles/profile.js';
-import { is2xx, type Send } from '../openapi/request.js';
+import type { Obj } from '../model/oracle.js';
+import type { MadeForName, Profile, SideEffect } from '../model/profiles/profile.js';
+import { type Answer, is2xx, type Send } from '../openapi/request.js';
 import { Ledger, type LedgerEntry } from './ledger.js';
 
 export interface CleanupSummary {
@@ -33,19 +34,45 @@ export async function cleanupMadeForRun(
   const ids = (collection: string) => entries.filter((e) => e.collection === collection).map((e) => e.id);
   const made = await madeForRun(send, { runTag, ids });
   const answers = await Promise.all(made.map((m) => send({ method: 'DELETE', template: m.template, path: m.path })));
-  for (const [i, answer] of answers.entries()) {
-    const { path, template } = made[i];
-    if (is2xx(answer)) report.deleted++;
-    else if (answer.status === 404) report.alreadyGone++;
-    else
-      report.failed.push({
-        collection: template,
-        id: path,
-        reason: `${answer.status || answer.error}`,
-        path,
-        template,
-      });
+  for (const [i, answer] of answers.entries()) countDelete(report, answer, made[i]);
+}
+
+/** A delete's answer, counted in the report: deleted, already gone, or failed (with where to read it again). */
+function countDelete(report: CleanupSummary, answer: Answer, { path, template }: { path: string; template: string }) {
+  if (is2xx(answer)) report.deleted++;
+  else if (answer.status === 404) report.alreadyGone++;
+  else
+    report.failed.push({ collection: template, id: path, reason: `${answer.status || answer.error}`, path, template });
+}
+
+/**
+ * What the run's requests may have made for the names they were given (Profile.madeForNames), read back side by
+ * side: each the request made is deleted and counted; one that was there before (the request read it) is kept,
+ * and one already gone says nothing.
+ */
+export async function cleanupMadeForNames(
+  send: Send,
+  ledgerFile: string,
+  madeForNames: NonNullable<Profile['madeForNames']>,
+  report: CleanupSummary,
+): Promise<void> {
+  const byPath = new Map<string, { template: string; made: MadeForName[]; answeredAt: number[] }>();
+  for (const m of Ledger.readAll(ledgerFile).maybeMade) {
+    const made = madeForNames[m.maybeMadeBy];
+    if (!made) continue;
+    const seen = byPath.get(m.path) ?? { template: m.template, made: [], answeredAt: [] };
+    seen.made.push(made);
+    seen.answeredAt.push(m.answeredAt);
+    byPath.set(m.path, seen);
   }
+  await Promise.all(
+    [...byPath].map(async ([path, { template, made, answeredAt }]) => {
+      const now = await send({ method: 'GET', template, path });
+      const obj = is2xx(now) && now.json && typeof now.json === 'object' ? (now.json as Obj) : undefined;
+      if (!obj || !made.some((m, i) => m.madeBy(obj, answeredAt[i]))) return;
+      countDelete(report, await send({ method: 'DELETE', template, path }), { path, template });
+    }),
+  );
 }
 
 /** The side effects a run may cause that do not exist yet: those the run will answer for. */

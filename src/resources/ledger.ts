@@ -38,11 +38,25 @@ export function referencesOf(obj: unknown, own: string, runTag: string): string[
   return [...found];
 }
 
-/** A line of the ledger's file: an object the run made, or one of them the run deleted itself. */
-export type LedgerLine = LedgerEntry | { deletedByRun: string };
+/**
+ * An object an answer listed that the request may have made for a name it was given (Profile.madeForNames):
+ * cleanup reads it back and deletes it only if that request made it.
+ */
+export interface MaybeMade {
+  /** The operation key of the request. */
+  maybeMadeBy: string;
+  /** Where to read and delete it, and that operation's template. */
+  path: string;
+  template: string;
+  /** When the server answered the request (epoch ms, its Date header). */
+  answeredAt: number;
+}
+
+/** A line of the ledger's file: an object the run made, one of them the run deleted itself, or one it may have made. */
+export type LedgerLine = LedgerEntry | { deletedByRun: string } | MaybeMade;
 
 /** Whether a line of the ledger names an object the run made. */
-export const isEntry = (line: LedgerLine): line is LedgerEntry => !('deletedByRun' in line);
+export const isEntry = (line: LedgerLine): line is LedgerEntry => !('deletedByRun' in line) && !('maybeMadeBy' in line);
 
 export class Ledger {
   private readonly seen = new Set<string>();
@@ -77,6 +91,14 @@ export class Ledger {
     if (this.file) appendFileSync(this.file, `${JSON.stringify({ deletedByRun: deletePath })}\n`);
   }
 
+  /** An object the run may have made (MaybeMade): once for each answer that listed it. */
+  recordMaybeMade(line: MaybeMade): void {
+    const key = `${line.path} ${line.answeredAt}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
+    if (this.file) appendFileSync(this.file, `${JSON.stringify(line)}\n`);
+  }
+
   has(collection: string, id: string): boolean {
     return this.seen.has(`${collection} ${id}`);
   }
@@ -85,11 +107,15 @@ export class Ledger {
     return Ledger.readAll(file).entries;
   }
 
-  /** Its entries, and the delete paths of those the run deleted itself (recordDeleted), from one read of the file. */
-  static readAll(file: string): { entries: LedgerEntry[]; deletedByRun: Set<string> } {
+  /**
+   * Its entries, the delete paths of those the run deleted itself (recordDeleted), and what the run may have
+   * made (recordMaybeMade), from one read of the file.
+   */
+  static readAll(file: string): { entries: LedgerEntry[]; deletedByRun: Set<string>; maybeMade: MaybeMade[] } {
     const entries: LedgerEntry[] = [];
     const deletedByRun = new Set<string>();
-    if (!existsSync(file)) return { entries, deletedByRun };
+    const maybeMade: MaybeMade[] = [];
+    if (!existsSync(file)) return { entries, deletedByRun, maybeMade };
     for (const line of readFileSync(file, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       let parsed: LedgerLine;
@@ -100,8 +126,9 @@ export class Ledger {
         continue;
       }
       if (isEntry(parsed)) entries.push(parsed);
+      else if ('maybeMadeBy' in parsed) maybeMade.push(parsed);
       else deletedByRun.add(parsed.deletedByRun);
     }
-    return { entries, deletedByRun };
+    return { entries, deletedByRun, maybeMade };
   }
 }

@@ -156,8 +156,9 @@ export class FixturePool implements FixtureSource {
    * Record what a successful non-read request created: objects of a collection's create, and objects
    * whose schema is a collection's (e.g. the flow run `create_flow_run` returns).
    */
-  noteCreated(op: Operation, exchange: Answer, pathParams: Record<string, unknown>): void {
+  noteCreated(op: Operation, exchange: Answer, pathParams: Record<string, unknown>, sent?: unknown): void {
     if (!is2xx(exchange) || exchange.json === undefined) return;
+    this.noteMadeForNames(op, exchange, sent);
     // A read returns objects that exist already, perhaps someone else's: never the run's to delete.
     if (this.model.recordOf(op).reads) return;
     const own = this.model.collectionOf(op);
@@ -176,6 +177,27 @@ export class FixturePool implements FixtureSource {
       // counts only when it carries the run's mark.
       if (exchange.status !== 201 && !this.carriesRunMark(item as Obj)) continue;
       this.recordObject(c, item as Obj, c === own ? pathParams : {}, op.key);
+    }
+  }
+
+  /**
+   * What an operation that makes objects for the names it is given (Profile.madeForNames) listed of those
+   * names: each may be one it made, which cleanup reads back (Ledger.recordMaybeMade). Without a Date header
+   * there is no telling when it was made, and nothing is noted.
+   */
+  private noteMadeForNames(
+    op: Operation,
+    exchange: Answer & { responseHeaders?: Record<string, string> },
+    sent: unknown,
+  ) {
+    const made = this.caseContext?.profile.madeForNames?.[op.key];
+    const names = made && sent && typeof sent === 'object' ? (sent as Obj)[made.namesField] : undefined;
+    const answeredAt = Date.parse(exchange.responseHeaders?.date ?? '');
+    if (!made || !Array.isArray(names) || !Array.isArray(exchange.json) || Number.isNaN(answeredAt)) return;
+    for (const item of exchange.json as Obj[]) {
+      if (item?.id === undefined || !names.includes(item.name)) continue;
+      const path = made.item.replace(/\{[^}]+\}/, encodeURIComponent(String(item.id)));
+      this.ledger.recordMaybeMade({ maybeMadeBy: op.key, path, template: made.item, answeredAt });
     }
   }
 

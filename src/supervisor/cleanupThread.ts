@@ -17,6 +17,7 @@ import {
   type CleanupPass,
   type CleanupSummary,
   cleanup,
+  cleanupMadeForNames,
   cleanupMadeForRun,
   cleanupSideEffects,
   recheckFailed,
@@ -107,6 +108,8 @@ export async function finish(end: CleanupEnd): Promise<CleanupDone> {
     const profile = profileNamed(end.profile);
     if (profile.madeForRun && !end.readOnly)
       await cleanupMadeForRun(send, target.ledger, end.runTag, profile.madeForRun, report);
+    if (profile.madeForNames && !end.readOnly)
+      await cleanupMadeForNames(send, target.ledger, profile.madeForNames, report);
     const sideEffects = (profile.sideEffects ?? []).filter((e) => end.absentSideEffects.includes(e.path));
     const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, end.runTag);
     if (sideEffectsLeft.length) report.sideEffects = sideEffectsLeft;

@@ -8,7 +8,7 @@ import { is2xx } from '../../openapi/request.js';
 import { valueAt } from '../oracle.js';
 import { prefectOperators } from './operators.js';
 import { tellPrefectDatabase } from './prefectDatabase.js';
-import { unknownIdentifier, type Profile, type ProfileContext, type Safety } from './profile.js';
+import { unknownIdentifier, type MadeForName, type Profile, type ProfileContext, type Safety } from './profile.js';
 
 const BULK = /^\/(\w+)\/(bulk_delete|bulk_set_state)\/?$/;
 
@@ -41,6 +41,20 @@ async function scopedToFreshObject(ctx: ProfileContext, collection: string, body
   return { body: { ...(body as object), [collection]: { id: { any_: [obj.id] } } } };
 }
 
+/**
+ * 2.x and 3.0 (models/concurrency_limits_v2.py, bulk_read_or_create_concurrency_limits): increment and decrement
+ * make an inactive limit of limit 1 for each name they do not find, and answer with it among those they read.
+ * 3.4 and later make none. The Date header has whole seconds, and the limit is made while the request is served.
+ */
+const limitForName: MadeForName = {
+  namesField: 'names',
+  item: '/v2/concurrency_limits/{id_or_name}',
+  why: 'Prefect 2.x and 3.0 make an inactive concurrency limit for each name increment or decrement does not find',
+  madeBy: (obj, answeredAt) =>
+    obj.active === false && Math.abs(Date.parse(String(obj.created)) - answeredAt) <= MADE_WITHIN_MS,
+};
+/** How far a limit's `created` may lie from the Date of the answer that made it: the header's whole second, and the request's time. */
+const MADE_WITHIN_MS = 2000;
 export const prefectProfile: Profile = {
   name: 'prefect',
   database: tellPrefectDatabase,
@@ -224,6 +238,12 @@ export const prefectProfile: Profile = {
     ];
     return [...new Map(found.map((f) => [f.path, f])).values()];
   },
+  madeForNames: Object.fromEntries(
+    ['POST /v2/concurrency_limits/increment', 'POST /v2/concurrency_limits/decrement'].map((key) => [
+      key,
+      limitForName,
+    ]),
+  ),
   // models/deployments.py, delete_deployment: the deployment's concurrency limit (`concurrency_limit` in its
   // body, no `_id`) is a /v2/concurrency_limits object, deleted with it.
   deleteReaches: [['/deployments', '/v2/concurrency_limits']],

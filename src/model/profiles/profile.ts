@@ -125,6 +125,8 @@ export interface Profile {
   restrain?(op: Operation, body: unknown, runTag: string): unknown;
   /** The objects the server made on behalf of the run (named with its tag, or attached to its objects), to delete after it. */
   madeForRun?(send: ProfileSend, run: RunMarks): Promise<Array<{ path: string; template: string }>>;
+  /** Operations (by key) that make an object for each name they are given and do not find (MadeForName). */
+  madeForNames?: Record<string, MadeForName>;
   /** Which database serves a target given by URL, told by reads whose answers differ between databases. */
   database?(send: Send, operations: ReadonlyArray<Pick<Operation, 'method' | 'path'>>): Promise<DatabaseFinding>;
 }
@@ -158,6 +160,22 @@ export interface SideEffect {
   why: string;
   /** Whether it holds nothing but what the server made with it and the run's own objects (checked before deleting). */
   isBare(send: ProfileSend, runTag: string): Promise<boolean>;
+}
+
+/**
+ * Objects a request makes for the names it is given where it finds none of that name (Prefect 2.x and 3.0: an
+ * inactive v2 concurrency limit for each name increment or decrement does not find). The names are the
+ * request's, generated or not, so no mark of the run's tells them: the answer lists what the request read or
+ * made, and cleanup reads each back and deletes those the request made, never one that was there before.
+ */
+export interface MadeForName {
+  /** The request body's field that holds the names. */
+  namesField: string;
+  /** The template of one object, read and deleted by its id. */
+  item: string;
+  why: string;
+  /** Whether an object, read back after the run, was made by a request the server answered at `answeredAt` (epoch ms, its Date header). */
+  madeBy(obj: Obj, answeredAt: number): boolean;
 }
 
 /** A UUID that names no object of any run. */

@@ -2,11 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { SideEffect } from '../../../src/model/profiles/profile.js';
+import type { MadeForName, SideEffect } from '../../../src/model/profiles/profile.js';
 import type { Answer, RequestToSend } from '../../../src/openapi/request.js';
 import {
   absentSideEffects,
   cleanup,
+  cleanupMadeForNames,
   cleanupMadeForRun,
   cleanupSideEffects,
   recheckFailed,
@@ -281,5 +282,48 @@ describe('what a created object names', () => {
       [flow, 'conformance-x1', 'conformance-x1-7', 'conformance-x1-pool'].sort(),
     );
     expect(referencesOf({ id: own }, own, 'conformance-x1')).toEqual([]);
+  });
+});
+
+describe('what requests made for the names they were given', () => {
+  const made: MadeForName = {
+    namesField: 'names',
+    item: '/v2/concurrency_limits/{id_or_name}',
+    why: 'made for a name not found',
+    madeBy: (obj, answeredAt) => obj.created === answeredAt,
+  };
+  const maybe = (id: string, answeredAt: number) => ({
+    maybeMadeBy: 'POST /v2/concurrency_limits/increment',
+    path: `/v2/concurrency_limits/${id}`,
+    template: '/v2/concurrency_limits/{id_or_name}',
+    answeredAt,
+  });
+
+  test('each is read back: deleted where a request made it, kept where it was there before, silent where gone', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'cleanup-')), 'ledger.jsonl');
+    const ledger = new Ledger(file);
+    // "made" was made by the second answer that listed it; "before" by none; "gone" is gone.
+    for (const line of [maybe('made', 1), maybe('made', 2), maybe('before', 2), maybe('gone', 3)])
+      ledger.recordMaybeMade(line);
+    const present: Record<string, number> = { '/v2/concurrency_limits/made': 2, '/v2/concurrency_limits/before': 0 };
+    const sent: string[] = [];
+    const send = async (r: RequestToSend): Promise<Answer> => {
+      sent.push(`${r.method} ${r.path}`);
+      if (!(r.path in present)) return { status: 404, body: '' };
+      if (r.method === 'DELETE') return { status: 204, body: '' };
+      const json = { id: r.path, created: present[r.path] };
+      return { status: 200, body: JSON.stringify(json), json };
+    };
+    const report: CleanupSummary = { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] };
+    await cleanupMadeForNames(send, file, { 'POST /v2/concurrency_limits/increment': made }, report);
+    expect(sent.filter((r) => r.startsWith('DELETE'))).toEqual(['DELETE /v2/concurrency_limits/made']);
+    expect(sent.filter((r) => r.startsWith('GET')).sort()).toEqual(
+      [
+        'GET /v2/concurrency_limits/before',
+        'GET /v2/concurrency_limits/gone',
+        'GET /v2/concurrency_limits/made',
+      ].sort(),
+    );
+    expect(report).toMatchObject({ deleted: 1, alreadyGone: 0, failed: [] });
   });
 });

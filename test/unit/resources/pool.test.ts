@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { SafeValues } from '../../../src/cases/safeValues.js';
 import { buildModel } from '../../../src/model/model.js';
+import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import { seedProfile } from '../../../src/model/profiles/seed.js';
 import type { Answer, RequestToSend } from '../../../src/openapi/request.js';
 import { Ledger } from '../../../src/resources/ledger.js';
@@ -102,5 +103,52 @@ describe('FixturePool: what the run deleted itself', () => {
     const { entries, deletedByRun } = Ledger.readAll(file);
     expect(entries.map((e) => e.deletePath)).toEqual(['/flows/f1', `/deployments/${D}/schedules/s1`]);
     expect(deletedByRun).toEqual(new Set(['/flows/f1']));
+  });
+});
+
+describe('FixturePool: what a request may have made for the names it was given', () => {
+  const increment = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/increment')!;
+  const answered = (json: unknown, date?: string): Answer & { responseHeaders: Record<string, string> } => ({
+    status: 200,
+    body: JSON.stringify(json),
+    json,
+    responseHeaders: date ? { date } : {},
+  });
+
+  test('the objects its answer lists of the names it sent are noted with the time of the answer, the others not', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pool-ledger-')), 'ledger.jsonl');
+    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), false);
+    pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: prefectProfile });
+    const date = 'Fri, 27 Nov 2026 22:30:31 GMT';
+    const listed = [
+      { id: 'l1', name: 'x' },
+      { id: 'l2', name: 'not-sent' },
+    ];
+    pool.noteCreated(increment, answered(listed, date), {}, { slots: 1, names: ['x', 'y'] });
+    // No Date header: nothing tells when it was made, so nothing is noted.
+    pool.noteCreated(increment, answered([{ id: 'l3', name: 'y' }]), {}, { slots: 1, names: ['y'] });
+    const { entries, maybeMade } = Ledger.readAll(file);
+    expect(entries).toEqual([]);
+    expect(maybeMade).toEqual([
+      {
+        maybeMadeBy: 'POST /v2/concurrency_limits/increment',
+        path: '/v2/concurrency_limits/l1',
+        template: '/v2/concurrency_limits/{id_or_name}',
+        answeredAt: Date.parse(date),
+      },
+    ]);
+  });
+
+  test('a profile that declares no such operation notes nothing', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pool-ledger-')), 'ledger.jsonl');
+    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), false);
+    pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: seedProfile });
+    pool.noteCreated(
+      increment,
+      answered([{ id: 'l1', name: 'x' }], 'Fri, 27 Nov 2026 22:30:31 GMT'),
+      {},
+      { names: ['x'] },
+    );
+    expect(Ledger.readAll(file).maybeMade).toEqual([]);
   });
 });

@@ -58,3 +58,26 @@ describe('prefect profile: made for the run', () => {
     expect(s.sent).toHaveLength(2);
   });
 });
+
+describe('prefect profile: a concurrency limit made for a name increment or decrement did not find', () => {
+  const rule = prefectProfile.madeForNames!['POST /v2/concurrency_limits/decrement'];
+  const answeredAt = Date.parse('Fri, 27 Nov 2026 22:30:31 GMT');
+
+  test('is inactive and made within the second of the answer that listed it', () => {
+    expect(rule.madeBy({ active: false, created: '2026-11-27T22:30:31.412Z' }, answeredAt)).toBe(true);
+    expect(rule.madeBy({ active: false, created: '2026-11-27T22:30:30.950Z' }, answeredAt)).toBe(true);
+  });
+
+  test('one made long before, or active (made by someone on purpose), was read, not made', () => {
+    expect(rule.madeBy({ active: false, created: '2026-11-27T21:00:00.000Z' }, answeredAt)).toBe(false);
+    expect(rule.madeBy({ active: true, created: '2026-11-27T22:30:31.412Z' }, answeredAt)).toBe(false);
+    expect(rule.madeBy({ active: false }, answeredAt)).toBe(false);
+  });
+
+  test('increment and decrement both make them, and nothing else is declared', () => {
+    expect(Object.keys(prefectProfile.madeForNames!).sort()).toEqual([
+      'POST /v2/concurrency_limits/decrement',
+      'POST /v2/concurrency_limits/increment',
+    ]);
+  });
+});
