@@ -48,6 +48,21 @@ describe('verifyBaseline', () => {
     expect(staleEntries([v])).toEqual([v]);
   });
 
+  test('an intermittent entry whose check failed otherwise is different, and not stale: its failure need not show', () => {
+    const failedOtherwise = { checks: [result('POST /flows/', 'xfail', [['schema.mismatch', '200 /a type']])] };
+    const [steady, intermittent] = verifyBaseline(
+      {
+        entries: [
+          entry({ kind: 'schema.mismatch', key: '200 /b type' }),
+          entry({ kind: 'schema.mismatch', key: '200 /b type', intermittent: 'seed-dependent' }),
+        ],
+      },
+      failedOtherwise,
+    );
+    expect([steady.outcome, intermittent.outcome]).toEqual(['different', 'different']);
+    expect(staleEntries([steady, intermittent])).toEqual([steady]);
+  });
+
   test("a server error whose fields include the entry's is reproduced, as the gate excuses it", () => {
     const [v] = verifyBaseline(
       { entries: [entry({ key: '500 generated {key}' })] },
