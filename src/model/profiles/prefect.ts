@@ -49,7 +49,6 @@ async function scopedToFreshObject(ctx: ProfileContext, collection: string, body
 const limitForName: MadeForName = {
   namesField: 'names',
   item: '/v2/concurrency_limits/{id_or_name}',
-  why: 'Prefect 2.x and 3.0 make an inactive concurrency limit for each name increment or decrement does not find',
   madeBy: (obj, answeredAt) =>
     obj.active === false && Math.abs(Date.parse(String(obj.created)) - answeredAt) <= MADE_WITHIN_MS,
 };

@@ -173,7 +173,6 @@ export interface MadeForName {
   namesField: string;
   /** The template of one object, read and deleted by its id. */
   item: string;
-  why: string;
   /** Whether an object, read back after the run, was made by a request the server answered at `answeredAt` (epoch ms, its Date header). */
   madeBy(obj: Obj, answeredAt: number): boolean;
 }

@@ -289,7 +289,6 @@ describe('what requests made for the names they were given', () => {
   const made: MadeForName = {
     namesField: 'names',
     item: '/v2/concurrency_limits/{id_or_name}',
-    why: 'made for a name not found',
     madeBy: (obj, answeredAt) => obj.created === answeredAt,
   };
   const maybe = (id: string, answeredAt: number) => ({
