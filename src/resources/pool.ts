@@ -191,9 +191,10 @@ export class FixturePool implements FixtureSource {
     sent: unknown,
   ) {
     const made = this.caseContext?.profile.madeForNames?.[op.key];
-    const names = made && sent && typeof sent === 'object' ? (sent as Obj)[made.namesField] : undefined;
+    if (!made) return;
+    const names = sent && typeof sent === 'object' ? (sent as Obj)[made.namesField] : undefined;
     const answeredAt = Date.parse(exchange.responseHeaders?.date ?? '');
-    if (!made || !Array.isArray(names) || !Array.isArray(exchange.json) || Number.isNaN(answeredAt)) return;
+    if (!Array.isArray(names) || !Array.isArray(exchange.json) || Number.isNaN(answeredAt)) return;
     for (const item of exchange.json as Obj[]) {
       if (item?.id === undefined || !names.includes(item.name)) continue;
       const path = made.item.replace(/\{[^}]+\}/, encodeURIComponent(String(item.id)));
