@@ -4,7 +4,7 @@
  * a server-made singleton the run caused; and say what could not be deleted.
  */
 import type { Obj } from '../model/oracle.js';
-import type { MadeForName, Profile, SideEffect } from '../model/profiles/profile.js';
+import type { Profile, SideEffect } from '../model/profiles/profile.js';
 import { type Answer, is2xx, type Send } from '../openapi/request.js';
 import { Ledger, type LedgerEntry } from './ledger.js';
 
@@ -56,20 +56,20 @@ export async function cleanupMadeForNames(
   madeForNames: NonNullable<Profile['madeForNames']>,
   report: CleanupSummary,
 ): Promise<void> {
-  const byPath = new Map<string, { template: string; made: MadeForName[]; answeredAt: number[] }>();
+  // Each object once, with a test for every answer that listed it: whether that request made it.
+  const byPath = new Map<string, { template: string; madeBy: Array<(obj: Obj) => boolean> }>();
   for (const m of Ledger.readAll(ledgerFile).maybeMade) {
     const made = madeForNames[m.maybeMadeBy];
     if (!made) continue;
-    const seen = byPath.get(m.path) ?? { template: m.template, made: [], answeredAt: [] };
-    seen.made.push(made);
-    seen.answeredAt.push(m.answeredAt);
+    const seen = byPath.get(m.path) ?? { template: m.template, madeBy: [] };
+    seen.madeBy.push((obj) => made.madeBy(obj, m.answeredAt));
     byPath.set(m.path, seen);
   }
   await Promise.all(
-    [...byPath].map(async ([path, { template, made, answeredAt }]) => {
+    [...byPath].map(async ([path, { template, madeBy }]) => {
       const now = await send({ method: 'GET', template, path });
       const obj = is2xx(now) && now.json && typeof now.json === 'object' ? (now.json as Obj) : undefined;
-      if (!obj || !made.some((m, i) => m.madeBy(obj, answeredAt[i]))) return;
+      if (!obj || !madeBy.some((made) => made(obj))) return;
       countDelete(report, await send({ method: 'DELETE', template, path }), { path, template });
     }),
   );
