@@ -9,6 +9,7 @@ import {
   curlNote,
   gateVerdict,
   identityFacts,
+  madeForNamesLine,
   pacingFacts,
   type RecordedExchange,
   type ResultStatus,
@@ -351,7 +352,7 @@ export function htmlReport(r: Results): string {
     : '';
   const notReached = r.operations.filter((o) => !o.reached2xx);
   const cleanup = r.cleanup
-    ? `<p data-testid="cleanup">cleanup: ${r.cleanup.deleted} deleted, ${r.cleanup.alreadyGone} already gone, ${r.cleanup.failed.length} failed${r.cleanup.failed.map((f) => `; could not delete ${esc(f.collection)} ${esc(f.id)}: ${esc(f.reason)}`).join('')}, ${r.cleanup.notDeletable.length} not deletable through the API${(r.cleanup.sideEffects ?? []).map((e) => `; made by the server during the run (${esc(e.why)}): ${esc(e.path)}, ${e.deleted ? 'deleted' : `left: ${esc(e.reason ?? '')}`}`).join('')}</p>`
+    ? `<p data-testid="cleanup">cleanup: ${r.cleanup.deleted} deleted, ${r.cleanup.alreadyGone} already gone, ${r.cleanup.failed.length} failed${r.cleanup.failed.map((f) => `; could not delete ${esc(f.collection)} ${esc(f.id)}: ${esc(f.reason)}`).join('')}, ${r.cleanup.notDeletable.length} not deletable through the API${(r.cleanup.sideEffects ?? []).map((e) => `; made by the server during the run (${esc(e.why)}): ${esc(e.path)}, ${e.deleted ? 'deleted' : `left: ${esc(e.reason ?? '')}`}`).join('')}${r.cleanup.madeForNames ? `; ${esc(madeForNamesLine(r.cleanup.madeForNames))}` : ''}</p>`
     : '';
   const filtersCovered = r.coverage
     ? `<p>filter (collection, field, operator) triples: ${r.coverage.filters.filter((f) => f.checked > 0).length} checked of ${r.coverage.filters.length}; sort values: ${r.coverage.sorts.length}</p>`

@@ -243,6 +243,12 @@ export function summarize(checks: CheckResult[], requests: number): Results['sum
   return summary;
 }
 
+/** Cleanup's line for what the server made for the names the run sent (CleanupSummary.madeForNames). */
+export function madeForNamesLine({ by, deleted, kept }: NonNullable<CleanupSummary['madeForNames']>): string {
+  const before = kept ? `, ${kept} kept (there before the run)` : '';
+  return `made by the server for the names the run sent (${by.join(', ')}): ${deleted} deleted${before}`;
+}
+
 /** What a reader of a managed run's curl lines needs: the server they named is gone, "$BASE_URL" stands for one. */
 export function curlNote(results: Pick<Results, 'target'>): string | undefined {
   if (!results.target.managed) return undefined;

@@ -1,5 +1,14 @@
 /** The terminal summary: counts by family and by level, then each failure with the curl line that repeats it. */
-import { curlNote, exitCodeOf, gateVerdict, identityLines, type Results, targetHeading, timeTaken } from './results.js';
+import {
+  curlNote,
+  exitCodeOf,
+  gateVerdict,
+  identityLines,
+  madeForNamesLine,
+  type Results,
+  targetHeading,
+  timeTaken,
+} from './results.js';
 
 export function terminalSummary(results: Results): string {
   const lines: string[] = [];
@@ -41,6 +50,7 @@ export function terminalSummary(results: Results): string {
       lines.push(
         `  made by the server during the run (${e.why}): ${e.path}, ${e.deleted ? 'deleted' : `left: ${e.reason}`}`,
       );
+    if (c.madeForNames) lines.push(`  ${madeForNamesLine(c.madeForNames)}`);
   }
   for (const e of results.errors ?? []) lines.push(`ERROR ${e}`);
   const spent = results.timing?.timeBox.spent;

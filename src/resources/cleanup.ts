@@ -16,6 +16,11 @@ export interface CleanupSummary {
   notDeletable: Array<{ collection: string; id: string }>;
   /** Objects the server made of its own accord during the run: deleted, or left with the reason. */
   sideEffects?: Array<{ path: string; why: string; deleted: boolean; reason?: string }>;
+  /**
+   * What operations that make an object for each name they are given (Profile.madeForNames) listed: `deleted`
+   * were made by the run's requests (their failed deletes are in `failed`), `kept` were there before the run.
+   */
+  madeForNames?: { by: string[]; deleted: number; kept: number };
 }
 
 /**
@@ -58,21 +63,30 @@ export async function cleanupMadeForNames(
 ): Promise<void> {
   // Each object once, with a test for every answer that listed it: whether that request made it.
   const byPath = new Map<string, { template: string; madeBy: Array<(obj: Obj) => boolean> }>();
+  const by = new Set<string>();
   for (const m of Ledger.readAll(ledgerFile).maybeMade) {
     const made = madeForNames[m.maybeMadeBy];
     if (!made) continue;
+    by.add(m.maybeMadeBy);
     const seen = byPath.get(m.path) ?? { template: m.template, madeBy: [] };
     seen.madeBy.push((obj) => made.madeBy(obj, m.answeredAt));
     byPath.set(m.path, seen);
   }
+  if (byPath.size === 0) return;
+  // Said apart from the ledger's objects: the run did not ask for these, the server made them for its names.
+  const said = { by: [...by].sort(), deleted: 0, kept: 0 };
   await Promise.all(
     [...byPath].map(async ([path, { template, madeBy }]) => {
       const now = await send({ method: 'GET', template, path });
       const obj = is2xx(now) && now.json && typeof now.json === 'object' ? (now.json as Obj) : undefined;
-      if (!obj || !madeBy.some((made) => made(obj))) return;
-      countDelete(report, await send({ method: 'DELETE', template, path }), { path, template });
+      if (!obj) return;
+      if (!madeBy.some((made) => made(obj))) return void said.kept++;
+      const answer = await send({ method: 'DELETE', template, path });
+      countDelete(report, answer, { path, template });
+      if (is2xx(answer)) said.deleted++;
     }),
   );
+  report.madeForNames = said;
 }
 
 /** The side effects a run may cause that do not exist yet: those the run will answer for. */

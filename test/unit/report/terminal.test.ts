@@ -1,7 +1,7 @@
 /** The terminal's last line: the gate's verdict and its rule, the same the exit code, summary.md and page one give. */
 import { describe, expect, test } from 'vitest';
 import { exitCodeOf, targetHeading } from '../../../src/report/results.js';
-import { verdictLine } from '../../../src/report/terminal.js';
+import { terminalSummary, verdictLine } from '../../../src/report/terminal.js';
 import { checkResult, resultsOf } from '../support.js';
 
 describe('verdictLine', () => {
@@ -53,5 +53,18 @@ describe('verdictLine', () => {
         identity: { database: { name: 'postgres', how: 'probe' } },
       }),
     ).toBe('prefect 2.20.26 on postgres (document: Prefect REST API 0.1.0)');
+  });
+
+  test("cleanup says what the server made for the run's names apart from the ledger's objects", () => {
+    const cleanup = {
+      deleted: 12,
+      alreadyGone: 0,
+      failed: [],
+      notDeletable: [],
+      madeForNames: { by: ['POST /v2/concurrency_limits/decrement'], deleted: 9, kept: 1 },
+    };
+    expect(terminalSummary(resultsOf([checkResult('passed')], { cleanup }))).toContain(
+      '  made by the server for the names the run sent (POST /v2/concurrency_limits/decrement): 9 deleted, 1 kept (there before the run)',
+    );
   });
 });

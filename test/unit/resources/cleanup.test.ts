@@ -324,5 +324,16 @@ describe('what requests made for the names they were given', () => {
       ].sort(),
     );
     expect(report).toMatchObject({ deleted: 1, alreadyGone: 0, failed: [] });
+    // Said apart from the ledger's objects: which operations made them, and what was kept.
+    expect(report.madeForNames).toEqual({ by: ['POST /v2/concurrency_limits/increment'], deleted: 1, kept: 1 });
+  });
+
+  test('a run whose answers listed nothing says nothing of it', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'cleanup-')), 'ledger.jsonl');
+    new Ledger(file).record({ collection: '/flows', id: 'f', createdBy: 'POST /flows/' });
+    const report: CleanupSummary = { deleted: 0, alreadyGone: 0, failed: [], notDeletable: [] };
+    const send = async (): Promise<Answer> => ({ status: 500, body: '' });
+    await cleanupMadeForNames(send, file, { 'POST /v2/concurrency_limits/increment': made }, report);
+    expect(report.madeForNames).toBeUndefined();
   });
 });
