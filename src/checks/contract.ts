@@ -113,15 +113,20 @@ function eachExchange(judge: ExchangeJudge, { looksAt, judgesUnavailable = false
     // The shrunk counterexample is the last generated failure: show it first. Each (kind, key) once, with its first exchanges.
     const ordered = [found[found.length - 1], ...found.slice(0, -1)];
     const distinct = new Map<string, Failure>();
-    for (const { failure: f } of ordered) {
+    for (const { sent, failure: f } of ordered) {
       const seen = distinct.get(`${f.kind} ${f.key}`);
       if (!seen) distinct.set(`${f.kind} ${f.key}`, f);
       else if (seen.evidence.length < 2) seen.evidence.push(...f.evidence.slice(0, 1));
+      // Which replays showed each failure: two entries of one key are two causes, each with its own replay.
+      const shown = seen ?? f;
+      if (sent.replay && !shown.replays?.includes(sent.replay)) shown.replays = [...(shown.replays ?? []), sent.replay];
     }
     const generation = found.some((f) => f.sent.kind === 'generated') ? run.generation : undefined;
+    const replaysJudged = [...new Set(relevant.flatMap((s) => (s.replay ? [s.replay] : [])))];
     return failAll([...distinct.values()], {
       among: `${found.length} of ${relevant.length} exchange(s)`,
       ...(generation ? { seed: generation.seed, path: generation.path } : {}),
+      ...(replaysJudged.length ? { replaysJudged } : {}),
     });
   };
   return { appliesTo, run: judgeOperation, reads: 'exercise' as const };

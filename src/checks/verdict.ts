@@ -56,6 +56,8 @@ export interface Failure {
   /** The failure in words, rendered from the facts above by whoever found it. */
   message: string;
   evidence: Exchange[];
+  /** The baseline replays (report/baseline.ts replayId) among the requests that showed it. */
+  replays?: string[];
 }
 
 export type Verdict =
@@ -70,6 +72,8 @@ export type Verdict =
       /** Where generation found the failure: replay with this seed and path. */
       seed?: number;
       path?: string;
+      /** The baseline replays the verdict judged, whether they showed a failure or not. */
+      replaysJudged?: string[];
     };
 
 /** Thrown by a check (or by the context for it) when it cannot be judged; the runner reports a skip. */
@@ -100,7 +104,10 @@ export function fail(
 }
 
 /** A failed verdict of several failures (the first is shown), or a pass when there are none. */
-export function failAll(failures: Failure[], extra: { among?: string; seed?: number; path?: string } = {}): Verdict {
+export function failAll(
+  failures: Failure[],
+  extra: { among?: string; seed?: number; path?: string; replaysJudged?: string[] } = {},
+): Verdict {
   return failures.length ? { status: 'failed', failures, ...extra } : pass();
 }
 

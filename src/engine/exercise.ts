@@ -34,8 +34,8 @@ export interface ExerciseContext {
   runs: number;
   readOnly: boolean;
   disposable: boolean;
-  /** Bodies the baseline says show a known deviation of this operation. */
-  replays(op: Operation): Replay[];
+  /** Bodies the baseline says show a known deviation of this operation, each with its id (replayId). */
+  replays(op: Operation): Array<Replay & { id: string }>;
   /** A problem with one exchange, for the generated-body property (contract rules that apply to valid input). */
   problemWithValidExchange(op: Operation, exchange: Exchange): string | undefined;
 }
@@ -300,6 +300,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       await send(replay.kind, { ...built.request, json }, built.pathParams, {
         negative: replay.negative,
         detail: "the baseline's replayed body",
+        replay: replay.id,
         ...(replay.kind === 'generated'
           ? { fields: changedFields(json, built.request.json, ctx.cases.safe.runTag) }
           : {}),

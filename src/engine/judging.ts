@@ -223,6 +223,7 @@ export function result(
         key: f.key,
         message: f.message,
         data: f.data,
+        ...(f.replays ? { replays: f.replays } : {}),
         ...(judged.unexcused.includes(f) ? {} : { baselined: true }),
       }))
     : undefined;
@@ -253,6 +254,7 @@ export function result(
     repro: evidence[0]?.curl,
     seed: verdict.status === 'failed' ? verdict.seed : undefined,
     path: verdict.status === 'failed' ? verdict.path : undefined,
+    replaysJudged: verdict.status === 'failed' ? verdict.replaysJudged : undefined,
     evidence,
     baseline: entries.length
       ? {

@@ -6,6 +6,7 @@
  * A baselined check that passes where its entry names the operation is `xpass`, and fails the run (the
  * baseline is stale).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { FAILURE_KINDS, type Failure, type FailureKind } from '../checks/verdict.js';
 import { UsageError } from '../config/config.js';
@@ -231,12 +232,19 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
   return { status, ...judged };
 }
 
-export function replaysFor(baseline: Baseline, operation: string): Replay[] {
+/**
+ * A replay's identity, the same in the run that sends it and in the verify that reads the run: entries of one
+ * key (two causes of one 500) are told apart by which replay showed the failure.
+ */
+export const replayId = (replay: Replay): string =>
+  createHash('sha256').update(JSON.stringify(replay)).digest('hex').slice(0, 12);
+
+export function replaysFor(baseline: Baseline, operation: string): Array<Replay & { id: string }> {
   const replays = baseline.entries
     .filter((e) => namesOperation(e, operation) && e.replay && !isExpired(e))
-    .map((e) => e.replay!);
+    .map((e) => ({ ...e.replay!, id: replayId(e.replay!) }));
   // An old entry rewritten into one entry per key carries its replay into each: send it once.
-  return [...new Map(replays.map((r) => [JSON.stringify(r), r])).values()];
+  return [...new Map(replays.map((r) => [r.id, r])).values()];
 }
 
 /** An entry as people name it in a line of text. */

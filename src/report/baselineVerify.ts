@@ -2,14 +2,17 @@
  * `conformance baseline verify`: whether each entry of a baseline still says what the target does, read
  * from a run of the suite against it (the run sends each entry's replay, so a deviation a seed may miss is
  * met in every run). Per entry and per operation it names:
- * - reproduced: the check failed there with a failure the entry excuses (its kind and key);
+ * - reproduced: the check failed there with a failure the entry excuses (its kind and key), and, where the
+ *   key names an input class, the entry's replay is of that class and the run judged it, the replay showed it
+ *   (two entries of one key are two causes, each with its own replay: another cause's request showing the key
+ *   says nothing of this one);
  * - different: the check failed there, but not with the entry's kind and key (what showed is listed);
  * - not reproduced: the check passed there, or failed only otherwise;
  * - not judged: the run has no verdict of the check there (not selected, skipped, another database's entry).
  * An intermittent entry not reproduced is reported as such, not as stale. An entry whose failure depends on
  * a generated input (key `… generated`) and that has no replay cannot be met by every seed: it is listed.
  */
-import { appliesTo, covers, entryName, excuses, type Baseline, type BaselineEntry } from './baseline.js';
+import { appliesTo, covers, entryName, excuses, replayId, type Baseline, type BaselineEntry } from './baseline.js';
 import type { CheckResult, Results } from './results.js';
 
 export type VerifyOutcome = 'reproduced' | 'different' | 'not reproduced' | 'not judged';
@@ -19,6 +22,8 @@ export interface OperationOutcome {
   outcome: VerifyOutcome;
   /** For `different`: the kinds and keys the check failed with there. */
   showed?: string[];
+  /** For `not reproduced` where the entry's key showed: its replay did not show it, other requests did. */
+  note?: string;
 }
 
 export interface EntryVerification {
@@ -40,12 +45,42 @@ export interface EntryVerification {
 
 const JUDGED: ReadonlySet<CheckResult['status']> = new Set(['passed', 'failed', 'xfail', 'xpass']);
 
-function outcomeOn(e: BaselineEntry, result: CheckResult | undefined, label?: string): OperationOutcome['outcome'] {
-  if (!result || !JUDGED.has(result.status) || !appliesTo(e, label)) return 'not judged';
+const BY_OTHERS = 'its replay was judged and did not show it; other requests showed the same key';
+
+/** The input class a key names (a server error's, an unavailable or unanswered request's: contract.ts inputClass). */
+function keyClass({ kind, key }: Pick<BaselineEntry, 'kind' | 'key'>): string | undefined {
+  if (kind === 'server-error') return key.split(' ')[1];
+  return kind === 'unavailable' || kind === 'no-answer' ? key : undefined;
+}
+
+/**
+ * The replay of an entry that must have shown its failure where the run judged it: one of the input class its
+ * key names. An entry split from an older one per key carries the other keys' replay, which cannot show it.
+ */
+function ownReplay(e: BaselineEntry): string | undefined {
+  if (!e.replay) return undefined;
+  const replayClass = e.replay.kind === 'negative' ? `negative:${e.replay.negative}` : e.replay.kind;
+  return keyClass(e) === replayClass ? replayId(e.replay) : undefined;
+}
+
+function outcomeOn(
+  e: BaselineEntry,
+  result: CheckResult | undefined,
+  label?: string,
+): Omit<OperationOutcome, 'operation'> {
+  if (!result || !JUDGED.has(result.status) || !appliesTo(e, label)) return { outcome: 'not judged' };
   const failures = result.status === 'failed' || result.status === 'xfail' ? (result.failures ?? []) : [];
   // As the gate reads it: a server error's failure whose fields include the entry's is the entry's.
-  if (failures.some((f) => excuses(e, f))) return 'reproduced';
-  return failures.some((f) => f.kind === e.kind) ? 'different' : 'not reproduced';
+  const excused = failures.filter((f) => excuses(e, f));
+  if (excused.length) {
+    const replay = ownReplay(e);
+    const judgedOwn = replay !== undefined && (result.replaysJudged ?? []).includes(replay);
+    if (judgedOwn && !excused.some((f) => f.replays?.includes(replay)))
+      return { outcome: 'not reproduced', note: BY_OTHERS };
+    return { outcome: 'reproduced' };
+  }
+  if (!failures.some((f) => f.kind === e.kind)) return { outcome: 'not reproduced' };
+  return { outcome: 'different', showed: failures.map((f) => `${f.kind} ${f.key}`) };
 }
 
 /** Worst first: an entry is as good as its worst judged operation. */
@@ -61,10 +96,14 @@ export function verifyBaseline(
     const ofCheck = results.checks.filter((c) => c.id === e.check && covers(e, c.operation));
     // An entry for every operation is verified where the run judged its check.
     const operations = (named ?? [...new Set(ofCheck.map((c) => c.operation))]).map((operation) => {
-      const result = ofCheck.find((c) => c.operation === operation);
-      const outcome = outcomeOn(e, result, label);
-      const showed = outcome === 'different' ? (result?.failures ?? []).map((f) => `${f.kind} ${f.key}`) : undefined;
-      return { operation, outcome, ...(showed ? { showed } : {}) };
+      return {
+        operation,
+        ...outcomeOn(
+          e,
+          ofCheck.find((c) => c.operation === operation),
+          label,
+        ),
+      };
     });
     const outcomes = operations.map((o) => o.outcome);
     return {
@@ -103,7 +142,10 @@ export function verificationMarkdown(verified: EntryVerification[], baselineFile
   for (const v of verified) {
     const per = v.operations
       .filter((o) => o.outcome !== v.outcome || v.operations.length === 1)
-      .map((o) => `${o.operation}: ${o.outcome}${o.showed ? ` (${o.showed.join('; ')})` : ''}`)
+      .map(
+        (o) =>
+          `${o.operation}: ${o.outcome}${o.showed ? ` (${o.showed.join('; ')})` : ''}${o.note ? ` (${o.note})` : ''}`,
+      )
       .join('<br>');
     const notes = [
       v.intermittent ? `intermittent${v.rate ? `: ${v.rate}` : ''}` : '',

@@ -24,6 +24,8 @@ export interface FailureRecord {
   data?: Record<string, unknown>;
   /** A baseline entry names this failure (the verdict is xfail only when every failure is so named). */
   baselined?: boolean;
+  /** The baseline replays (report/baseline.ts replayId) among the requests that showed it. */
+  replays?: string[];
 }
 
 export interface CheckResult {
@@ -51,6 +53,8 @@ export interface CheckResult {
   repro?: string;
   seed?: number;
   path?: string;
+  /** A failed verdict's baseline replays (report/baseline.ts replayId), whether each showed a failure or not. */
+  replaysJudged?: string[];
   evidence: RecordedExchange[];
   /** How long judging took, the check's own requests included (exercising the operation is not). */
   ms?: number;

@@ -224,6 +224,23 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     expect(verdict.among).toBe('4 of 4 exchange(s)');
   });
 
+  test('a failure names the baseline replays that showed it; the verdict names every replay it judged', async () => {
+    const fake = await fakeContext({
+      exercised: {
+        'POST /flows/': [
+          { kind: 'generated', fields: ['state'], reply: { status: 500, json: {} } },
+          { kind: 'generated', fields: ['state'], replay: 'completed', reply: { status: 201, json: FLOW } },
+          { kind: 'generated', fields: ['state'], replay: 'deferred', reply: { status: 500, json: {} } },
+          { kind: 'generated', fields: ['state'], replay: 'deferred', reply: { status: 500, json: {} } },
+        ],
+      },
+    });
+    const verdict = await judge('contract.no-5xx', 'POST /flows/', fake);
+    if (verdict.status !== 'failed') throw new Error(`expected a failure, got ${verdict.status}`);
+    expect(verdict.failures.map((f) => [f.key, f.replays])).toEqual([['500 generated {state}', ['deferred']]]);
+    expect(verdict.replaysJudged).toEqual(['completed', 'deferred']);
+  });
+
   test('the generated-body property shrinks on a server error and on valid input refused, not on other failures', async () => {
     const { ctx } = await fakeContext();
     const op = ctx.model.operations.find((o) => o.key === 'POST /flows/')!;

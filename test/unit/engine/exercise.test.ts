@@ -74,7 +74,7 @@ describe('the fields a generated cause lies in', () => {
     } as unknown as HttpClient;
     ctx.runs = 20;
     ctx.problemWithValidExchange = (_op, ex) => (ex.status >= 500 ? 'a server error' : undefined);
-    ctx.replays = () => [{ kind: 'generated', overlay: { tags: ['replayed'] } }];
+    ctx.replays = () => [{ kind: 'generated', overlay: { tags: ['replayed'] }, id: 'r1' }];
     const op = model.operations.find((o) => o.key === 'POST /variables/')!;
     const run = await exerciseOperation(ctx, op);
     const generated = run.sent.filter((s) => s.kind === 'generated');
@@ -84,7 +84,10 @@ describe('the fields a generated cause lies in', () => {
     expect(new Set(crashed.map((s) => JSON.stringify(s.fields))).size).toBe(1);
     expect(crashed[0].fields).toContain('value');
     expect(crashed[0].fields).not.toContain('tags');
-    expect(generated.find((s) => s.detail === "the baseline's replayed body")?.fields).toEqual(['tags']);
+    const replayed = generated.find((s) => s.detail === "the baseline's replayed body");
+    expect(replayed?.fields).toEqual(['tags']);
+    // It names its replay, so that a verify can tell which entry of one key it showed.
+    expect(replayed?.replay).toBe('r1');
   });
 
   test("a body's top-level fields absent from the valid request's body, or of another value, sorted", () => {

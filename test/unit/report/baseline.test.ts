@@ -16,6 +16,7 @@ import {
   isExpired,
   loadBaseline,
   loadBaselineForUpdate,
+  replayId,
   replaysFor,
   type Baseline,
   type BaselineEntry,
@@ -182,8 +183,24 @@ describe('keyed baseline', () => {
         entry({ check: 'b', operation: '*', replay: { kind: 'generated', json: { n: 2 } } }),
       ],
     };
-    expect(replaysFor(b, 'POST /y')).toEqual([{ kind: 'generated', json: { n: 1 } }]);
+    const replay = { kind: 'generated', json: { n: 1 } } as const;
+    expect(replaysFor(b, 'POST /y')).toEqual([{ ...replay, id: replayId(replay) }]);
     expect(replaysFor(b, 'POST /z')).toEqual([]);
+  });
+
+  test("a replay's id is its body's: the same in every run, one per distinct replay, sent once", () => {
+    const completed = { kind: 'generated', json: { state: { type: 'COMPLETED', data: 1 } } } as const;
+    const deferred = { kind: 'generated', json: { state: { type: 'SCHEDULED', data: 1 } } } as const;
+    expect(replayId(completed)).toBe(replayId(JSON.parse(JSON.stringify(completed))));
+    expect(replayId(completed)).not.toBe(replayId(deferred));
+    const b: Baseline = {
+      entries: [
+        entry({ check: 'a', operation: 'POST /x', replay: completed }),
+        entry({ check: 'a', operation: 'POST /x', replay: deferred }),
+        entry({ check: 'b', operation: 'POST /x', replay: completed }),
+      ],
+    };
+    expect(replaysFor(b, 'POST /x').map((r) => r.id)).toEqual([replayId(completed), replayId(deferred)]);
   });
 
   test('exit code: a MUST failure or an xpass is 1; SHOULD failures and xfail are 0', () => {

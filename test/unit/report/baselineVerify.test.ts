@@ -1,7 +1,7 @@
 /** baseline verify: each entry, per operation, reproduced, different, not reproduced or not judged by a run. */
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { type Baseline, type BaselineEntry, loadBaseline } from '../../../src/report/baseline.js';
+import { type Baseline, type BaselineEntry, loadBaseline, replayId } from '../../../src/report/baseline.js';
 import { shippedBaselines } from '../../../src/report/baselineChoice.js';
 import { staleEntries, verificationMarkdown, verifyBaseline } from '../../../src/report/baselineVerify.js';
 import type { CheckResult } from '../../../src/report/results.js';
@@ -69,6 +69,52 @@ describe('verifyBaseline', () => {
       { checks: [result('POST /flows/', 'xfail', [['server-error', '500 generated {key,value}']])] },
     );
     expect(v.outcome).toBe('reproduced');
+  });
+
+  test('two entries of one key are two causes: each is reproduced only where its own replay showed the failure', () => {
+    const completed = { kind: 'generated', json: { state: { type: 'COMPLETED', data: 1 } } } as const;
+    const deferred = { kind: 'generated', json: { state: { type: 'SCHEDULED', data: 1 } } } as const;
+    const key = '500 generated {state}';
+    const baseline = { entries: [entry({ key, replay: completed }), entry({ key, replay: deferred })] };
+    const judged = (replays: string[]) =>
+      ({
+        ...result('POST /flows/', 'xfail'),
+        failures: [{ kind: 'server-error', key, message: '', replays }],
+        replaysJudged: [replayId(completed), replayId(deferred)],
+      }) as CheckResult;
+    // Only the deferred state's replay crashed: the completed one's cause is fixed, though the key showed.
+    const [fixed, shown] = verifyBaseline(baseline, { checks: [judged([replayId(deferred)])] });
+    expect(fixed.operations[0]).toMatchObject({ outcome: 'not reproduced', note: expect.stringContaining('replay') });
+    expect(shown.outcome).toBe('reproduced');
+    expect(staleEntries([fixed, shown])).toEqual([fixed]);
+    // Both replays crashed: both reproduced.
+    expect(
+      verifyBaseline(baseline, { checks: [judged([replayId(completed), replayId(deferred)])] }).map((v) => v.outcome),
+    ).toEqual(['reproduced', 'reproduced']);
+    // A run that did not judge the replays (an older results.json, or the replay stayed 503): the key decides.
+    const unjudged = { ...judged([]), replaysJudged: undefined } as CheckResult;
+    expect(verifyBaseline(baseline, { checks: [unjudged] }).map((v) => v.outcome)).toEqual([
+      'reproduced',
+      'reproduced',
+    ]);
+  });
+
+  test("a replay of another input class than the key's cannot show it: the key decides", () => {
+    // An older entry split per key carried its generated replay into the key of an array body (negative).
+    const replay = { kind: 'generated', overlay: { work_pool_name: 'no-such-pool' } } as const;
+    const [split] = verifyBaseline(
+      { entries: [entry({ key: '500 negative:wrong-type', replay })] },
+      {
+        checks: [
+          {
+            ...result('POST /flows/', 'xfail'),
+            failures: [{ kind: 'server-error', key: '500 negative:wrong-type', message: '' }],
+            replaysJudged: [replayId(replay)],
+          } as CheckResult,
+        ],
+      },
+    );
+    expect(split.outcome).toBe('reproduced');
   });
 
   test('an entry of another database is not judged; an intermittent one not reproduced is not stale', () => {
