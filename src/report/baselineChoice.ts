@@ -94,14 +94,16 @@ export function chooseBaseline(
   shipped: ShippedBaseline[],
   shown: (file: string) => string = (file) => file,
 ): BaselineChoice {
-  if (named === 'none') return { why: 'none (--baseline none)' };
-  const file = namedBaselineFile(named);
-  if (file) return { path: file, why: `${file} (given)` };
+  // The release by its rule whatever the baseline: the reports name it even where the user names the file.
   const release = clues.given
     ? { version: clues.given, from: '--server-version' }
     : clues.managed
       ? { version: clues.managed, from: 'the managed server' }
       : clues.reported;
+  const known = release ? { release } : {};
+  if (named === 'none') return { why: 'none (--baseline none)', ...known };
+  const file = namedBaselineFile(named);
+  if (file) return { path: file, why: `${file} (given)`, ...known };
   if (release) {
     const target = `the target is ${profile} ${release.version} (${release.from})`;
     const own = shipped.find((s) => s.release === release.version);

@@ -21,7 +21,7 @@ const ops388 = release('3.8.8').operations!;
 
 describe('the shipped baselines', () => {
   test('each records its release and the operations of its document', () => {
-    expect(shipped.map((s) => s.release).sort()).toEqual(['2.20.26', '3.0.11', '3.4.25', '3.8.8']);
+    expect(shipped.map((s) => s.release).sort()).toEqual(['2.20.26', '3.0.11', '3.4.25', '3.8.8', '3.9.1']);
     for (const s of shipped) expect(s.operations!.length).toBeGreaterThan(150);
   });
 });
@@ -31,9 +31,16 @@ describe('choosing a baseline', () => {
     chooseBaseline(named, 'prefect', clues, shipped);
 
   test('a file named, or none, is the choice whatever the target', () => {
-    expect(choose({ operations: ops388, managed: '3.8.8' }, 'none')).toEqual({ why: 'none (--baseline none)' });
+    expect(choose({ operations: ops388 }, 'none')).toEqual({ why: 'none (--baseline none)' });
     const named = choose({ operations: ops388 }, '/x/b.json');
     expect(named).toEqual({ path: '/x/b.json', why: '/x/b.json (given)' });
+    // The release is still read by its rule, so that the reports name it.
+    const reported = { version: '3.9.1', from: 'GET /admin/version' };
+    expect(choose({ operations: [], reported }, '/x/b.json')).toEqual({ ...named, release: reported });
+    expect(choose({ operations: [], managed: '3.8.8' }, 'none').release).toEqual({
+      version: '3.8.8',
+      from: 'the managed server',
+    });
   });
 
   test("the release's own baseline: --server-version over the managed server over what the server reports", () => {
@@ -52,9 +59,9 @@ describe('choosing a baseline', () => {
     const c = choose({ operations: [], reported: { version: '2.20.20', from: 'GET /admin/version' } });
     expect(c).toMatchObject({ path: release('2.20.26').file, borrowedFrom: '2.20.26' });
     expect(c.why).toMatch(/2\.20\.20 .*no baseline for it.*nearest release of 2\.20.*reported, not gated/);
-    const none = choose({ operations: [], reported: { version: '3.9.1', from: 'x' } });
+    const none = choose({ operations: [], reported: { version: '3.10.0', from: 'x' } });
     expect(none.path).toBeUndefined();
-    expect(none.why).toMatch(/no baseline for it or for another 3\.9 release/);
+    expect(none.why).toMatch(/no baseline for it or for another 3\.10 release/);
   });
 
   test('nearest of a minor: the closest patch, the newer on a tie', () => {
