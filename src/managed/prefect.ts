@@ -35,7 +35,7 @@ export interface PrefectPin {
   why?: string;
 }
 
-interface VersionTable {
+export interface VersionTable {
   pin: string;
   versions: Record<string, Omit<PrefectPin, 'prefect'>>;
   unavailable: Record<string, string>;
@@ -75,8 +75,7 @@ export function runCredentials(version: string): string | undefined {
 }
 
 /** The pins of one release, the pinned one by default; a release the table does not list is installed as published. */
-export function readPin(version?: string): PrefectPin {
-  const table = versionTable();
+export function readPin(version?: string, table: VersionTable = versionTable()): PrefectPin {
   const prefect = version ?? table.pin;
   if (!/^\d+\.\d+\.\d+([a-z]+\d+)?$/.test(prefect))
     throw new UsageError(`--prefect-version must be a Prefect release such as ${table.pin}, got "${prefect}"`);
