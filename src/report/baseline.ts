@@ -239,6 +239,38 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
 export const replayId = (replay: Replay): string =>
   createHash('sha256').update(JSON.stringify(replay)).digest('hex').slice(0, 12);
 
+/** The input class a key names (a server error's, an unavailable or unanswered request's: contract.ts inputClass). */
+function keyClass({ kind, key }: Pick<BaselineEntry, 'kind' | 'key'>): string | undefined {
+  if (kind === 'server-error') return key.split(' ')[1];
+  return kind === 'unavailable' || kind === 'no-answer' ? key : undefined;
+}
+
+/**
+ * The replay of an entry that must have shown its failure where the run judged it: one of the input class its
+ * key names. An entry split from an older one per key carries the other keys' replay, which cannot show it.
+ */
+function ownReplay(e: BaselineEntry): string | undefined {
+  if (!e.replay) return undefined;
+  const replayClass = e.replay.kind === 'negative' ? `negative:${e.replay.negative}` : e.replay.kind;
+  return keyClass(e) === replayClass ? replayId(e.replay) : undefined;
+}
+
+/**
+ * Whether a verdict shows an entry's deviation (baseline verify, baseline update): a failure the entry
+ * excuses, and, where the verdict judged the entry's own replay, one that replay showed. Two entries of one
+ * key are two causes, each with its own replay: another cause's request showing the key says nothing of this one.
+ */
+export function showsEntry(
+  e: BaselineEntry,
+  verdict: { failures?: Array<Pick<Failure, 'kind' | 'key' | 'replays'>>; replaysJudged?: string[] },
+): boolean {
+  const excused = (verdict.failures ?? []).filter((f) => excuses(e, f));
+  if (!excused.length) return false;
+  const replay = ownReplay(e);
+  const judgedOwn = replay !== undefined && (verdict.replaysJudged ?? []).includes(replay);
+  return !judgedOwn || excused.some((f) => f.replays?.includes(replay));
+}
+
 export function replaysFor(baseline: Baseline, operation: string): Array<Replay & { id: string }> {
   const replays = baseline.entries
     .filter((e) => namesOperation(e, operation) && e.replay && !isExpired(e))

@@ -10,7 +10,15 @@
  *   excused in this run, each keeping the old reason and evidence.
  */
 import type { FailureKind } from '../checks/verdict.js';
-import { appliesTo, covers, excuses, type Baseline, type BaselineEntry, type LegacyEntry } from './baseline.js';
+import {
+  appliesTo,
+  covers,
+  excuses,
+  showsEntry,
+  type Baseline,
+  type BaselineEntry,
+  type LegacyEntry,
+} from './baseline.js';
 import type { CheckResult, Results } from './results.js';
 
 export const REASON_TO_WRITE = 'TO WRITE: why this is a deviation of the target, not a bug of the suite';
@@ -66,7 +74,8 @@ export function updatedBaseline(
         for (const f of failuresOf(c)) add(keyed(e, e.operation === '*' ? '*' : c.operation, f.kind, f.key));
       continue;
     }
-    const showsIt = (c: CheckResult) => failuresOf(c).some((f) => excuses(e as BaselineEntry, f));
+    // As baseline verify reads it: an entry of a key two causes share shows only where its own replay did.
+    const showsIt = (c: CheckResult) => showsEntry(e as BaselineEntry, { ...c, failures: failuresOf(c) });
     const shown = relevant.some(showsIt);
     if (!shown && retirable && !e.intermittent) continue;
     // An entry over a list of operations keeps those where the run showed it or did not judge it: an

@@ -12,7 +12,7 @@
  * An intermittent entry not reproduced is reported as such, not as stale. An entry whose failure depends on
  * a generated input (key `… generated`) and that has no replay cannot be met by every seed: it is listed.
  */
-import { appliesTo, covers, entryName, excuses, replayId, type Baseline, type BaselineEntry } from './baseline.js';
+import { appliesTo, covers, entryName, excuses, showsEntry, type Baseline, type BaselineEntry } from './baseline.js';
 import type { CheckResult, Results } from './results.js';
 
 export type VerifyOutcome = 'reproduced' | 'different' | 'not reproduced' | 'not judged';
@@ -47,22 +47,6 @@ const JUDGED: ReadonlySet<CheckResult['status']> = new Set(['passed', 'failed', 
 
 const BY_OTHERS = 'its replay was judged and did not show it; other requests showed the same key';
 
-/** The input class a key names (a server error's, an unavailable or unanswered request's: contract.ts inputClass). */
-function keyClass({ kind, key }: Pick<BaselineEntry, 'kind' | 'key'>): string | undefined {
-  if (kind === 'server-error') return key.split(' ')[1];
-  return kind === 'unavailable' || kind === 'no-answer' ? key : undefined;
-}
-
-/**
- * The replay of an entry that must have shown its failure where the run judged it: one of the input class its
- * key names. An entry split from an older one per key carries the other keys' replay, which cannot show it.
- */
-function ownReplay(e: BaselineEntry): string | undefined {
-  if (!e.replay) return undefined;
-  const replayClass = e.replay.kind === 'negative' ? `negative:${e.replay.negative}` : e.replay.kind;
-  return keyClass(e) === replayClass ? replayId(e.replay) : undefined;
-}
-
 function outcomeOn(
   e: BaselineEntry,
   result: CheckResult | undefined,
@@ -71,14 +55,8 @@ function outcomeOn(
   if (!result || !JUDGED.has(result.status) || !appliesTo(e, label)) return { outcome: 'not judged' };
   const failures = result.status === 'failed' || result.status === 'xfail' ? (result.failures ?? []) : [];
   // As the gate reads it: a server error's failure whose fields include the entry's is the entry's.
-  const excused = failures.filter((f) => excuses(e, f));
-  if (excused.length) {
-    const replay = ownReplay(e);
-    const judgedOwn = replay !== undefined && (result.replaysJudged ?? []).includes(replay);
-    if (judgedOwn && !excused.some((f) => f.replays?.includes(replay)))
-      return { outcome: 'not reproduced', note: BY_OTHERS };
-    return { outcome: 'reproduced' };
-  }
+  if (failures.some((f) => excuses(e, f)))
+    return showsEntry(e, result) ? { outcome: 'reproduced' } : { outcome: 'not reproduced', note: BY_OTHERS };
   if (!failures.some((f) => f.kind === e.kind)) return { outcome: 'not reproduced' };
   return { outcome: 'different', showed: failures.map((f) => `${f.kind} ${f.key}`) };
 }

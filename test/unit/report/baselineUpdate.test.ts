@@ -3,7 +3,7 @@
  * what the run judged and did not see fail, keeps what it did not judge, and rewrites old keyless entries.
  */
 import { describe, expect, test } from 'vitest';
-import type { LegacyEntry } from '../../../src/report/baseline.js';
+import { type LegacyEntry, replayId } from '../../../src/report/baseline.js';
 import { REASON_TO_WRITE, updatedBaseline } from '../../../src/report/baselineUpdate.js';
 import type { CheckResult, FailureRecord } from '../../../src/report/results.js';
 
@@ -41,6 +41,24 @@ const names = (entries: LegacyEntry[]) =>
   entries.map((e) => `${e.check} ${[e.operation].flat().join(',')}${e.kind ? ` ${e.kind} ${e.key}` : ''}`);
 
 describe('updatedBaseline', () => {
+  test('of two entries of one key, the one whose own replay was judged and did not show it is dropped', () => {
+    const completed = { kind: 'generated', json: { state: { type: 'COMPLETED', data: 1 } } } as const;
+    const deferred = { kind: 'generated', json: { state: { type: 'SCHEDULED', data: 1 } } } as const;
+    const key = '500 generated {state}';
+    const previous = {
+      entries: [
+        keyed({ check: 'a', operation: 'POST /x', kind: 'server-error', key, replay: completed, reason: 'completed' }),
+        keyed({ check: 'a', operation: 'POST /x', kind: 'server-error', key, replay: deferred, reason: 'deferred' }),
+      ],
+    };
+    const shown = { ...failure('server-error', key), replays: [replayId(deferred)] };
+    const result = {
+      ...check('a', 'POST /x', 'xfail', [shown]),
+      replaysJudged: [replayId(completed), replayId(deferred)],
+    };
+    expect(updatedBaseline(previous, { checks: [result] }).entries.map((e) => e.reason)).toEqual(['deferred']);
+  });
+
   test('keeps what still fails, adds new failures keyed, drops what now passes, keeps what was not judged', () => {
     const previous = {
       entries: [
