@@ -65,6 +65,26 @@ describe('errors checks', () => {
     expect(outcome(await judge('errors.text-plain-ignored', 'POST /flows/filter', fake))).toBe('input.ignored 200');
   });
 
+  test('errors.text-plain-ignored: a collection that grows by itself between two reads side by side does not pass an ignored body', async () => {
+    // A server whose services store an event after the second read: the text/plain answer has one event, the
+    // answers without a body after it two.
+    let reads = 0;
+    const fake = await fakeContext({
+      server: (r) => {
+        if (r.template !== '/flows/filter') return { status: 201, json: { id: 'made' } };
+        reads++;
+        const body = (r.headers?.['content-type'] === 'text/plain' ? undefined : r.json) as
+          | { limit?: number }
+          | undefined;
+        const events = reads <= 2 ? [{ id: 'a' }] : [{ id: 'a' }, { id: 'b' }];
+        return { status: 200, json: body?.limit === 0 ? [] : events };
+      },
+    });
+    expect(outcome(await judge('errors.text-plain-ignored', 'POST /flows/filter', fake))).toBe('input.ignored 200');
+    // The text/plain read and the read without a body asked again, side by side.
+    expect(fake.sent.filter((r) => r.template === '/flows/filter').length).toBe(6);
+  });
+
   test('errors.text-plain-ignored, prepared, sends only reads: it runs quiet, beside other checks that only read', async () => {
     const fake = await fakeContext({
       server: (r) => (r.template === '/flows/filter' ? { status: 200, json: r.json ? [] : [{ id: 'a' }] } : undefined),
