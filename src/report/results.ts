@@ -249,7 +249,7 @@ export function summarize(checks: CheckResult[], requests: number): Results['sum
 
 /** Cleanup's line for what the server made for the names the run sent (CleanupSummary.madeForNames). */
 export function madeForNamesLine({ by, deleted, kept }: NonNullable<CleanupSummary['madeForNames']>): string {
-  const before = kept ? `, ${kept} kept (there before the run)` : '';
+  const before = kept ? `, ${kept} kept (not made by the run's requests)` : '';
   return `made by the server for the names the run sent (${by.join(', ')}): ${deleted} deleted${before}`;
 }
 

@@ -18,7 +18,7 @@ export interface CleanupSummary {
   sideEffects?: Array<{ path: string; why: string; deleted: boolean; reason?: string }>;
   /**
    * What operations that make an object for each name they are given (Profile.madeForNames) listed: `deleted`
-   * were made by the run's requests (their failed deletes are in `failed`), `kept` were there before the run.
+   * were made by the run's requests (their failed deletes are in `failed`), `kept` were not (there before it).
    */
   madeForNames?: { by: string[]; deleted: number; kept: number };
 }
