@@ -64,7 +64,7 @@ describe('verdictLine', () => {
       madeForNames: { by: ['POST /v2/concurrency_limits/decrement'], deleted: 9, kept: 1 },
     };
     expect(terminalSummary(resultsOf([checkResult('passed')], { cleanup }))).toContain(
-      '  made by the server for the names the run sent (POST /v2/concurrency_limits/decrement): 9 deleted, 1 kept (not made by the run's requests)',
+      "  made by the server for the names the run sent (POST /v2/concurrency_limits/decrement): 9 deleted, 1 kept (not made by the run's requests)",
     );
   });
 });
