@@ -73,16 +73,11 @@ export function verifyBaseline(
     const named = e.operation === '*' ? undefined : Array.isArray(e.operation) ? e.operation : [e.operation];
     const ofCheck = results.checks.filter((c) => c.id === e.check && covers(e, c.operation));
     // An entry for every operation is verified where the run judged its check.
-    const operations = (named ?? [...new Set(ofCheck.map((c) => c.operation))]).map((operation) => {
-      return {
-        operation,
-        ...outcomeOn(
-          e,
-          ofCheck.find((c) => c.operation === operation),
-          label,
-        ),
-      };
-    });
+    const resultOn = (operation: string) => ofCheck.find((c) => c.operation === operation);
+    const operations = (named ?? [...new Set(ofCheck.map((c) => c.operation))]).map((operation) => ({
+      operation,
+      ...outcomeOn(e, resultOn(operation), label),
+    }));
     const outcomes = operations.map((o) => o.outcome);
     return {
       entry: entryName(e),
