@@ -60,6 +60,7 @@ function historyOf(
 export const aggregatesChecks = [
   defineCheck({
     id: 'aggregates.count-agrees',
+    isolation: 'reads',
     exchangesPerCase: 20,
     level: 'MUST',
     clause: '4.2 (count); 4.3',
@@ -125,6 +126,7 @@ export const aggregatesChecks = [
   }),
   defineCheck({
     id: 'aggregates.paginate-agrees',
+    isolation: 'reads',
     exchangesPerCase: 3,
     level: 'MUST',
     clause: '4.3 rule 5; OpenAPI document (/paginate)',
@@ -179,6 +181,7 @@ export const aggregatesChecks = [
   }),
   defineCheck({
     id: 'aggregates.history',
+    isolation: 'reads',
     level: 'MUST',
     clause: '4.2 (history); OpenAPI document',
     catches: 1,
@@ -245,6 +248,7 @@ export const aggregatesChecks = [
   }),
   defineCheck({
     id: 'aggregates.history-invalid-interval',
+    isolation: 'reads',
     level: 'MUST',
     clause: '4.2 (history); 7',
     catches: 1,

@@ -52,7 +52,11 @@ interface CheckFields<L extends Level> {
    * `quiet`: it compares the target's state across its requests (a count, a repeated read) and sends only
    * reads, so it runs beside other quiet checks and never beside a check that may write. `alone`: it writes
    * and then compares state beyond its own objects (a collection's count after a DELETE), so nothing runs
-   * beside it but alone checks of other lanes (`lane`).
+   * beside it but alone checks of other lanes (`lane`). `reads`: like the default, and it sends only reads
+   * (GET, HEAD and the POSTs that query: model/model.ts isReadOperation), so it runs beside anything, quiet
+   * and alone checks too, whose state a read does not change (`methods.get-safe` judges that); the query
+   * corpus it reads is built by a job of its own, which may write. The client refuses its writes, and behind
+   * a rate limit its requests let the others' go first (http/pacing/rateLimits.ts: nothing waits for it).
    */
   isolation?: Isolation;
   /**
@@ -91,7 +95,7 @@ interface CheckFields<L extends Level> {
   catches?: number;
 }
 
-export type Isolation = 'quiet' | 'alone';
+export type Isolation = 'reads' | 'quiet' | 'alone';
 
 export interface Check extends CheckFields<Level> {
   family: Family;

@@ -45,6 +45,7 @@ function setDifference(server: string[], oracle: Set<string>) {
 export const filtersChecks = [
   defineCheck({
     id: 'filters.oracle',
+    isolation: 'reads',
     exchangesPerCase: 212,
     level: 'MUST',
     clause: '4.3',
@@ -162,6 +163,7 @@ export const filtersChecks = [
   }),
   defineCheck({
     id: 'filters.seed-example',
+    isolation: 'reads',
     level: 'MUST',
     clause: '4.3 rule 4',
     catches: 1,
@@ -191,6 +193,7 @@ export const filtersChecks = [
   }),
   defineCheck({
     id: 'filters.any-empty-matches-nothing',
+    isolation: 'reads',
     level: 'MUST',
     clause: '4.3 (any_: the field matches any of the values, so of none, nothing)',
     title: 'MUST match nothing with any_ of an empty list',

@@ -28,6 +28,7 @@ const refusedWith4xx = (status: number) => status >= 400 && status < 500;
 export const paginationChecks = [
   defineCheck({
     id: 'pagination.windows',
+    isolation: 'reads',
     exchangesPerCase: 11,
     level: 'MUST',
     clause: CLAUSE,
@@ -88,6 +89,7 @@ export const paginationChecks = [
   }),
   defineCheck({
     id: 'pagination.limit-zero',
+    isolation: 'reads',
     level: 'MUST',
     clause: CLAUSE,
     catches: 1,
@@ -107,6 +109,7 @@ export const paginationChecks = [
   }),
   defineCheck({
     id: 'pagination.maximum-limit',
+    isolation: 'reads',
     exchangesPerCase: 2,
     level: 'MUST',
     clause: CLAUSE,
@@ -139,6 +142,7 @@ export const paginationChecks = [
   }),
   defineCheck({
     id: 'pagination.negative-refused',
+    isolation: 'reads',
     exchangesPerCase: 2,
     level: 'MUST',
     clause: CLAUSE,
@@ -162,6 +166,7 @@ export const paginationChecks = [
   }),
   defineCheck({
     id: 'pagination.offset-past-end',
+    isolation: 'reads',
     level: 'MUST',
     clause: CLAUSE,
     title: 'MUST return nothing for an offset past the end',

@@ -28,11 +28,14 @@ export interface QueryContext {
 }
 
 /** The query context of the run, made once; a Skip with the reason it cannot be had (read-only mode, no semantics). */
-export function queryContext(ctx: CheckContext): Promise<QueryContext> {
+export async function queryContext(ctx: CheckContext): Promise<QueryContext> {
+  if (ctx.settings.readOnly) throw new Skip('read-only mode: the query checks need a corpus of their own');
+  const profileSemantics = ctx.profile.filterSemantics;
+  if (!profileSemantics) throw new Skip(`the ${ctx.profile.name} profile gives no filter semantics`);
+  // Each check waits for the corpus itself: its building is a job of its own, and a check waiting for it
+  // through ctx.corpus() holds no place in the scheduler meanwhile (one waiting for this context would).
+  const built = await ctx.corpus();
   return once(ctx, 'query context', async () => {
-    if (ctx.settings.readOnly) throw new Skip('read-only mode: the query checks need a corpus of their own');
-    const profileSemantics = ctx.profile.filterSemantics;
-    if (!profileSemantics) throw new Skip(`the ${ctx.profile.name} profile gives no filter semantics`);
     const models = new Map<string, FilterModel>();
     const ignored = new Set<string>();
     for (const key of CORE) {
@@ -42,7 +45,6 @@ export function queryContext(ctx: CheckContext): Promise<QueryContext> {
         for (const field of f.fields) if (documentedAsIgnored(field)) ignored.add(`${k}.${field.path.join('.')}`);
     }
     const semantics: FilterSemantics = { ...profileSemantics, ignored };
-    const built = await ctx.corpus();
     const own = new Map(Object.entries(built.corpus).map(([k, objs]) => [k, new Set(objs.map((o) => String(o.id)))]));
     return {
       built,

@@ -111,6 +111,7 @@ async function judgeSorted(
 export const sortingChecks = [
   defineCheck({
     id: 'sorting.by-value',
+    isolation: 'reads',
     level: 'MUST',
     clause: '4.3 rule 6',
     catches: 1,
@@ -122,6 +123,7 @@ export const sortingChecks = [
   }),
   defineCheck({
     id: 'sorting.default',
+    isolation: 'reads',
     level: 'MUST',
     clause: '4.3 rule 6; OpenAPI document (sort default)',
     title: 'MUST order by the documented default sort when the request names none',

@@ -65,9 +65,12 @@ function awaitedLater<T>(judged: Promise<T>): Promise<T> {
   return judged;
 }
 
-/** Judge a case, its requests counted by check (the exchange log's `by`; the report groups them by family). */
+/**
+ * Judge a case, its requests counted by check (the exchange log's `by`; the report groups them by family), and
+ * held to reads where the check declares it sends only reads.
+ */
 const judging = (session: Session, c: Case) => () =>
-  sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant));
+  sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant), c.check.isolation === 'reads');
 
 /** The lane of a case that runs alone (checks/check.ts: lane). */
 const laneOf = (session: Session, c: Case) =>
@@ -318,8 +321,10 @@ const plansAcrossFamilies = (session: Session) => session.timeBox.budgeted && !s
 
 /** What the engine keeps of a run's families between their files. */
 interface FamiliesState {
-  /** The judgements of families scheduled before their file asked (the next family, or pulled forward). */
+  /** The judgements of families scheduled before their file asked (the next family): all their cases. */
   ahead: Map<Family, Map<Case, Promise<Judged>>>;
+  /** The judgements of the checks pulled forward (below), by family: a family's cases, or some of them. */
+  pulled: Map<Family, Map<Case, Promise<Judged>>>;
   /** The families whose files have asked for their cases. */
   registered: Set<Family>;
   /** The route families the run has met a rate limit on, and pulled work forward for. */
@@ -330,7 +335,11 @@ const families = new WeakMap<Session, FamiliesState>();
 
 function familiesOf(session: Session): FamiliesState {
   let state = families.get(session);
-  if (!state) families.set(session, (state = { ahead: new Map(), registered: new Set(), limitedRoutes: new Set() }));
+  if (!state)
+    families.set(
+      session,
+      (state = { ahead: new Map(), pulled: new Map(), registered: new Set(), limitedRoutes: new Set() }),
+    );
   return state;
 }
 
@@ -347,7 +356,29 @@ function scheduleNextFamily(session: Session, family: Family): void {
   const next = order[order.indexOf(family) + 1];
   if (!next) return;
   const { ahead } = familiesOf(session);
-  if (!ahead.has(next)) ahead.set(next, scheduleJudgements(session, casesOf(session, next)));
+  if (!ahead.has(next))
+    ahead.set(
+      next,
+      besidePulled(session, next, (cases) => scheduleJudgements(session, cases)),
+    );
+}
+
+/**
+ * A family's judgements: those of its checks pulled forward, as they were scheduled then, and `schedule`'s of
+ * its other checks' cases, in the family's order of checks (the order of its tests).
+ */
+function besidePulled(
+  session: Session,
+  family: Family,
+  schedule: (cases: Case[]) => Map<Case, Promise<Judged>>,
+): Map<Case, Promise<Judged>> {
+  const pulled = familiesOf(session).pulled.get(family);
+  if (!pulled) return schedule(casesOf(session, family));
+  const pulledChecks = new Set([...pulled.keys()].map((c) => c.check));
+  const rest = schedule(casesOf(session, family, true, (check) => !pulledChecks.has(check)));
+  const order = checksOf(family);
+  const place = (c: Case) => order.indexOf(c.check);
+  return new Map([...pulled, ...rest].sort(([a], [b]) => place(a) - place(b)));
 }
 
 /**
@@ -363,17 +394,18 @@ export function familyCases(
   state.registered.add(family);
   const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
   const planned = plan && !familyReadsExercise(family) ? plan.judged.get(family)! : state.ahead.get(family);
-  const cases = planned ? [...planned.keys()] : casesOf(session, family);
   // Checks that read the document alone send nothing (spec's): judged in their tests, not through the
   // scheduler, where ~630 judgements would queue before the exercise started beside them (or after it).
   const inTheirTests = !planned && !plan && familySendsNothing(family);
-  const judged =
+  const queued =
     planned ??
+    (plan || inTheirTests ? undefined : besidePulled(session, family, (rest) => scheduleJudgements(session, rest)));
+  const cases = queued ? [...queued.keys()] : casesOf(session, family);
+  const judged =
+    queued ??
     (plan
       ? new Map(cases.map((c) => [c, fromExercise(session, c, plan.place.get(`${c.check.id} ${c.op.key}`))]))
-      : inTheirTests || cases.length === 0
-        ? undefined
-        : scheduleJudgements(session, cases));
+      : undefined);
   if (cases.length > 0) scheduleNextFamily(session, family);
   return { cases, verdictOf: (c) => (judged ? judged.get(c)! : judging(session, c)()) };
 }
@@ -416,22 +448,27 @@ const PULLED_FORWARD = -1;
  * at its rate, unless they are spread over the whole run: the families judged late (filters, sorting,
  * pagination, aggregates) would otherwise send most of them at once, at the end, while the requests of the
  * families before them (the exercise, methods) spend the limit's budget only in part. So, on the first 429 of
- * a route family, the later families with cases on it are scheduled now, ahead of the jobs queued, to be
- * judged beside the rest as the limit allows. Only families whose checks may run beside anything and read
- * nothing but their own answers (no isolation, nothing declared in `reads`): their verdicts do not depend on
- * what runs beside them. Not in a time-boxed run (its plan orders everything) nor a shard (the shard may not
- * hold their files).
+ * a route family, the later families' checks with cases on it are scheduled now, ahead of the jobs queued, to
+ * be judged beside the rest as the limit allows. Only checks that may run beside anything and read nothing
+ * but their own answers (isolation none or `reads`; no `reads` declared): their verdicts do not depend on
+ * what runs beside them. The query families' checks send only reads: their requests let the others' go
+ * first in the limit's line, and they go on beside `methods`' quiet and alone checks, so that the exercise
+ * ends when its own requests are done and the checks after it start then, not once every pulled-forward read
+ * has had its turn. A family's other checks keep their turn: `methods`' shared checks go forward, and its
+ * quiet reads and DELETE scenarios stay after the exercise, where they took the target alone while the
+ * exercise's last requests waited for the limit (the server idle for seconds behind it). Not in a time-boxed
+ * run (its plan orders everything) nor a shard (the shard may not hold their files).
  */
 function pullForward(session: Session, route: string): void {
   if (session.timeBox.budgeted || session.config.shard) return;
-  const { ahead, registered, limitedRoutes } = familiesOf(session);
+  const { ahead, pulled, registered, limitedRoutes } = familiesOf(session);
   if (limitedRoutes.has(route)) return;
   limitedRoutes.add(route);
+  const besideAnything = (c: Check) => (c.isolation === undefined || c.isolation === 'reads') && c.reads === undefined;
   for (const family of familiesOfRun()) {
-    if (ahead.has(family) || registered.has(family)) continue;
-    if (checksOf(family).some((c) => c.isolation !== undefined || c.reads !== undefined)) continue;
-    const cases = casesOf(session, family);
+    if (ahead.has(family) || registered.has(family) || pulled.has(family)) continue;
+    const cases = casesOf(session, family, true, besideAnything);
     if (cases.some((c) => routeFamily(c.op.path) === route))
-      ahead.set(family, scheduleJudgements(session, cases, PULLED_FORWARD));
+      pulled.set(family, scheduleJudgements(session, cases, PULLED_FORWARD));
   }
 }

@@ -4,8 +4,11 @@
  * writes where that would change its verdict. A job's isolation (checks/check.ts) decides what may run
  * beside it: `shared` jobs beside shared ones, `quiet` beside quiet ones, `alone` beside nothing but alone
  * jobs of other lanes (a lane names the state an alone job changes and compares, which jobs of other lanes
- * neither change nor read; one without a lane runs beside nothing). The head of the queue waits until it
- * fits, and nothing overtakes it: the start order is the submission order, whatever the order of answers.
+ * neither change nor read; one without a lane runs beside nothing), and `reads` jobs beside anything: they
+ * change nothing, and judge nothing another job changes (behind a rate limit, the query families' reads go
+ * on while `methods`' quiet and alone checks have the target, rather than before them). The head of the
+ * queue waits until it fits, and nothing overtakes it: the start order is the submission order, whatever the
+ * order of answers.
  * A job may carry a priority (lower first; a budgeted run's plan): it then queues before every job of a
  * higher number, and in submission order among its equals.
  */
@@ -25,7 +28,9 @@ export class Scheduler {
   private running = 0;
   /** Running jobs that wait for another's work (`meanwhile`): they hold no place in the width. */
   private waitingOnOthers = 0;
-  /** The isolation of the jobs running now (all alike); undefined when none is. */
+  /** Running `reads` jobs: they hold places, and leave the mode to the others. */
+  private reading = 0;
+  /** The isolation of the jobs running now but `reads` ones (all alike); undefined when none is. */
   private mode: JobIsolation | undefined;
   /** The lanes of the alone jobs running now; `undefined` counts those without one. */
   private readonly lanes = new Map<string | undefined, number>();
@@ -86,13 +91,16 @@ export class Scheduler {
       else this.lanes.delete(lane);
     }
     this.running--;
-    if (this.running === 0) this.mode = undefined;
+    if (isolation === 'reads') this.reading--;
+    if (this.running === this.reading) this.mode = undefined;
     this.pump();
   }
 
   private fits(isolation: JobIsolation, lane: string | undefined): boolean {
     if (this.running === 0) return true;
-    if (isolation !== this.mode || this.running - this.waitingOnOthers >= this.width()) return false;
+    if (this.running - this.waitingOnOthers >= this.width()) return false;
+    if (isolation === 'reads' || this.mode === undefined) return true;
+    if (isolation !== this.mode) return false;
     return isolation !== 'alone' || (lane !== undefined && !this.lanes.has(lane) && !this.lanes.has(undefined));
   }
 
@@ -101,7 +109,8 @@ export class Scheduler {
     while (this.queue.length > 0 && (this.refusal || this.fits(this.queue[0].isolation, this.queue[0].lane))) {
       const next = this.queue.shift()!;
       this.running++;
-      this.mode = next.isolation;
+      if (next.isolation === 'reads') this.reading++;
+      else this.mode = next.isolation;
       if (next.isolation === 'alone') this.lanes.set(next.lane, (this.lanes.get(next.lane) ?? 0) + 1);
       next.start();
     }

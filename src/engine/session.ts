@@ -67,6 +67,9 @@ export interface Session {
   runInfo(): RunInfo;
 }
 
+/** The query corpus is built ahead of every job queued, those pulled forward by a rate limit too (judging.ts). */
+const CORPUS_FIRST = -2;
+
 const settingsOf = (config: WorkerConfig): CheckSettings => ({
   seed: config.seed,
   runs: config.runs,
@@ -185,16 +188,24 @@ async function createSession(): Promise<Session> {
       return r;
     },
     validate,
-    // The first check that asks builds the corpus; the others wait for it without holding a place in the
-    // scheduler (behind a rate limit the building takes seconds, and jobs that do not need it go meanwhile).
+    // The first check that asks has the corpus built, in a job of its own that may write (its checks send
+    // only reads, and run beside quiet and alone ones), ahead of every job queued; they all wait for it
+    // without holding a place in the scheduler (behind a rate limit the building takes seconds, and jobs that
+    // do not need it go meanwhile).
     corpus: () => {
-      if (corpus) return corpusBuilt ? corpus : scheduler.meanwhile(corpus);
-      corpus = buildCorpus({ model, runTag: config.runTag, send });
-      corpus.then(
-        () => (corpusBuilt = true),
-        () => (corpusBuilt = true),
-      );
-      return corpus;
+      if (corpusBuilt) return corpus!;
+      if (!corpus) {
+        corpus = scheduler.run(
+          'shared',
+          () => sendingFor('corpus', () => buildCorpus({ model, runTag: config.runTag, send })),
+          CORPUS_FIRST,
+        );
+        corpus.then(
+          () => (corpusBuilt = true),
+          () => (corpusBuilt = true),
+        );
+      }
+      return scheduler.meanwhile(corpus);
     },
     noteFilterCoverage(triple, outcome) {
       const family = senderFamily(currentSender() ?? 'other');

@@ -11,7 +11,7 @@ import { authHeaders } from './auth.js';
 import { behaviourOf, maskRunTag } from './behaviour.js';
 import { MAX_OVERLAP } from './pacing/overlap.js';
 import { Pacing } from './pacing/pacing.js';
-import { routeFamily, type Ticket } from './pacing/rateLimits.js';
+import { type Pace, routeFamily, type Ticket } from './pacing/rateLimits.js';
 import { MAX_ATTEMPTS } from './pacing/serverLoad.js';
 import { Redactor } from './redact.js';
 import { secretsOf } from '../config/config.js';
@@ -85,7 +85,7 @@ export class SendingStopped extends Error {}
 export const NOT_RUN = 'not run:';
 
 /** Who sends a request: a check (by its id), or the exercise of operations; and when it began sending. */
-const sender = new AsyncLocalStorage<{ label: string; order: number }>();
+const sender = new AsyncLocalStorage<{ label: string; order: number; readsOnly?: boolean }>();
 /** How many senders have begun (sendingFor): each one's place among them. */
 let sendersBegun = 0;
 
@@ -94,10 +94,15 @@ let sendersBegun = 0;
  * family). Its requests that wait for room go before those of senders begun after it (`slot`): a job's chain
  * of round trips (a PATCH and its read, one after another) is not held behind the requests of every job that
  * began meanwhile, and a phase ends when its work is done rather than when its longest chain gets room.
+ * `readsOnly`: a sender declared to send only reads (checks/check.ts: isolation `reads`), which the client
+ * holds to, and whose requests let others go first in a rate limit's line (pacing/rateLimits.ts: take).
  */
-export function sendingFor<T>(label: string, fn: () => T): T {
-  return sender.run({ label, order: ++sendersBegun }, fn);
+export function sendingFor<T>(label: string, fn: () => T, readsOnly = false): T {
+  return sender.run({ label, order: ++sendersBegun, ...(readsOnly ? { readsOnly } : {}) }, fn);
 }
+
+/** A write sent by a sender declared to send only reads: a defect of the suite's, not a verdict. */
+export class WriteByReader extends Error {}
 
 /** The label of the sender the code running now sends for (sendingFor), if any. */
 export const currentSender = (): string | undefined => sender.getStore()?.label;
@@ -276,6 +281,11 @@ export class HttpClient {
     this.pacing.learnWrites(takeTurns, answerTimes);
   }
 
+  /** The rate limits another client of the target met, and its paces (pacing/rateLimits.ts: learnPaces). */
+  learnPaces(paces: readonly Pace[]): void {
+    this.pacing.learnPaces(paces);
+  }
+
   /** How many requests may be in flight now (the scheduler keeps twice as many judgements going). */
   get inFlightLimit(): number {
     return this.pacing.inFlightLimit;
@@ -404,12 +414,16 @@ export class HttpClient {
     // lock on a conforming server: it goes beside a write.
     const write = !this.isRead(request) && !request.refusedBeforeData;
     const operation = `${request.method.toUpperCase()} ${request.template}`;
+    const from = sender.getStore();
+    if (from?.readsOnly && !this.isRead(request))
+      throw new WriteByReader(`${from.label} is declared to send only reads, but sent ${operation}`);
     // Its place in the pace (pacing/rateLimits.ts), taken anew for each attempt; given up if it never starts.
-    let ticket = this.pacing.take(request.path);
+    const yields = from?.readsOnly === true;
+    let ticket = this.pacing.take(request.path, yields);
     try {
       for (;;) {
         attempt++;
-        if (ticket.done) ticket = this.pacing.take(request.path);
+        if (ticket.done) ticket = this.pacing.take(request.path, yields);
         await this.untilStart(ticket);
         // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
         // wait for the fewer slots there are.

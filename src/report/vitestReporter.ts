@@ -5,10 +5,19 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
+import type { Pace } from '../http/pacing/rateLimits.js';
 import type { CheckResult, OperationSummary, Results, RunInfo } from './results.js';
 import { summarize } from './results.js';
 import { readWorkerConfig, runFiles } from '../config/worker.js';
 import './taskMeta.js';
+
+/** The run folder's `suites-ended`: what cleanup's client starts from (supervisor/cleanupThread.ts). */
+export interface SuitesEnded {
+  /** Whether the suites' writes took turns (http/pacing/serverLoad.ts). */
+  writesTookTurns: boolean;
+  /** The rate limits the suites were paced by, as they left them (http/pacing/rateLimits.ts). */
+  paces: Pace[];
+}
 
 /**
  * The files of one run report the same session's counts, each as far as it had got: the largest is the
@@ -110,11 +119,15 @@ export default class ResultsReporter implements Reporter {
     const out = config?.outDir ?? 'reports';
     mkdirSync(out, { recursive: true });
     writeFileSync(path.join(out, 'results.json'), JSON.stringify(results, null, 2));
-    // What cleanup's client starts from (supervisor/cleanupThread.ts): whether the suites' writes took turns.
+    // What cleanup's client starts from (supervisor/cleanupThread.ts): whether the suites' writes took turns,
+    // and the rate limits they were paced by.
     if (config?.runDir)
       writeFileSync(
         runFiles(config.runDir).suitesEnded,
-        JSON.stringify({ writesTookTurns: results.timing?.writesTookTurns ?? false }),
+        JSON.stringify({
+          writesTookTurns: results.timing?.writesTookTurns ?? false,
+          paces: results.timing?.pacing?.paces ?? [],
+        } satisfies SuitesEnded),
       );
   }
 }

@@ -13,6 +13,7 @@ import { WINDOW } from '../http/pacing/overlap.js';
 import type { PacingSummary } from '../http/pacing/rateLimits.js';
 import { profileNamed } from '../model/profiles/index.js';
 import type { RequestToSend } from '../openapi/request.js';
+import type { SuitesEnded } from '../report/vitestReporter.js';
 import {
   type CleanupPass,
   type CleanupSummary,
@@ -65,12 +66,13 @@ let firstPass: Promise<CleanupPass | undefined> | undefined;
 
 const send = (request: RequestToSend) => client!.send(request);
 
-/** Whether the suites' writes took turns (report/vitestReporter.ts writes it into the file that says they ended). */
-function suitesEndedTakingTurns(file: string): boolean {
+/** What the suites' results reporter wrote when they ended (report/vitestReporter.ts); nothing learnt when unreadable. */
+function suitesEndedAs(file: string): SuitesEnded {
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { writesTookTurns?: boolean }).writesTookTurns === true;
+    const read = JSON.parse(readFileSync(file, 'utf8')) as Partial<SuitesEnded>;
+    return { writesTookTurns: read.writesTookTurns === true, paces: Array.isArray(read.paces) ? read.paces : [] };
   } catch {
-    return false;
+    return { writesTookTurns: false, paces: [] };
   }
 }
 
@@ -87,8 +89,13 @@ export function watch(run: CleanupTarget): void {
     const log = readExchangeLog(run.exchanges);
     watching.learnDistance(distanceSample(log, WINDOW, 'DELETE'));
     // Its deletes take turns from the first where the suites' writes ended taking turns, spaced by what the
-    // suites' own deletes took: not a crowd the target refuses (503), and the halving after.
-    if (ended) watching.learnWrites(suitesEndedTakingTurns(run.suitesEnded), servedAnswerTimes(log, 64, 'DELETE'));
+    // suites' own deletes took: not a crowd the target refuses (503), and the halving after. Behind a rate
+    // limit they start at the suites' pace, not with a burst the limit refuses (429).
+    if (ended) {
+      const suites = suitesEndedAs(run.suitesEnded);
+      watching.learnWrites(suites.writesTookTurns, servedAnswerTimes(log, 64, 'DELETE'));
+      watching.learnPaces(suites.paces);
+    }
     return ended ? cleanup(send, run.ledger) : undefined;
   });
   // Its failure is thrown by finish; unhandled until then, it would end the thread.

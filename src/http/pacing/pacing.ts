@@ -8,7 +8,7 @@
  * The client only keeps count of what is in flight and sends.
  */
 import { Overlap } from './overlap.js';
-import { type PacingSummary, RateLimits, type Ticket } from './rateLimits.js';
+import { type Pace, type PacingSummary, RateLimits, type Ticket } from './rateLimits.js';
 import { type AfterUnavailable, ServerLoad } from './serverLoad.js';
 
 /** What the client has in flight when a request asks to start. */
@@ -40,9 +40,9 @@ export class Pacing {
     this.load = new ServerLoad(options.concurrency, options.retryBackoffMs);
   }
 
-  /** A request to `path` takes its place in the pace (rateLimits.ts: rate limits, --max-rate). */
-  take(path: string): Ticket {
-    return this.rateLimits.take(path);
+  /** A request to `path` takes its place in the pace (rateLimits.ts: rate limits, --max-rate); `yields` lets others go first. */
+  take(path: string, yields = false): Ticket {
+    return this.rateLimits.take(path, yields);
   }
 
   /** How long from now until the ticket may try to start; 0 when it may. */
@@ -161,6 +161,11 @@ export class Pacing {
   learnWrites(takeTurns: boolean, answerTimes: number[]): void {
     if (takeTurns) this.load.writesTakeTurns = true;
     for (const ms of answerTimes) this.load.wrote(ms);
+  }
+
+  /** The rate limits another client of the target met, paced as it left them (rateLimits.ts: learnPaces). */
+  learnPaces(paces: readonly Pace[]): void {
+    this.rateLimits.learnPaces(paces);
   }
 
   /** Whether writes take turns, since the target refused writes that met at it (503). */

@@ -10,9 +10,10 @@
  * is spent, that is the limit's own rate. A later one lowers the pace by a tenth of itself, not to a sixth
  * under the rate accepted then: a paced group meets a 429 only when its pace is over the limit, and what was
  * accepted over ten seconds of a run's changing demand says less of the limit than the pace does (it brought
- * a 33/s limit's pace to 21/s). Every second without a 429 raises the pace by 1 %, so the run settles just
- * under the limit and meets a 429 every ten seconds or so rather than bouncing off it. A 429 met during a
- * pause lowers nothing. A policy the server states (`RateLimit-Policy: 2000;w=60`) sets the rate at once.
+ * a 33/s limit's pace to 21/s). Every second without a 429 while the pace is spent (its requests start at
+ * it) raises it by 1 %, so the run settles just under the limit and meets a 429 every ten seconds or so
+ * rather than bouncing off it. A 429 met during a pause lowers nothing. A policy the server states
+ * (`RateLimit-Policy: 2000;w=60`) sets the rate at once.
  *
  * A request takes a ticket before it waits (`take`) and starts only when `start` says so, once it has its
  * room in flight: a paced group's tickets wait in one line, and starts are held to the pace where they
@@ -43,6 +44,9 @@ const BURST_MS = 250;
  */
 const MEASURABLE_ANSWERS = 10;
 const INCREASE_PER_SECOND = 0.01;
+/** A pace is spent when this share of it started over the last SPENT_MS: then it is what limits the group. */
+const SPENT_SHARE = 0.9;
+const SPENT_MS = 1000;
 
 /** `Retry-After` (RFC 9110 §10.2.3): seconds, or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
@@ -108,6 +112,8 @@ interface LimitGroup {
   changedAt: number;
   /** When the group last met a 429. */
   limitedAt: number;
+  /** When its requests started over the last second: a second without a 429 raises the pace only if it was spent. */
+  started: number[];
   /** The pace its first 429 set: it is never lowered under half of it (see `answered`). */
   firstRate?: number;
 }
@@ -119,6 +125,8 @@ export interface Ticket {
   readonly takenAt: number;
   /** --max-rate's time for it: it starts no earlier. */
   readonly notBefore: number;
+  /** It lets the others go first in its group's line (`take`). */
+  readonly yields: boolean;
   /** The line it waits in, once its family's group is paced. */
   line?: Ticket[];
   /**
@@ -149,6 +157,14 @@ export interface PacingSummary {
   byFamily: Record<string, { rateLimited: number; waitedMs: number; rate?: number }>;
   /** --max-rate, when given. */
   maxRate?: number;
+  /** The groups paced when the summary was made: what another client of the target starts from (`learnPaces`). */
+  paces?: Pace[];
+}
+
+/** A paced group: the route families limited together, and the pace they were at (requests/s). */
+export interface Pace {
+  families: string[];
+  rate: number;
 }
 
 export class RateLimits {
@@ -178,7 +194,7 @@ export class RateLimits {
     if (f.group) return f.group;
     let g = this.groups.find((group) => now - group.limitedAt < TOGETHER_MS);
     if (!g) {
-      g = { families: new Set(), paceAt: 0, line: [], pausedUntil: 0, changedAt: now, limitedAt: now };
+      g = { families: new Set(), paceAt: 0, line: [], pausedUntil: 0, changedAt: now, limitedAt: now, started: [] };
       this.groups.push(g);
     }
     g.families.add(name);
@@ -196,15 +212,46 @@ export class RateLimits {
     return (times.length * 1000) / Math.max(1000, now - Math.min(...times));
   }
 
-  /** A request to `path` takes its place: in its group's line when the group is paced, after --max-rate's spacing. */
-  take(path: string): Ticket {
+  /**
+   * Paces another client of the target learnt (the suites', for cleanup's client): their families start in one
+   * group at that pace, as if its 429 had just been met, rather than meeting the limit again and measuring a
+   * pace from the few answers of their first seconds (cleanup's deletes of flows went at 3 a second behind a
+   * limit of 20).
+   */
+  learnPaces(paces: readonly Pace[]): void {
+    const now = this.now();
+    for (const { families, rate } of paces) {
+      if (!(rate > 0) || families.some((name) => this.family(name).group)) continue;
+      const g: LimitGroup = {
+        families: new Set(families),
+        rate,
+        firstRate: rate,
+        paceAt: 0,
+        line: [],
+        pausedUntil: 0,
+        changedAt: now,
+        limitedAt: now,
+        started: [],
+      };
+      this.groups.push(g);
+      for (const name of families) this.family(name).group = g;
+    }
+  }
+
+  /**
+   * A request to `path` takes its place: in its group's line when the group is paced, after --max-rate's
+   * spacing. One that `yields` takes its place behind every other request's, and lets those that come later go
+   * before it: a read nothing waits for (a query family's, pulled forward to spend what the others leave of
+   * the limit) rather than the exercise whose end the next checks wait for, or a chain of round trips.
+   */
+  take(path: string, yields = false): Ticket {
     const now = this.now();
     let notBefore = now;
     if (this.options.maxRate) {
       notBefore = Math.max(now, this.nextOverallAt);
       this.nextOverallAt = notBefore + 1000 / this.options.maxRate;
     }
-    const ticket: Ticket = { family: routeFamily(path), takenAt: now, notBefore, done: false };
+    const ticket: Ticket = { family: routeFamily(path), takenAt: now, notBefore, yields, done: false };
     this.groupOfTicket(ticket);
     return ticket;
   }
@@ -214,7 +261,9 @@ export class RateLimits {
     const g = this.families.get(ticket.family)?.group;
     if (g?.rate && !ticket.line) {
       ticket.line = g.line;
-      g.line.push(ticket);
+      const before = ticket.yields ? -1 : g.line.findIndex((t) => t.yields);
+      if (before < 0) g.line.push(ticket);
+      else g.line.splice(before, 0, ticket);
     }
     return g;
   }
@@ -247,6 +296,8 @@ export class RateLimits {
     if (g?.rate) {
       if (now < g.paceAt - BURST_MS) return false;
       g.paceAt = Math.max(g.paceAt, now) + 1000 / g.rate;
+      g.started.push(now);
+      while (g.started[0] < now - SPENT_MS) g.started.shift();
     }
     if (g) this.family(ticket.family).waitedMs += (ticket.readyAt ?? now) - ticket.takenAt;
     else this.waitedOverallMs += ticket.notBefore - ticket.takenAt;
@@ -282,9 +333,14 @@ export class RateLimits {
       f.accepted.push(now);
       while (f.accepted.length && f.accepted[0] < now - MEASURE_MS) f.accepted.shift();
       // Every second without a 429 the pace rises a little: a limit that was raised, or set low, is found again.
+      // Only while the pace is spent (requests started at it over the last second): a second without a 429 at
+      // less than the pace says nothing of the limit, and a pace raised through the quiet end of the suites,
+      // or while requests waited for room in flight rather than for the pace (33 a second to 45 behind a
+      // limit of 33), sent cleanup's deletes into the limit at once.
       const g = f.group;
       if (g?.rate && !stated?.rate && now > g.changedAt) {
-        g.rate *= (1 + INCREASE_PER_SECOND) ** ((now - g.changedAt) / 1000);
+        const spent = g.started.filter((t) => t >= now - SPENT_MS).length >= (SPENT_SHARE * g.rate * SPENT_MS) / 1000;
+        if (spent) g.rate *= (1 + INCREASE_PER_SECOND) ** ((now - g.changedAt) / 1000);
         g.changedAt = now;
       }
       return;
@@ -328,11 +384,13 @@ export class RateLimits {
           ...(rate ? { rate: Number(rate.toFixed(2)) } : {}),
         };
     }
+    const paces = this.groups.flatMap((g) => (g.rate ? [{ families: [...g.families], rate: g.rate }] : []));
     return {
       rateLimited,
       waitedMs: Math.round(waitedMs),
       byFamily,
       ...(this.options.maxRate ? { maxRate: this.options.maxRate } : {}),
+      ...(paces.length ? { paces } : {}),
     };
   }
 }
@@ -350,10 +408,12 @@ export function joinedPacing(a: PacingSummary, b: PacingSummary): PacingSummary 
         }
       : f;
   }
+  const paces = b.paces ?? a.paces;
   return {
     rateLimited: a.rateLimited + b.rateLimited,
     waitedMs: a.waitedMs + b.waitedMs,
     byFamily,
     ...(a.maxRate ? { maxRate: a.maxRate } : {}),
+    ...(paces ? { paces } : {}),
   };
 }

@@ -28,7 +28,7 @@ async function runJobs(width: number, jobs: Array<{ isolation: JobIsolation; tic
 }
 
 const jobArb = fc.record({
-  isolation: fc.constantFrom<JobIsolation>('shared', 'shared', 'quiet', 'alone'),
+  isolation: fc.constantFrom<JobIsolation>('shared', 'shared', 'quiet', 'alone', 'reads'),
   ticks: fc.integer({ min: 0, max: 4 }),
 });
 
@@ -39,13 +39,45 @@ describe('Scheduler', () => {
         const { started, overlaps, widest } = await runJobs(width, jobs);
         expect(started).toEqual(jobs.map((_, i) => i));
         expect(widest).toBeLessThanOrEqual(width);
+        // A reads job goes beside anything; the others beside reads jobs and their own kind (alone: none).
         for (const [isolation, beside] of overlaps) {
-          if (isolation === 'alone') expect(beside).toEqual([]);
-          else expect(beside.every((b) => b === isolation)).toBe(true);
+          if (isolation === 'reads') continue;
+          const others = beside.filter((b) => b !== 'reads');
+          if (isolation === 'alone') expect(others).toEqual([]);
+          else expect(others.every((b) => b === isolation)).toBe(true);
         }
       }),
       { numRuns: 60 },
     );
+  });
+
+  test('starts a reads job beside a quiet job, and an alone one beside the reads job, within its width', async () => {
+    const scheduler = new Scheduler(() => 3);
+    const running = new Set<string>();
+    const beside = new Map<string, string[]>();
+    const holds = new Map<string, () => void>();
+    const job = (name: string, isolation: JobIsolation) =>
+      scheduler.run(isolation, async () => {
+        beside.set(name, [...running]);
+        running.add(name);
+        await new Promise<void>((r) => holds.set(name, r));
+        running.delete(name);
+      });
+    const all = [job('quiet', 'quiet'), job('reads', 'reads'), job('alone', 'alone'), job('shared', 'shared')];
+    await tick();
+    expect(beside.get('reads')).toEqual(['quiet']);
+    // The alone job waits for the quiet one, not for the reads job; nothing overtakes it.
+    expect([...beside.keys()]).toEqual(['quiet', 'reads']);
+    holds.get('quiet')!();
+    await tick();
+    expect(beside.get('alone')).toEqual(['reads']);
+    expect(beside.has('shared')).toBe(false);
+    holds.get('alone')!();
+    await tick();
+    expect(beside.get('shared')).toEqual(['reads']);
+    holds.get('reads')!();
+    holds.get('shared')!();
+    await Promise.all(all);
   });
 
   test('runs alone jobs beside alone jobs of other lanes only, never two of one lane, nor beside one without a lane', async () => {

@@ -8,6 +8,7 @@ import {
   HttpClient,
   SendingStopped,
   sendingFor,
+  WriteByReader,
 } from '../../../src/http/client.js';
 import { MAX_OVERLAP } from '../../../src/http/pacing/overlap.js';
 import { Redactor } from '../../../src/http/redact.js';
@@ -408,6 +409,38 @@ describe('HttpClient and rate limits (429)', () => {
     await Promise.all(others);
     expect(flowsServed).toBeLessThan(150);
     expect(served.filter((s) => s.path === '/other' && s.at > asked + flowsServed).length).toBeGreaterThan(20);
+    await client.close();
+  });
+
+  test("a sender declared to read only: its write is refused unsent; behind a pace, a later sender's request goes before its reads", async () => {
+    const served: string[] = [];
+    server = createServer((req, res) => {
+      served.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'application/json', 'ratelimit-policy': '20;w=1' }).end('{}');
+    });
+    const client = await clientOf(server, { isRead: (r) => r.method === 'GET' });
+    await client.send({ method: 'GET', template: '/flows/', path: '/flows/' });
+    await expect(
+      sendingFor('reader', () => client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} }), true),
+    ).rejects.toBeInstanceOf(WriteByReader);
+    const reads = sendingFor(
+      'reader',
+      () =>
+        Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            client.send({ method: 'GET', template: '/flows/', path: `/flows/?r=${i}` }),
+          ),
+        ),
+      true,
+    );
+    await new Promise((r) => setTimeout(r, 5));
+    const chain = sendingFor('exercise', () =>
+      client.send({ method: 'GET', template: '/flows/', path: '/flows/?chain' }),
+    );
+    await Promise.all([reads, chain]);
+    expect(served.filter((s) => s.startsWith('POST'))).toEqual([]);
+    // At 20 a second, the chain's request is served among the first of the nine, not after the eight reads.
+    expect(served.slice(1).indexOf('GET /flows/?chain')).toBeLessThan(6);
     await client.close();
   });
 

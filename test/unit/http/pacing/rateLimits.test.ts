@@ -18,6 +18,17 @@ function clock(start = 1_000_000) {
   return { now: () => t, advance: (ms: number) => (t += ms) };
 }
 
+/** A policy whose `flows` met a 429 (Retry-After 1 s) after five seconds of answers at 20 a second. */
+function pacedAfter429(c: ReturnType<typeof clock>): RateLimits {
+  const pacing = new RateLimits({ now: c.now });
+  for (let i = 0; i < 100; i++) {
+    pacing.answered('/flows/', 200, {});
+    c.advance(50);
+  }
+  pacing.answered('/flows/', 429, { 'retry-after': '1' });
+  return pacing;
+}
+
 describe('reading the limits a server states', () => {
   test('Retry-After: seconds or an HTTP date; nothing for garbage', () => {
     expect(retryAfterMs('3')).toBe(3000);
@@ -111,7 +122,7 @@ describe('pacing', () => {
     expect(pacing.summary().byFamily.flows.rate).toBeUndefined();
   });
 
-  test("a group's first 429 sets the pace a sixth under the rate of the ten seconds before, a later one a tenth under itself; each second without one raises it by 1 %", () => {
+  test("a group's first 429 sets the pace a sixth under the rate of the ten seconds before, a later one a tenth under itself; each second without one while the pace is spent raises it by 1 %", () => {
     const c = clock();
     const pacing = new RateLimits({ now: c.now });
     const accept = (perSecond: number, seconds: number) => {
@@ -120,18 +131,34 @@ describe('pacing', () => {
         c.advance(1000 / perSecond);
       }
     };
+    // Requests that start as soon as the pace lets them, one after another, each answered at once.
+    const atPace = (seconds: number) => {
+      const end = c.now() + seconds * 1000;
+      while (c.now() < end) {
+        const ticket = pacing.take('/task_runs/');
+        c.advance(pacing.startWait(ticket));
+        while (!pacing.start(ticket)) c.advance(1);
+        pacing.answered('/task_runs/', 200, {});
+      }
+    };
     accept(30, 10);
     pacing.answered('/task_runs/', 429, {});
     expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(25, 0);
-    // Accepted at 18/s over the ten seconds before (the run's demand fell): the pace still falls by a tenth only.
-    c.advance(12_000);
+    // Requests at less than the pace: seconds without a 429 say nothing of the limit, and the pace stays.
+    c.advance(1000);
     accept(18, 10);
+    expect(pacing.summary().byFamily.task_runs.rate).toBe(25);
+    // At the pace: it rises 1 % a second.
+    atPace(16);
     const raised = pacing.summary().byFamily.task_runs.rate!;
-    expect(raised).toBeCloseTo(25 * 1.01 ** 22, 0);
+    expect(raised).toBeCloseTo(25 * 1.01 ** 16, 0);
+    // Accepted at 18/s over the ten seconds before (the run's demand fell): the pace still falls by a tenth only.
     pacing.answered('/task_runs/', 429, { 'retry-after': '1' });
     expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(raised * 0.9, 1);
     c.advance(60_000);
     pacing.answered('/task_runs/', 200, {});
+    expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(raised * 0.9, 1);
+    atPace(60);
     expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(raised * 0.9 * 1.01 ** 60, 0);
   });
 
@@ -177,12 +204,7 @@ describe('pacing', () => {
 
   test("a paced family's requests start at its pace where they start: a quarter second's worth at once, then one every 1/rate s", () => {
     const c = clock();
-    const pacing = new RateLimits({ now: c.now });
-    for (let i = 0; i < 100; i++) {
-      pacing.answered('/flows/', 200, {});
-      c.advance(50);
-    }
-    pacing.answered('/flows/', 429, { 'retry-after': '1' });
+    const pacing = pacedAfter429(c);
     const rate = pacing.summary().byFamily.flows.rate!;
     expect(rate).toBeCloseTo((20 * 5) / 6, 1);
     // Forty requests take their places, then wait for room in flight until every one's time has passed.
@@ -280,6 +302,43 @@ describe('pacing', () => {
     expect(pacing.summary().byFamily.flow_runs.rate).toBe(10);
     expect(pacing.startWait(pacing.take('/flow_runs/filter'))).toBe(3000);
     expect(pacing.startWait(pacing.take('/flow_runs/filter'))).toBe(3100);
+  });
+
+  test('a request that yields lets those taken after it go first in the line, and waits behind every other', () => {
+    const c = clock();
+    const pacing = pacedAfter429(c);
+    const spacing = 1000 / pacing.summary().byFamily.flows.rate!;
+    const reads = Array.from({ length: 5 }, () => pacing.take('/flows/filter', true));
+    const chain = pacing.take('/flows/');
+    const moreReads = pacing.take('/flows/count', true);
+    const next = pacing.take('/flows/{id}');
+    // The two that do not yield go first, in the order they came; the reads after them, in theirs.
+    const order = [chain, next, ...reads, moreReads].map((t) => pacing.startWait(t));
+    for (let k = 1; k < order.length; k++) expect(order[k] - order[k - 1]).toBeCloseTo(spacing, 0);
+    expect(order[0]).toBeCloseTo(1000, 0);
+  });
+
+  test('a client starts paced as another left its groups: one group of the families limited together, at their pace', () => {
+    const c = clock();
+    const suites = new RateLimits({ now: c.now });
+    for (let i = 0; i < 100; i++) {
+      suites.answered(i % 2 ? '/flows/' : '/task_runs/', 200, {});
+      c.advance(50);
+    }
+    suites.answered('/flows/', 429, {});
+    suites.answered('/task_runs/', 429, {});
+    const paces = suites.summary().paces!;
+    expect(paces).toEqual([{ families: ['flows', 'task_runs'], rate: expect.closeTo((20 * 5) / 6, 1) }]);
+    const cleanup = new RateLimits({ now: c.now });
+    cleanup.learnPaces(paces);
+    // Its first requests take turns at that pace, across both families, before any 429 of its own.
+    const a = cleanup.startWait(cleanup.take('/flows/x'));
+    const b = cleanup.startWait(cleanup.take('/task_runs/y'));
+    expect(b - a).toBeCloseTo(1000 / paces[0].rate, 0);
+    expect(cleanup.startWait(cleanup.take('/deployments/z'))).toBe(0);
+    // Without what the suites learnt, a limit is met afresh.
+    const fresh = new RateLimits({ now: c.now });
+    expect(fresh.startWait(fresh.take('/flows/x')) + fresh.startWait(fresh.take('/task_runs/y'))).toBe(0);
   });
 
   test('--max-rate spaces every request, whatever its family', () => {
