@@ -118,6 +118,12 @@ interface LimitGroup {
   firstRate?: number;
 }
 
+/** How many of the group's requests started over the last SPENT_MS; older starts are dropped. */
+function startsWithin(g: LimitGroup, now: number): number {
+  while (g.started.length > 0 && g.started[0] < now - SPENT_MS) g.started.shift();
+  return g.started.length;
+}
+
 /** A request's place in the pace: taken before it waits for its start, done once it starts or gives up. */
 export interface Ticket {
   readonly family: string;
@@ -297,7 +303,7 @@ export class RateLimits {
       if (now < g.paceAt - BURST_MS) return false;
       g.paceAt = Math.max(g.paceAt, now) + 1000 / g.rate;
       g.started.push(now);
-      while (g.started[0] < now - SPENT_MS) g.started.shift();
+      startsWithin(g, now);
     }
     if (g) this.family(ticket.family).waitedMs += (ticket.readyAt ?? now) - ticket.takenAt;
     else this.waitedOverallMs += ticket.notBefore - ticket.takenAt;
@@ -339,8 +345,8 @@ export class RateLimits {
       // limit of 33), sent cleanup's deletes into the limit at once.
       const g = f.group;
       if (g?.rate && !stated?.rate && now > g.changedAt) {
-        const spent = g.started.filter((t) => t >= now - SPENT_MS).length >= (SPENT_SHARE * g.rate * SPENT_MS) / 1000;
-        if (spent) g.rate *= (1 + INCREASE_PER_SECOND) ** ((now - g.changedAt) / 1000);
+        if (startsWithin(g, now) >= (SPENT_SHARE * g.rate * SPENT_MS) / 1000)
+          g.rate *= (1 + INCREASE_PER_SECOND) ** ((now - g.changedAt) / 1000);
         g.changedAt = now;
       }
       return;
