@@ -118,20 +118,22 @@ function renamedAfresh(
 /**
  * The bodies the edges are set on: the recipe's, which reaches the member the recipe made or changed (an
  * upsert's or an update's path), and, for a create that names its member, the same with fresh names (a
- * create's path). A server may take the two paths through different code: one crashed where the other did not.
- * On the recipe's member of a create, its names stay as they are (`keepsNames`): an edge of one of two names
- * would make a member that shares the other with the recipe's (see renamedAfresh).
+ * create's path; `renames`: each request of it gets names of its own, or every row after the first that
+ * made a member would meet that member's name and answer 409, its edges never stored). A server may take the
+ * two paths through different code: one crashed where the other did not. On the recipe's member of a create,
+ * its names stay as they are (`keepsNames`): an edge of one of two names would make a member that shares the
+ * other with the recipe's (see renamedAfresh).
  */
 function edgeBases(
   ctx: ExerciseContext,
   op: Operation,
   body: Record<string, unknown>,
-): Array<{ body: Record<string, unknown>; keepsNames: boolean }> {
+): Array<{ body: Record<string, unknown>; keepsNames: boolean; renames: boolean }> {
   const fresh = ctx.cases.model.recordOf(op).creates ? renamedAfresh(ctx, body) : body;
-  if (JSON.stringify(fresh) === JSON.stringify(body)) return [{ body, keepsNames: false }];
+  if (JSON.stringify(fresh) === JSON.stringify(body)) return [{ body, keepsNames: false, renames: false }];
   return [
-    { body, keepsNames: true },
-    { body: fresh, keepsNames: false },
+    { body, keepsNames: true, renames: false },
+    { body: fresh, keepsNames: false, renames: true },
   ];
 }
 
@@ -173,10 +175,11 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
    * no field's edge hides behind another's refusal; the row itself is judged only when no single field shows
    * what it showed (the cause lies in the fields together).
    */
-  const sendEdgeRow = async (row: EdgeRow, base: Record<string, unknown>) => {
-    // An edge of one of an object's names comes with fresh others (renamedAfresh).
+  const sendEdgeRow = async (row: EdgeRow, base: Record<string, unknown>, renames: boolean) => {
+    // An edge of one of an object's names comes with fresh others (renamedAfresh), and so does every request
+    // on a base that renames.
     const withOtherNamesFresh = (json: Record<string, unknown>, fields: string[]) =>
-      fields.some((f) => ctx.cases.safe.isNameField(f)) ? renamedAfresh(ctx, json, fields) : json;
+      renames || fields.some((f) => ctx.cases.safe.isNameField(f)) ? renamedAfresh(ctx, json, fields) : json;
     const asSent = (json: Record<string, unknown>, fields: string[]): [ExchangeKind, RequestToSend, Partial<Sent>] => {
       const detail = `edge ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
       const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
@@ -220,7 +223,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     // Edges first, deterministically: a seed changes only the random part that follows.
     const profile = ctx.cases.profile;
     const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
-    for (const { body: base, keepsNames } of edgeBases(ctx, op, recipeBody)) {
+    for (const { body: base, keepsNames, renames } of edgeBases(ctx, op, recipeBody)) {
       const rows = edgeRows({
         doc: ctx.cases.model.doc,
         bodySchema: schema,
@@ -236,7 +239,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
         nameStem: `${ctx.cases.safe.runTag}-edge${createHash('sha1').update(op.key).digest('hex').slice(0, 4)}`,
         accepts: (json) => ctx.validators.validate(schema, json) === undefined,
       });
-      for (const row of rows) await sendEdgeRow(row, base);
+      for (const row of rows) await sendEdgeRow(row, base, renames);
     }
   }
   if (schema && mayGenerate) {

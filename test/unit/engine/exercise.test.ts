@@ -158,4 +158,17 @@ describe('the edges every run sends', () => {
     expect(names).toContain(recipeName);
     expect(names.some((n) => n !== recipeName && n.startsWith('ct-exercise-'))).toBe(true);
   });
+
+  test("on a new member every edge request names one of its own: no row meets another row's member (409)", async () => {
+    const { ctx, sent } = exercising();
+    await exerciseOperation(ctx, variables());
+    const names = sent
+      .filter((r) => r.path === '/variables/' && !r.refusedBeforeData)
+      .map((r) => (r.json as { name?: unknown } | undefined)?.name)
+      .filter((n): n is string => typeof n === 'string');
+    // The random bodies' names are drawn (`-g<n>`); the edges' are the recipe's, fresh ones, or name edges.
+    const edgeNames = names.filter((n) => n !== names[0] && !/-g\d/.test(n));
+    expect(edgeNames.length).toBeGreaterThan(5);
+    expect(new Set(edgeNames).size).toBe(edgeNames.length);
+  });
 });
