@@ -15,6 +15,15 @@ const BULK = /^\/(\w+)\/(bulk_delete|bulk_set_state)\/?$/;
 /** The operations that write an automation whole: a create, a replace. */
 const AUTOMATION_WRITE = /^(POST \/automations\/|PUT \/automations\/\{id\})$/;
 
+/**
+ * The operations that write a flow run notification policy (2.x; 3.x has automations instead): a create, an
+ * update. A policy whose tags are empty matches every flow run of the server (database/query_components.py,
+ * queue_flow_run_notifications), the user's too: with services on, each state change of any run queued a
+ * notification through the run's generated block, which failed (2.20.27, one run: 337 "Error sending
+ * notification" in the server's log).
+ */
+const POLICY_WRITE = /^(POST \/flow_run_notification_policies\/|PATCH \/flow_run_notification_policies\/\{id\})$/;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
@@ -201,7 +210,11 @@ export const prefectProfile: Profile = {
   // foreign key then makes the run's work queue undeletable (409), and its pool with it.
   fieldsNeverSent: ['agent_id'],
   restrain(op, body, runTag) {
-    if (!AUTOMATION_WRITE.test(`${op.method} ${op.path}`) || !isObject(body) || !isObject(body.trigger)) return body;
+    const key = `${op.method} ${op.path}`;
+    if (!isObject(body)) return body;
+    // A policy's tags, where the body sets them, name a tag no flow run carries: it queues no notification.
+    if (POLICY_WRITE.test(key) && Array.isArray(body.tags)) return { ...body, tags: [`${runTag}.no-such-run`] };
+    if (!AUTOMATION_WRITE.test(key) || !isObject(body.trigger)) return body;
     return { ...body, trigger: quietTrigger(body.trigger, runTag) };
   },
   async madeForRun(send, run) {

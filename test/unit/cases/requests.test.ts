@@ -92,6 +92,29 @@ describe("Prefect's automations, restrained", () => {
   });
 });
 
+describe("Prefect's flow run notification policies, restrained", () => {
+  const op = (method: string, path: string) => ({ method, path }) as Operation;
+  const restrain = prefectProfile.restrain!;
+  const body = { is_active: true, state_names: [], tags: [], block_document_id: 'b', message_template: 'm' };
+
+  test('the tags of a create or an update name a tag no flow run carries, the rest as generated', () => {
+    for (const o of [
+      op('POST', '/flow_run_notification_policies/'),
+      op('PATCH', '/flow_run_notification_policies/{id}'),
+    ])
+      expect(restrain(o, body, 'conformance-t1')).toEqual({ ...body, tags: ['conformance-t1.no-such-run'] });
+  });
+
+  test('an update without tags keeps the stored ones; a filter, a negative case and other writes go as they are', () => {
+    const noTags = { is_active: false };
+    expect(restrain(op('PATCH', '/flow_run_notification_policies/{id}'), noTags, 't')).toBe(noTags);
+    expect(restrain(op('POST', '/flow_run_notification_policies/filter'), body, 't')).toBe(body);
+    const wrongType = { ...body, tags: 'not an array' };
+    expect(restrain(op('POST', '/flow_run_notification_policies/'), wrongType, 't')).toBe(wrongType);
+    expect(restrain(op('POST', '/flow_runs/'), body, 't')).toBe(body);
+  });
+});
+
 describe('paramsOfPath', () => {
   test("fillPath's inverse: the parameters a filled path holds, decoded", () => {
     fc.assert(
