@@ -33,10 +33,13 @@ export const inputClass = (s: Sent): string =>
 
 /**
  * The cause of a server error as a failure key: the input class and, for a generated body, the fields the
- * cause lies in (`500 generated {work_pool_name}`), so that a known crash excuses only itself.
+ * cause lies in (`500 generated {work_pool_name}`), so that a known crash excuses only itself. A generated
+ * body whose cause lies in none of its fields (`500 generated {}`: it shrank to the valid request's own body,
+ * which the server took before) failed for the state earlier requests left, not for itself. A body never
+ * traced to its fields keeps the bare class.
  */
 const causeOf = (s: Sent): string =>
-  inputClass(s) === 'generated' && s.fields?.length ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
+  inputClass(s) === 'generated' && s.fields ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
 
 const documentedContent = (op: Operation, status: number) =>
   documentsStatus(op, status) ? responseFor(op, status) : undefined;

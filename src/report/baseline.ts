@@ -180,7 +180,8 @@ export function entriesFor(baseline: Baseline, check: string, operation: string)
  * Whether an entry excuses a failure: the same kind, and the same key. A server error's key names the fields
  * its generated cause lies in (`500 generated {a}`): an entry excuses a failure whose fields include its own
  * (a shrink cut short leaves more), and an entry written before keys named fields (`500 generated`)
- * excuses every generated cause on its operation, as it did.
+ * excuses every generated cause on its operation, as it did. An entry of no field (`500 generated {}`: the
+ * state earlier requests left) excuses only that: no body's own cause.
  */
 export function excuses(entry: Pick<BaselineEntry, 'kind' | 'key'>, f: Pick<Failure, 'kind' | 'key'>): boolean {
   if (entry.kind !== f.kind) return false;
@@ -190,14 +191,8 @@ export function excuses(entry: Pick<BaselineEntry, 'kind' | 'key'>, f: Pick<Fail
   if (entry.key === named[1]) return true;
   const own = /^(\S+ generated) \{([^}]*)\}$/.exec(entry.key);
   const fields = new Set(named[2].split(',').filter(Boolean));
-  return (
-    own !== null &&
-    own[1] === named[1] &&
-    own[2]
-      .split(',')
-      .filter(Boolean)
-      .every((x) => fields.has(x))
-  );
+  const ownFields = own?.[2].split(',').filter(Boolean) ?? [];
+  return own?.[1] === named[1] && ownFields.length > 0 && ownFields.every((x) => fields.has(x));
 }
 
 export interface BaselineJudgement<F> {

@@ -241,6 +241,25 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     expect(verdict.replaysJudged).toEqual(['completed', 'deferred']);
   });
 
+  test('a generated body traced to none of its fields is keyed apart from one traced to a field, and from one never traced', async () => {
+    const fake = await fakeContext({
+      exercised: {
+        'POST /flows/': [
+          { kind: 'generated', fields: [], reply: { status: 500, json: {} } },
+          { kind: 'generated', fields: ['state'], reply: { status: 500, json: {} } },
+          { kind: 'generated', reply: { status: 500, json: {} } },
+        ],
+      },
+    });
+    const verdict = await judge('contract.no-5xx', 'POST /flows/', fake);
+    if (verdict.status !== 'failed') throw new Error(`expected a failure, got ${verdict.status}`);
+    expect(verdict.failures.map((f) => f.key).sort()).toEqual([
+      '500 generated',
+      '500 generated {state}',
+      '500 generated {}',
+    ]);
+  });
+
   test('the generated-body property shrinks on a server error and on valid input refused, not on other failures', async () => {
     const { ctx } = await fakeContext();
     const op = ctx.model.operations.find((o) => o.key === 'POST /flows/')!;
