@@ -81,8 +81,33 @@ describe('errors checks', () => {
       },
     });
     expect(outcome(await judge('errors.text-plain-ignored', 'POST /flows/filter', fake))).toBe('input.ignored 200');
-    // The text/plain read and the read without a body asked again, side by side.
-    expect(fake.sent.filter((r) => r.template === '/flows/filter').length).toBe(6);
+    // The text/plain read asked again between two reads without a body, side by side.
+    expect(fake.sent.filter((r) => r.template === '/flows/filter').length).toBe(7);
+  });
+
+  test('errors.text-plain-ignored: a collection that never holds still between reads tells nothing, and passes nothing', async () => {
+    // Every read sees one more event than the one before (Prefect's event persister, services on).
+    let reads = 0;
+    const growing = (textPlain: 'read' | 'ignored') =>
+      fakeContext({
+        server: (r) => {
+          if (r.template !== '/flows/filter') return { status: 201, json: { id: 'made' } };
+          reads++;
+          const isText = r.headers?.['content-type'] === 'text/plain';
+          const body = (isText ? (textPlain === 'read' ? JSON.parse(r.raw!) : undefined) : r.json) as
+            | { limit?: number }
+            | undefined;
+          return { status: 200, json: body?.limit === 0 ? [] : Array.from({ length: reads }, (_, i) => ({ id: i })) };
+        },
+      });
+    const ignoring = await growing('ignored');
+    expect(outcome(await judge('errors.text-plain-ignored', 'POST /flows/filter', ignoring))).toBe('skipped');
+    // The first four reads, then three rounds of three.
+    expect(ignoring.sent.filter((r) => r.template === '/flows/filter').length).toBe(13);
+    // A body read as JSON still passes at once, however the collection moves.
+    expect(outcome(await judge('errors.text-plain-ignored', 'POST /flows/filter', await growing('read')))).toBe(
+      'passed',
+    );
   });
 
   test('errors.text-plain-ignored, prepared, sends only reads: it runs quiet, beside other checks that only read', async () => {
