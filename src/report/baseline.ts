@@ -186,13 +186,17 @@ export function entriesFor(baseline: Baseline, check: string, operation: string)
 export function excuses(entry: Pick<BaselineEntry, 'kind' | 'key'>, f: Pick<Failure, 'kind' | 'key'>): boolean {
   if (entry.kind !== f.kind) return false;
   if (entry.key === f.key) return true;
-  const named = /^(\S+ generated) \{([^}]*)\}$/.exec(f.key);
+  const named = generatedKey(f.key);
   if (!named) return false;
-  if (entry.key === named[1]) return true;
-  const own = /^(\S+ generated) \{([^}]*)\}$/.exec(entry.key);
-  const fields = new Set(named[2].split(',').filter(Boolean));
-  const ownFields = own?.[2].split(',').filter(Boolean) ?? [];
-  return own?.[1] === named[1] && ownFields.length > 0 && ownFields.every((x) => fields.has(x));
+  if (entry.key === named.cls) return true;
+  const own = generatedKey(entry.key);
+  return own?.cls === named.cls && own.fields.length > 0 && own.fields.every((x) => named.fields.includes(x));
+}
+
+/** A generated server error's key split into its class and the fields it names (`500 generated {a,b}`). */
+function generatedKey(key: string): { cls: string; fields: string[] } | undefined {
+  const m = /^(\S+ generated) \{([^}]*)\}$/.exec(key);
+  return m ? { cls: m[1], fields: m[2].split(',').filter(Boolean) } : undefined;
 }
 
 export interface BaselineJudgement<F> {
