@@ -52,10 +52,12 @@ describe('fields never sent', () => {
   });
 });
 
+/** An operation as Prefect's profile sees it when it restrains a body: its method and path. */
+const op = (method: string, path: string) => ({ method, path }) as Operation;
+const restrain = prefectProfile.restrain!;
+
 describe("Prefect's automations, restrained", () => {
-  const op = (method: string, path: string) => ({ method, path }) as Operation;
   const never = { 'prefect.resource.id': 'conformance-t1.no-such-resource' };
-  const restrain = prefectProfile.restrain!;
 
   test('every event trigger of a create or a replace matches a resource that never emits, the rest as generated', () => {
     const body = {
@@ -93,8 +95,6 @@ describe("Prefect's automations, restrained", () => {
 });
 
 describe("Prefect's flow run notification policies, restrained", () => {
-  const op = (method: string, path: string) => ({ method, path }) as Operation;
-  const restrain = prefectProfile.restrain!;
   const body = { is_active: true, state_names: [], tags: [], block_document_id: 'b', message_template: 'm' };
 
   test('the tags of a create or an update name a tag no flow run carries, the rest as generated', () => {
