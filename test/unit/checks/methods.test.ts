@@ -228,6 +228,62 @@ describe('methods checks', () => {
   });
 });
 
+describe('methods.get-repeatable and methods.get-safe on a server that writes by itself', () => {
+  /** flowServer(), but whose `count`-th answer of a kind (`GET` of a flow, or `count`) and every one after see a write the GETs did not make. */
+  function writesOnce(kind: 'GET' | 'count', at: number) {
+    const serve = flowServer();
+    let seen = 0;
+    return (r: RequestToSend): Reply | undefined => {
+      const answer = serve(r);
+      const isKind = kind === 'count' ? r.path === '/flows/count' : r.method === 'GET';
+      if (!isKind || !answer) return answer;
+      seen++;
+      if (seen < at) return answer;
+      return kind === 'count'
+        ? { ...answer, json: (answer.json as number) + 1 }
+        : { ...answer, json: { ...(answer.json as Obj), state: 'Late' } };
+    };
+  }
+
+  test("a count that changes once, inside the first round (the scheduler adding a run), is not the GETs' doing: the next round sees none", async () => {
+    const fake = await fakeContext({ server: writesOnce('count', 2) });
+    const verdict = await judge('methods.get-safe', 'GET /flows/{id}', fake);
+    expect(outcome(verdict)).toBe('passed');
+    expect(verdict.status === 'passed' && verdict.message).toMatch(
+      /^round 2 saw no change, where round 1 did \(the count of \/flows changed from 100 to 101/,
+    );
+  });
+
+  test("an answer that changes once (late-run marking) is not the GETs' doing: the next round answers alike", async () => {
+    const fake = await fakeContext({ server: writesOnce('GET', 2) });
+    const verdict = await judge('methods.get-repeatable', 'GET /flows/{id}', fake);
+    expect(outcome(verdict)).toBe('passed');
+    expect(verdict.status === 'passed' && verdict.message).toMatch(
+      /alike; round 2 saw no change, where round 1 did \(.*state/,
+    );
+  });
+
+  test('a GET that writes each time fails after three rounds; the count is then asked twice with no GET between, and holds still', async () => {
+    const fake = await fakeContext({ server: flowServer('count') });
+    expect(outcome(await judge('methods.get-safe', 'GET /flows/{id}', fake))).toBe('state.changed count');
+    const kinds = fake.sent.map((r) => (r.path === '/flows/count' ? 'count' : r.method));
+    expect(kinds.filter((k) => k === 'GET')).toHaveLength(3 * 7);
+    expect(kinds.slice(-2)).toEqual(['count', 'count']);
+  });
+
+  test("a count that changes with no GET between two counts is not judged: nothing tells the GETs' change from the others'", async () => {
+    const serve = flowServer();
+    let made = 0;
+    const growing = (r: RequestToSend): Reply | undefined =>
+      r.path === '/flows/count' ? { status: 200, json: 100 + made++ } : serve(r);
+    const verdict = await judge('methods.get-safe', 'GET /flows/{id}', await fakeContext({ server: growing }));
+    expect(verdict.status).toBe('skipped');
+    expect(verdict.status === 'skipped' && verdict.message).toMatch(
+      /in each of 3 rounds of GETs, and from \d+ to \d+ with no GET between two counts/,
+    );
+  });
+});
+
 describe('the PATCHes methods.patch-partial sends', () => {
   test('one per field it can change, then the valid request; each read before and after', async () => {
     const fake = await fakeContext({ server: flowServer() });
