@@ -319,10 +319,8 @@ export const methodsChecks = [
         for (let i = 0; i < 3; i++) answers.push(await ctx.send(built.request, op));
         const differs = answers
           .slice(1)
-          .reduce<Verdict | undefined>(
-            (found, later) => found ?? sameAnswer(answers[0], later, ctx, 'identical GETs answered differently'),
-            undefined,
-          );
+          .map((later) => sameAnswer(answers[0], later, ctx, 'identical GETs answered differently'))
+          .find(Boolean);
         if (!differs)
           return pass(
             [`3 GETs answered ${answers[0].status} alike`, besideNote(first, round)].filter(Boolean).join('; '),
