@@ -284,6 +284,38 @@ describe('methods.get-repeatable and methods.get-safe on a server that writes by
   });
 });
 
+describe('methods.delete-only-target and the count of a collection others add to', () => {
+  /** flowServer(), whose count answers `more` higher from its second answer on (a run the scheduler added), and whose DELETE also deletes `alsoDeletes`. */
+  function server({ more = 0, alsoDeletes }: { more?: number; alsoDeletes?: string }) {
+    const serve = flowServer();
+    let counts = 0;
+    return (r: RequestToSend): Reply | undefined => {
+      if (alsoDeletes && r.method === 'DELETE' && r.path !== `/flows/${alsoDeletes}`)
+        serve({ ...r, path: `/flows/${alsoDeletes}` });
+      const answer = serve(r);
+      if (r.path !== '/flows/count' || !answer || counts++ === 0) return answer;
+      return { ...answer, json: (answer.json as number) + more };
+    };
+  }
+
+  test('a count that fell by less than one, the bystander still there, passes: what was added beside the DELETE says nothing of what it took', async () => {
+    const verdict = await judge(
+      'methods.delete-only-target',
+      'DELETE /flows/{id}',
+      await fakeContext({ server: server({ more: 1 }) }),
+    );
+    expect(outcome(verdict)).toBe('passed');
+    expect(verdict.status === 'passed' && verdict.message).toMatch(
+      /^the count went from 100 to 100, less than one fewer: objects were added beside the DELETE/,
+    );
+  });
+
+  test('a count that fell by more than one fails, though the bystander is still there: the DELETE took another object', async () => {
+    const fake = await fakeContext({ server: server({ alsoDeletes: 'someone-else' }) });
+    expect(outcome(await judge('methods.delete-only-target', 'DELETE /flows/{id}', fake))).toBe('state.changed count');
+  });
+});
+
 describe('the PATCHes methods.patch-partial sends', () => {
   test('one per field it can change, then the valid request; each read before and after', async () => {
     const fake = await fakeContext({ server: flowServer() });
