@@ -239,10 +239,14 @@ export function noFilterCase(key: string, cases: FilterCases): string {
   return `no filter of ${key} could be built${reasons.length ? `: ${reasons.slice(0, 3).join('; ')}` : ' (its filter schema offers no field and operator the profile knows)'}`;
 }
 
-/** A body of one to three criteria (own and related collections), maybe with `operator: or_`. */
+/**
+ * A body of one to three criteria (own and related collections), maybe with `operator: or_`; never with it where
+ * `anded`, whose draws are otherwise the same (a body that must stay ANDed with what is added to it).
+ */
 export function filterBodyArbitrary(
   model: FilterModel,
   cases: FilterCases,
+  { anded = false }: { anded?: boolean } = {},
 ): fc.Arbitrary<{ body: Obj; criteria: Criterion[]; or: boolean }> {
   const arbs = [...cases.triples.values()];
   return fc
@@ -260,7 +264,7 @@ export function filterBodyArbitrary(
       for (const c of kept) put(body, c);
       const own = model.ownKey!;
       const ownCount = kept.filter((c) => c.key === own).length;
-      const or = wantOr && model.filters[own].combinable && ownCount >= 2;
+      const or = !anded && wantOr && model.filters[own].combinable && ownCount >= 2;
       if (or) (body[own] as Obj).operator = 'or_';
       if (emptyRelated && kept.every((c) => c.key === own)) {
         const rel = Object.keys(model.filters).find(

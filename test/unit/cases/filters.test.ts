@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { filterCases, splitAtTag } from '../../../src/cases/filters.js';
+import { filterBodyArbitrary, filterCases, splitAtTag } from '../../../src/cases/filters.js';
 import { coreFilterModel } from '../../../src/checks/queryContext.js';
 import type { Corpus } from '../../../src/model/oracle.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
@@ -61,5 +61,24 @@ describe('filter operands and the run tag', () => {
   test('splitAtTag: up to the end of the tag, and the rest', () => {
     expect(splitAtTag('conformance-x-1-Alpha', 'conformance-x-1')).toEqual({ head: 'conformance-x-1', rest: '-Alpha' });
     expect(splitAtTag('Alpha', 'conformance-x-1')).toEqual({ head: '', rest: 'Alpha' });
+  });
+});
+
+describe('filter bodies', () => {
+  test('anded: the same draws, never with `operator: or_`; without it, some draws combine with or_', async () => {
+    const model = await referenceModel();
+    const fm = coreFilterModel(model, 'flows')!;
+    const cases = await casesFor('conformance-t1');
+    const sample = (anded: boolean) =>
+      fc.sample(filterBodyArbitrary(fm, cases, { anded }), { seed: 7, numRuns: 200 }).map((d) => d.body);
+    const free = sample(false);
+    const anded = sample(true);
+    const withoutOr = free.map((b) => {
+      const { operator: _, ...own } = (b.flows ?? {}) as Record<string, unknown>;
+      return b.flows ? { ...b, flows: own } : b;
+    });
+    expect(free.some((b) => (b.flows as { operator?: string } | undefined)?.operator === 'or_')).toBe(true);
+    expect(anded.some((b) => 'operator' in ((b.flows as object | undefined) ?? {}))).toBe(false);
+    expect(anded).toEqual(withoutOr);
   });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, test } from 'vitest';
 import { SendingStopped } from '../../../src/http/client.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
-import { fakeContext, judge, outcome, type Reply } from './fake.js';
+import { fakeContext, judge, type Obj, outcome, type Reply } from './fake.js';
 import { queryServer } from './queryServer.js';
 
 /** The server, until the time box stops sending after `n` filter requests (the client then throws for every request). */
@@ -50,6 +50,18 @@ describe('query checks', () => {
   ])('%s on %s: passes, and judges the server that breaks it (%s)', async (id, op, breaks, failure) => {
     expect(outcome(await verdict(id, op))).toBe('passed');
     expect(outcome(await verdict(id, op, breaks))).toMatch(failure);
+  });
+
+  test("aggregates.count-agrees asks every count ANDed with the run's ids: never `operator: or_`, which would count the whole server", async () => {
+    const { server, corpus } = await queryServer();
+    const fake = await fakeContext({ server, corpus });
+    expect(outcome(await judge('aggregates.count-agrees', 'POST /flows/count', fake))).toBe('passed');
+    const counts = fake.sent.filter((r) => r.path === '/flows/count').map((r) => (r.json as { flows: Obj }).flows);
+    expect(counts.length).toBeGreaterThanOrEqual(3);
+    for (const own of counts) {
+      expect(own.operator).toBeUndefined();
+      expect((own.id as { any_?: unknown[] }).any_?.length).toBeGreaterThan(0);
+    }
   });
 
   test('filters.seed-example without a corpus of flow runs (the target refused their creates): skipped, saying why', async () => {
