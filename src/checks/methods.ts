@@ -253,10 +253,25 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/;
  */
 const REPEAT_ROUNDS = 3;
 
-/** What a round that saw no change says of round 1's change, when round 1 saw one. */
-function besideNote(first: Verdict | undefined, round: number): string | undefined {
-  if (first?.status !== 'failed') return undefined;
-  return `round ${round} saw no change, where round 1 did (${first.failures[0].message}): a write beside the GETs, not theirs`;
+/**
+ * Asks `round` (its change, or undefined) until a round sees no change, at most REPEAT_ROUNDS times: that
+ * round's note names round 1's change as a write beside the GETs; `changed` is round 1's when every round saw one.
+ */
+async function untilNoChange(
+  round: () => Promise<Verdict | undefined>,
+): Promise<{ note?: string; changed?: undefined } | { changed: Verdict }> {
+  let first: Verdict | undefined;
+  for (let n = 1; n <= REPEAT_ROUNDS; n++) {
+    const changed = await round();
+    if (!changed) {
+      if (first?.status !== 'failed') return {};
+      return {
+        note: `round ${n} saw no change, where round 1 did (${first.failures[0].message}): a write beside the GETs, not theirs`,
+      };
+    }
+    first ??= changed;
+  }
+  return { changed: first! };
 }
 
 /** The same answer twice: status, then body (volatile fields left out). */
@@ -313,21 +328,18 @@ export const methodsChecks = [
     appliesTo: (op) => op.method === 'GET',
     run: async (op, ctx) => {
       const built = await ctx.validRequest(op);
-      let first: Verdict | undefined;
-      for (let round = 1; round <= REPEAT_ROUNDS; round++) {
+      let status = 0;
+      const rounds = await untilNoChange(async () => {
         const answers: Exchange[] = [];
         for (let i = 0; i < 3; i++) answers.push(await ctx.send(built.request, op));
-        const differs = answers
+        status = answers[0].status;
+        return answers
           .slice(1)
           .map((later) => sameAnswer(answers[0], later, ctx, 'identical GETs answered differently'))
           .find(Boolean);
-        if (!differs)
-          return pass(
-            [`3 GETs answered ${answers[0].status} alike`, besideNote(first, round)].filter(Boolean).join('; '),
-          );
-        first ??= differs;
-      }
-      return first!;
+      });
+      if (rounds.changed) return rounds.changed;
+      return pass([`3 GETs answered ${status} alike`, rounds.note].filter(Boolean).join('; '));
     },
   }),
   defineCheck({
@@ -346,39 +358,30 @@ export const methodsChecks = [
       const read = () => ctx.send(readPath ? readOf(c, readPath) : built.request);
       // Side by side where order says nothing: nothing that writes runs beside a quiet check, so the reads
       // before all GETs see one state, and the reads after the GETs another (three round trips, not nine).
-      const round = async (): Promise<{ changed?: Verdict; ms: number }> => {
+      let lastMs = 0;
+      const rounds = await untilNoChange(async () => {
         const [before, countBefore] = await Promise.all([read(), countOf(ctx, op)]);
         const started = Date.now();
         await Promise.all(Array.from({ length: 5 }, () => ctx.send(built.request, op)));
-        const ms = Date.now() - started;
+        lastMs = Date.now() - started;
         const [after, countAfter] = await Promise.all([read(), countOf(ctx, op)]);
         const diff = bodyDifference(before.json, after.json, volatileOf(ctx));
         if (diff)
-          return {
-            ms,
-            changed: fail('state.changed', diff.key, `the object changed after GETs: ${diff.text}`, [before, after]),
-          };
-        if (countBefore === countAfter) return { ms };
-        const changed = fail(
+          return fail('state.changed', diff.key, `the object changed after GETs: ${diff.text}`, [before, after]);
+        if (countBefore === countAfter) return undefined;
+        return fail(
           'state.changed',
           'count',
           `the count of ${c.path} changed from ${countBefore} to ${countAfter} after GETs`,
           [before, after],
           { countBefore, countAfter },
         );
-        return { ms, changed };
-      };
-      let first: Verdict | undefined;
-      let lastMs = 0;
-      for (let n = 1; n <= REPEAT_ROUNDS; n++) {
-        const { changed, ms } = await round();
-        if (!changed) return pass(besideNote(first, n));
-        first ??= changed;
-        lastMs = ms;
-      }
+      });
+      const first = rounds.changed;
+      if (!first) return pass(rounds.note);
       // A count that changed in every round: the GETs' doing, unless it changes as well with no GET between two
       // counts (a server whose services or other clients add to the collection all the time).
-      if (first!.status === 'failed' && first!.failures[0].key === 'count') {
+      if (first.status === 'failed' && first.failures[0].key === 'count') {
         const before = await countOf(ctx, op);
         await new Promise((r) => setTimeout(r, lastMs));
         const after = await countOf(ctx, op);
@@ -387,7 +390,7 @@ export const methodsChecks = [
             `the count of ${c.path} changed in each of ${REPEAT_ROUNDS} rounds of GETs, and from ${before} to ${after} with no GET between two counts: the collection moves by itself, and nothing tells a GET's change from the others'`,
           );
       }
-      return first!;
+      return first;
     },
   }),
   defineCheck({
