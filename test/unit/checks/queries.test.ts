@@ -84,6 +84,45 @@ describe('query checks', () => {
     });
   });
 
+  test("filters.oracle reads an or_ filter's answer past its first page: on a server crowded with matching objects of others, the run's own lie further on", async () => {
+    const crowded = await queryServer(undefined, 250);
+    const sent: Obj[] = [];
+    const logged = (r: RequestToSend) => {
+      if (r.path === '/flows/filter') sent.push(r.json as Obj);
+      return crowded.server(r);
+    };
+    const settings = { runs: 40 };
+    expect(
+      outcome(
+        await judge(
+          'filters.oracle',
+          'POST /flows/filter',
+          await fakeContext({ server: logged, corpus: crowded.corpus, settings }),
+        ),
+      ),
+    ).toBe('passed');
+    expect(sent.filter((b) => b.offset === 200).length).toBeGreaterThan(0);
+    // Past the pages it reads, what the filter should not select is still judged, and the rest is said.
+    const beyond = await queryServer(undefined, 2000);
+    const v = await judge(
+      'filters.oracle',
+      'POST /flows/filter',
+      await fakeContext({ server: beyond.server, corpus: beyond.corpus, settings }),
+    );
+    expect(outcome(v)).toBe('passed');
+    expect(JSON.stringify(v)).toMatch(/or_ filter\(s\) selected more than 2000 of the server's objects/);
+    const broken = await queryServer('ignore-filter', 250);
+    expect(
+      outcome(
+        await judge(
+          'filters.oracle',
+          'POST /flows/filter',
+          await fakeContext({ server: broken.server, corpus: broken.corpus, settings }),
+        ),
+      ),
+    ).toMatch(/^oracle.mismatch /);
+  });
+
   test('filters.oracle stopped by the time box: not run (the stop is thrown) when all agreed so far; a mismatch seen before the stop fails', async () => {
     const agreeing = await queryServer();
     const stopped = fakeContext({ server: stoppedAfter(agreeing.server, 20), corpus: agreeing.corpus });

@@ -1,7 +1,8 @@
 /**
  * An in-memory server of the five core collections for the query families' judgement tests: creates,
  * and /filter, /count, /paginate and /history answered as the oracle and the profile read them. `breaks`
- * names one behaviour to get wrong. The corpus is made by the suite's own corpus builder against it.
+ * names one behaviour to get wrong; `crowd` objects of others come first in the answer to every `or_`
+ * filter. The corpus is made by the suite's own corpus builder against it.
  */
 import { documentedAsIgnored } from '../../../src/cases/filters.js';
 import { CORE, coreFilterModel } from '../../../src/checks/queryContext.js';
@@ -39,6 +40,7 @@ function sortedBy(key: string, value: string | undefined, objs: Obj[]): Obj[] {
 
 export async function queryServer(
   breaks?: string,
+  crowd = 0,
 ): Promise<{ server: (r: RequestToSend) => Reply | undefined; corpus: BuiltCorpus }> {
   const model = await referenceModel();
   const semantics = await semanticsOf();
@@ -90,7 +92,12 @@ export async function queryServer(
     }
     const documentedDefault = breaks === 'ignore-default-sort' ? undefined : coreFilterModel(model, key)?.sort?.default;
     const all = sortedBy(key, (body.sort as string | undefined) ?? documentedDefault, selected(key, body));
-    const ordered = breaks === 'reverse-sort' && body.sort ? all.reverse() : all;
+    const sorted = breaks === 'reverse-sort' && body.sort ? all.reverse() : all;
+    // A server crowded with objects of others that an `or_` filter selects too, sorted ahead of the run's.
+    const ors = (body[key] as Obj | undefined)?.operator === 'or_';
+    const ordered = ors
+      ? [...Array.from({ length: crowd }, (_, i): Obj => ({ id: `${key}-other-${i}` })), ...sorted]
+      : sorted;
     if (action === 'filter') {
       const offset =
         breaks === 'ignore-offset'
