@@ -28,6 +28,8 @@ const post = <T = Record<string, unknown>>(p: string, body: unknown) => postJson
 const collectionCounts = () => countsOf(base());
 
 const foreign: Record<string, string> = {};
+/** Flow runs of someone else's, more than a filter's page of 200. */
+const CROWD = 250;
 let before: Record<string, number>;
 let run: CliRun;
 
@@ -40,6 +42,9 @@ beforeAll(async () => {
   );
   foreign['/variables/'] = String((await post('/variables/', { name: 'someone_elses_variable', value: 1 })).id);
   foreign['/artifacts/'] = String((await post('/artifacts/', { type: 'markdown', data: 'someone else' })).id);
+  // A server in use holds more than a page of runs: an or_ filter, which cannot be scoped to the run's ids,
+  // selects them too, and the run's own lie among them past the first page (filters.oracle reads on).
+  for (let i = 0; i < CROWD; i++) await post('/flow_runs/', { flow_id: flow.id, tags: ['production'] });
   before = await collectionCounts();
   // As a user points it at their server: the URL and nothing else (the baseline and the database found).
   run = await runCli([], { CONFORMANCE_BASE_URL: base() });
@@ -63,6 +68,13 @@ describe('a run against a shared (non-disposable) target', () => {
     const admin = run.results!.operations.find((o) => o.method === 'PUT' && o.path === '/admin/storage')!;
     expect(admin.exercised).toBe(false);
     expect(admin.note).toMatch(/unsafe on a shared target/);
+  });
+
+  test('judges the or_ filters of a server holding more runs than a page by reading their answers on', () => {
+    const oracle = run.results!.checks.find(
+      (c) => c.id === 'filters.oracle' && c.operation === 'POST /flow_runs/filter',
+    );
+    expect(oracle?.status).toBe('passed');
   });
 
   test('foreign objects created before the run survive it', async () => {
