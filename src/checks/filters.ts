@@ -18,7 +18,7 @@ import { fail, pass, skip } from './verdict.js';
 /** The page a filter is asked for; an `or_` filter's answer that fills it is read on (`ownAcrossPages`). */
 const PAGE = 200;
 /** Pages an `or_` filter is read to, at most: past them the run's own objects may lie unread. */
-export const OR_PAGES = 10;
+const OR_PAGES = 10;
 
 /** Scope a body to the run's own objects: `id.any_` ANDed in, unless the filter ORs its fields. */
 export function scoped(body: Obj, own: string, ids: string[], or: boolean): Obj {
@@ -32,19 +32,22 @@ export function scoped(body: Obj, own: string, ids: string[], or: boolean): Obj 
  * The run's own objects among all an `or_` filter selects, page after page from the first answer. Such a
  * filter cannot be scoped (the run's ids would be one more alternative), so on a server that holds more than
  * a page of matching objects the run's own may lie past the first page. Read on until a page is not full, up
- * to OR_PAGES pages; `complete` is false when the last page read was still full.
+ * to OR_PAGES pages; `complete` is false when the last page read was still full. `exchange` is the first
+ * page's, or the page that was refused: the answer a failure shows.
  */
-export async function ownAcrossPages(
+async function ownAcrossPages(
   q: QueryContext,
   op: Operation,
   sent: Obj,
   first: { exchange: Exchange; ids: string[] },
-): Promise<{ ids: string[]; complete: boolean }> {
+): Promise<{ exchange: Exchange; ids: string[]; complete: boolean }> {
   const ids = new Set(first.ids);
   let page = first.exchange;
   for (let n = 1; ; n++) {
-    if (!is2xx(page) || !Array.isArray(page.json) || page.json.length < PAGE) return { ids: [...ids], complete: true };
-    if (n >= OR_PAGES) return { ids: [...ids], complete: false };
+    const exchange = is2xx(page) ? first.exchange : page;
+    if (!is2xx(page) || !Array.isArray(page.json) || page.json.length < PAGE)
+      return { exchange, ids: [...ids], complete: true };
+    if (n >= OR_PAGES) return { exchange, ids: [...ids], complete: false };
     const next = await q.query(op, { ...sent, offset: n * PAGE });
     for (const id of next.ids) ids.add(id);
     page = next.exchange;
@@ -110,8 +113,9 @@ export const filtersChecks = [
         if (budget-- <= 0) return undefined;
         for (const c of criteria) ctx.noteFilterCoverage(tripleOf(c), { checked: 1 });
         const first = await ahead.answer(JSON.stringify(sent), () => q.query(op, sent));
-        const { exchange } = first;
-        const { ids, complete } = or ? await ownAcrossPages(q, op, sent, first) : { ids: first.ids, complete: true };
+        const { exchange, ids, complete } = or
+          ? await ownAcrossPages(q, op, sent, first)
+          : { ...first, complete: true };
         const same = (oracle: Set<string>) => ids.length === oracle.size && ids.every((id) => oracle.has(id));
         if (is2xx(exchange) && same(expected)) return undefined;
         // An empty pattern means what the implementation makes of it: either reading agrees, and is reported.

@@ -85,42 +85,30 @@ describe('query checks', () => {
   });
 
   test("filters.oracle reads an or_ filter's answer past its first page: on a server crowded with matching objects of others, the run's own lie further on", async () => {
-    const crowded = await queryServer(undefined, 250);
     const sent: Obj[] = [];
-    const logged = (r: RequestToSend) => {
-      if (r.path === '/flows/filter') sent.push(r.json as Obj);
-      return crowded.server(r);
+    /** filters.oracle on POST /flows/filter of the server, every body it sends kept. */
+    const oracleOn = async ({ server, corpus }: Awaited<ReturnType<typeof queryServer>>) => {
+      const logged = (r: RequestToSend) => {
+        if (r.path === '/flows/filter') sent.push(r.json as Obj);
+        return server(r);
+      };
+      return judge(
+        'filters.oracle',
+        'POST /flows/filter',
+        await fakeContext({ server: logged, corpus, settings: { runs: 40 } }),
+      );
     };
-    const settings = { runs: 40 };
-    expect(
-      outcome(
-        await judge(
-          'filters.oracle',
-          'POST /flows/filter',
-          await fakeContext({ server: logged, corpus: crowded.corpus, settings }),
-        ),
-      ),
-    ).toBe('passed');
+    expect(outcome(await oracleOn(await queryServer(undefined, 250)))).toBe('passed');
     expect(sent.filter((b) => b.offset === 200).length).toBeGreaterThan(0);
     // Past the pages it reads, what the filter should not select is still judged, and the rest is said.
-    const beyond = await queryServer(undefined, 2000);
-    const v = await judge(
-      'filters.oracle',
-      'POST /flows/filter',
-      await fakeContext({ server: beyond.server, corpus: beyond.corpus, settings }),
-    );
-    expect(outcome(v)).toBe('passed');
-    expect(JSON.stringify(v)).toMatch(/or_ filter\(s\) selected more than 2000 of the server's objects/);
-    const broken = await queryServer('ignore-filter', 250);
-    expect(
-      outcome(
-        await judge(
-          'filters.oracle',
-          'POST /flows/filter',
-          await fakeContext({ server: broken.server, corpus: broken.corpus, settings }),
-        ),
-      ),
-    ).toMatch(/^oracle.mismatch /);
+    const beyond = await oracleOn(await queryServer(undefined, 2000));
+    expect(outcome(beyond)).toBe('passed');
+    expect(JSON.stringify(beyond)).toMatch(/or_ filter\(s\) selected more than 2000 of the server's objects/);
+    expect(outcome(await oracleOn(await queryServer('ignore-filter', 250)))).toMatch(/^oracle.mismatch /);
+    // A later page refused fails with that page's answer, not the first page's.
+    const refused = await oracleOn(await queryServer('refuse-later-pages', 250));
+    expect(outcome(refused)).toMatch(/^oracle.mismatch /);
+    expect(JSON.stringify(refused)).toMatch(/→ server 500/);
   });
 
   test('filters.oracle stopped by the time box: not run (the stop is thrown) when all agreed so far; a mismatch seen before the stop fails', async () => {

@@ -99,6 +99,7 @@ export async function queryServer(
       ? [...Array.from({ length: crowd }, (_, i): Obj => ({ id: `${key}-other-${i}` })), ...sorted]
       : sorted;
     if (action === 'filter') {
+      if (breaks === 'refuse-later-pages' && body.offset) return { status: 500, json: { detail: 'later page' } };
       const offset =
         breaks === 'ignore-offset'
           ? 0
