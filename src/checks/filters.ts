@@ -44,10 +44,9 @@ async function ownAcrossPages(
   const ids = new Set(first.ids);
   let page = first.exchange;
   for (let n = 1; ; n++) {
-    const exchange = is2xx(page) ? first.exchange : page;
-    if (!is2xx(page) || !Array.isArray(page.json) || page.json.length < PAGE)
-      return { exchange, ids: [...ids], complete: true };
-    if (n >= OR_PAGES) return { exchange, ids: [...ids], complete: false };
+    if (!is2xx(page)) return { exchange: page, ids: [...ids], complete: true };
+    const full = Array.isArray(page.json) && page.json.length >= PAGE;
+    if (!full || n >= OR_PAGES) return { exchange: first.exchange, ids: [...ids], complete: !full };
     const next = await q.query(op, { ...sent, offset: n * PAGE });
     for (const id of next.ids) ids.add(id);
     page = next.exchange;
