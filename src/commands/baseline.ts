@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFrom, UsageError } from '../config/config.js';
-import { loadBaseline, loadBaselineForUpdate } from '../report/baseline.js';
+import { loadBaseline, loadBaselineForUpdate, mergedBaseline } from '../report/baseline.js';
 import { shippedBaselines } from '../report/baselineChoice.js';
 import { updatedBaseline } from '../report/baselineUpdate.js';
 import { staleEntries, verificationMarkdown, verifyBaseline } from '../report/baselineVerify.js';
@@ -16,13 +16,19 @@ export function baselineUpdate(fromFile?: string, baselineFile?: string, outFile
   const results = readResults(from);
   if (!results) throw new UsageError(`cannot read a results.json at ${from}`);
   // The baseline the run itself would have chosen, unless one is named.
-  const previousFile =
-    baselineFile ??
-    baselineOf(config, results.target.profile, {
-      given: results.target.identity?.release?.version ?? results.target.serverVersion,
-      operations: results.operations.map((op) => `${op.method} ${op.path}`),
-    }).path;
-  const updated = updatedBaseline(loadBaselineForUpdate(previousFile), results);
+  const chosen = baselineFile
+    ? undefined
+    : baselineOf(config, results.target.profile, {
+        given: results.target.identity?.release?.version ?? results.target.serverVersion,
+        operations: results.operations.map((op) => `${op.method} ${op.path}`),
+      });
+  // A release judged by its neighbours starts from their entries together; what it showed of them stays, as
+  // an entry of its own (the neighbours' names are the run's, not the file's).
+  const previous = chosen?.neighbours
+    ? { entries: mergedBaseline(chosen.neighbours).entries.map(({ writtenFor: _n, ...e }) => e) }
+    : loadBaselineForUpdate(baselineFile ?? chosen?.path);
+  const previousFile = baselineFile ?? chosen?.path ?? chosen?.neighbours?.map((n) => n.file).join(' + ');
+  const updated = updatedBaseline(previous, results);
   const out = outFile ?? path.join(path.dirname(from), 'baseline.json');
   writeFileSync(out, `${JSON.stringify(updated, null, 2)}\n`);
   process.stdout.write(

@@ -3,14 +3,14 @@
  * target is given, has the preflight survey the target, runs the suites (vitest, in this process), cleans up
  * exactly what the run created, writes the reports and returns the exit code.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { asGiven, configFrom, selectionLine, UsageError, type Config, type Env } from '../config/config.js';
 import { narrowsChecks, selectsOperation } from '../config/selection.js';
 import { handOver, runFiles, workerStart, type TargetIdentity } from '../config/worker.js';
 import { readExchangeLog } from '../http/behaviour.js';
 import { joinedPacing } from '../http/pacing/rateLimits.js';
-import { entryName, isExpired, loadBaseline } from '../report/baseline.js';
+import { entryName, isExpired, loadBaseline, mergedBaseline } from '../report/baseline.js';
 import { namedBaselineFile, shippedBaselines } from '../report/baselineChoice.js';
 import { reasonsNothingCounts, summarize, type Results } from '../report/results.js';
 import { verdictLine } from '../report/terminal.js';
@@ -210,7 +210,9 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
     };
     if (identity.database && !server)
       log(`database: ${identity.database.name ?? 'unknown'} (${identity.database.how})`);
-    const baselinePath = chosen.path;
+    const baselinePath = chosen.neighbours ? files.neighboursBaseline : chosen.path;
+    if (chosen.neighbours)
+      writeFileSync(baselinePath!, `${JSON.stringify(mergedBaseline(chosen.neighbours), null, 2)}\n`);
     const baseline = loadBaseline(baselinePath);
     log(
       `target ${survey.title} ${survey.apiVersion} (OpenAPI ${survey.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
@@ -263,7 +265,9 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
     };
     if (reported.length) results.target.serverVersions = reported;
     if (identity.release) results.target.serverVersion = identity.release.version;
-    results.baseline = { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
+    results.baseline = chosen.neighbours
+      ? { files: chosen.neighbours.map((s) => path.relative(repoRoot, s.file)), why: chosen.why }
+      : { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
     if (survey.normalisations.length) results.normalisations = survey.normalisations;
     results.cleanup = cleaned.report;
     // The rate limits cleanup met count with the suites'.

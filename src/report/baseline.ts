@@ -49,6 +49,11 @@ export interface BaselineEntry {
    * that, and where its failure does not show it is reported, not gated.
    */
   conditional?: string;
+  /**
+   * The releases whose shipped baselines hold this entry, where a run's entries come from the releases around
+   * the target's (report/baselineChoice.ts: neighbours); never in a shipped file.
+   */
+  writtenFor?: string[];
 }
 
 export interface Replay {
@@ -125,6 +130,29 @@ export function loadBaselineForUpdate(
   return file ? readEntries(file, true) : { entries: [] };
 }
 
+/** What tells two entries apart: the failure they name, where, on which database, and the body that shows it. */
+const entryIdentity = (e: BaselineEntry): string =>
+  JSON.stringify([e.check, e.operation, e.kind, e.key, e.onlyOn ?? null, e.replay ?? null]);
+
+/**
+ * The entries of several releases' baselines as one (the neighbours of a release with none of its own), each
+ * saying which of those releases hold it: an entry both hold is one entry written for both.
+ */
+export function mergedBaseline(baselines: ReadonlyArray<{ release: string; file: string }>): Baseline {
+  const byIdentity = new Map<string, BaselineEntry>();
+  for (const { release, file } of baselines)
+    for (const e of loadBaseline(file).entries) {
+      const id = entryIdentity(e);
+      const seen = byIdentity.get(id);
+      if (seen) seen.writtenFor = [...(seen.writtenFor ?? []), release];
+      else byIdentity.set(id, { ...e, writtenFor: [release] });
+    }
+  return {
+    target: `the entries of ${baselines.map((b) => b.release).join(' and ')}, each naming the releases it was written for`,
+    entries: [...byIdentity.values()],
+  };
+}
+
 /** Keep the entries that apply to this target (`onlyOn` against the target's label). */
 export function appliesTo(entry: Pick<BaselineEntry, 'onlyOn'>, label: string | undefined): boolean {
   return !entry.onlyOn || (label ?? '').includes(entry.onlyOn);
@@ -146,8 +174,16 @@ const DATABASES: ReadonlySet<string> = new Set(['sqlite', 'postgres']);
 /** The entries that apply to this target, each marked conditional where it may not hold there. */
 export function forTarget(baseline: Baseline, facts: TargetFacts): Baseline {
   const entries = baseline.entries.flatMap((e): BaselineEntry[] => {
+    const writtenFor = e.writtenFor?.join(' and ') ?? facts.borrowedFrom;
     if (appliesTo(e, facts.label))
-      return [facts.borrowedFrom ? { ...e, conditional: `written for release ${facts.borrowedFrom}` } : e];
+      return [
+        writtenFor
+          ? {
+              ...e,
+              conditional: `written for release${e.writtenFor && e.writtenFor.length > 1 ? 's' : ''} ${writtenFor}`,
+            }
+          : e,
+      ];
     if (facts.databaseUnknown && e.onlyOn && DATABASES.has(e.onlyOn))
       return [
         { ...e, conditional: `either-database: holds on ${e.onlyOn}, and the target's database could not be told` },

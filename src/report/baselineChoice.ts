@@ -5,6 +5,10 @@
  *    server reports (`GET /admin/version`);
  * 2. that release's own baseline; else the nearest shipped release of the same minor (2.20.20 → 2.20.26),
  *    whose entries excuse what shows and report, not gate, what does not (the releases may differ there);
+ *    else its neighbours: the shipped releases just before and just after it (3.6.0 → 3.4.25 and 3.8.8; the
+ *    nearest alone past either end), an entry of either excusing the failure it names. What both neighbours
+ *    know is all but certain of a release between them; what one knows may be a deviation it alone has, so
+ *    its entry too is reported, not gated, where it does not show;
  * 3. with no release to read (a hosted edition offers no `/admin/*`): the shipped release whose document the
  *    target's is nearest, by operations, when they share at least NEAREST_DOCUMENT of them; its entries as
  *    in 2. `GET /version` is no help here: every Prefect release from 2.20 to 3.8 answers API 0.8.4;
@@ -33,13 +37,16 @@ export interface ReleaseClues {
 }
 
 export interface BaselineChoice {
+  /** The one file whose entries apply; undefined for none and for neighbours (`neighbours`). */
   path?: string;
+  /** The shipped releases around the target's whose entries apply together (rule 2), oldest first. */
+  neighbours?: ShippedBaseline[];
   why: string;
   /** The release the target runs, and where that was read; undefined when it could not be. */
   release?: { version: string; from: string };
   /**
    * Set when the entries were written for another release than the target's (or for a release the target is
-   * only thought to run): an entry that does not show is reported, not gated.
+   * only thought to run): an entry that does not show is reported, not gated. Neighbours: each entry says its own.
    */
   borrowedFrom?: string;
 }
@@ -49,6 +56,26 @@ export const NEAREST_DOCUMENT = 0.9;
 
 const parts = (v: string) => v.split(/[.a-z]+/i).map(Number);
 const minorOf = (v: string) => parts(v).slice(0, 2).join('.');
+
+/** Release order by major, minor and patch (a pre-release's own number after them). */
+export function compareReleases(a: string, b: string): number {
+  const x = parts(a);
+  const y = parts(b);
+  for (let i = 0; i < Math.max(x.length, y.length); i++)
+    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
+  return 0;
+}
+
+/**
+ * The shipped releases around `version`: the newest shipped before it and the oldest shipped after it, oldest
+ * first; one alone where the version is older or newer than every shipped release.
+ */
+export function neighboursOf(version: string, shipped: ShippedBaseline[]): ShippedBaseline[] {
+  const sorted = [...shipped].sort((a, b) => compareReleases(a.release, b.release));
+  const before = sorted.filter((s) => compareReleases(s.release, version) < 0).at(-1);
+  const after = sorted.find((s) => compareReleases(s.release, version) > 0);
+  return [before, after].filter((s): s is ShippedBaseline => s !== undefined);
+}
 
 /** The shipped baselines of a profile, from the folder that holds them (`<profile>-<release>.json`). */
 export function shippedBaselines(dir: string, profile: string): ShippedBaseline[] {
@@ -116,10 +143,21 @@ export function chooseBaseline(
         release,
         borrowedFrom: near.release,
       };
-    return {
-      why: `none (auto: ${target}, and the suite has no baseline for it or for another ${minorOf(release.version)} release; every deviation counts)`,
-      release,
-    };
+    const neighbours = neighboursOf(release.version, shipped);
+    if (neighbours.length) {
+      const names = neighbours.map((s) => `${profile} ${s.release}`).join(' and ');
+      const files = neighbours.map((s) => shown(s.file)).join(' + ');
+      const around =
+        neighbours.length === 2
+          ? 'the shipped releases on either side of it'
+          : `the nearest shipped release (none is ${compareReleases(neighbours[0].release, release.version) < 0 ? 'newer' : 'older'})`;
+      return {
+        neighbours,
+        why: `${files} (auto: ${target}; the suite ships no baseline for it or for another ${minorOf(release.version)} release, so those of ${names}, ${around}: an entry of either excuses the failure it names, and one that does not show is reported, not gated)`,
+        release,
+      };
+    }
+    return { why: `none (auto: ${target}, and the suite ships no baseline at all; every deviation counts)`, release };
   }
   const nearest = shipped
     .filter((s) => s.operations)

@@ -219,7 +219,11 @@ export interface Results extends RunInfo {
   };
   cleanup?: CleanupSummary;
   /** The baseline the run applied, and why that one (given, none, or chosen for the target's reported version). */
-  baseline?: { file?: string; why: string };
+  baseline?: {
+    file?: string /** The files of the releases around the target's, where their entries apply together. */;
+    files?: string[];
+    why: string;
+  };
   /** How the suite read the target's document where it departs from 2020-12 (each kind once; absent when it needed nothing). */
   normalisations?: Normalisation[];
   exitCode?: number;

@@ -16,6 +16,7 @@ import {
   isExpired,
   loadBaseline,
   loadBaselineForUpdate,
+  mergedBaseline,
   replayId,
   replaysFor,
   type Baseline,
@@ -256,5 +257,43 @@ describe('loading a baseline', () => {
       { check: 'c', operation: ['GET /x', 'GET /y'], reason: 'r', kind: 'server-error', key: '500 recipe' },
     ]);
     expect(loadBaseline(p).entries[0].operation).toEqual(['GET /x', 'GET /y']);
+  });
+
+  test("the neighbours' entries as one: an entry both hold is one, written for both; each excuses and reports as its own", () => {
+    const key = { check: 'c', reason: 'r', kind: 'server-error', key: '500 generated {a}' };
+    const older = file('older.json', [
+      { ...key, operation: 'POST /x' },
+      { ...key, operation: 'POST /only-older' },
+    ]);
+    const newer = file('newer.json', [
+      { ...key, operation: 'POST /x', reason: "the newer's words" },
+      { ...key, operation: 'POST /x', onlyOn: 'postgres' },
+    ]);
+    const merged = mergedBaseline([
+      { release: '3.4.25', file: older },
+      { release: '3.8.8', file: newer },
+    ]);
+    expect(merged.entries.map((e) => [e.operation, e.onlyOn, e.writtenFor])).toEqual([
+      ['POST /x', undefined, ['3.4.25', '3.8.8']],
+      ['POST /only-older', undefined, ['3.4.25']],
+      ['POST /x', 'postgres', ['3.8.8']],
+    ]);
+    const applied = forTarget(merged, { label: 'prefect 3.6.0 on sqlite' });
+    expect(applied.entries.map((e) => e.conditional)).toEqual([
+      'written for releases 3.4.25 and 3.8.8',
+      'written for release 3.4.25',
+    ]);
+    const failing = applyBaseline(
+      'failed',
+      [f('server-error', '500 generated {a}')],
+      entriesFor(applied, 'c', 'POST /only-older'),
+      'POST /only-older',
+    );
+    expect(failing.status).toBe('xfail');
+    expect(failing.excusedBy[0].conditional).toBe('written for release 3.4.25');
+    // Not shown: reported, never an xpass.
+    const passing = applyBaseline('passed', [], entriesFor(applied, 'c', 'POST /x'), 'POST /x');
+    expect(passing).toMatchObject({ status: 'passed', notShown: [] });
+    expect(passing.unconfirmed).toHaveLength(1);
   });
 });

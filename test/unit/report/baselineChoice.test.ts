@@ -7,7 +7,9 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   chooseBaseline,
+  compareReleases,
   NEAREST_DOCUMENT,
+  neighboursOf,
   operationsShared,
   sameMinor,
   shippedBaselines,
@@ -59,9 +61,45 @@ describe('choosing a baseline', () => {
     const c = choose({ operations: [], reported: { version: '2.20.20', from: 'GET /admin/version' } });
     expect(c).toMatchObject({ path: release('2.20.26').file, borrowedFrom: '2.20.26' });
     expect(c.why).toMatch(/2\.20\.20 .*no baseline for it.*nearest release of 2\.20.*reported, not gated/);
-    const none = choose({ operations: [], reported: { version: '3.10.0', from: 'x' } });
-    expect(none.path).toBeUndefined();
-    expect(none.why).toMatch(/no baseline for it or for another 3\.10 release/);
+  });
+
+  test('a release of a minor with no baseline is judged by the shipped releases on either side of it', () => {
+    const between = choose({ operations: [], reported: { version: '3.6.0', from: 'GET /admin/version' } });
+    expect(between.path).toBeUndefined();
+    expect(between.neighbours?.map((s) => s.release)).toEqual(['3.4.25', '3.8.8']);
+    expect(between.why).toMatch(
+      /prefect-3\.4\.25\.json \+ .*prefect-3\.8\.8\.json \(auto: the target is prefect 3\.6\.0 .*no baseline for it or for another 3\.6 release, so those of prefect 3\.4\.25 and prefect 3\.8\.8, the shipped releases on either side of it: an entry of either excuses/,
+    );
+    expect(choose({ operations: [], given: '3.2.1' }).neighbours?.map((s) => s.release)).toEqual(['3.0.11', '3.4.25']);
+    // Past either end, the nearest alone.
+    const newer = choose({ operations: [], reported: { version: '3.10.0', from: 'x' } });
+    expect(newer.neighbours?.map((s) => s.release)).toEqual(['3.9.1']);
+    expect(newer.why).toMatch(/the nearest shipped release \(none is newer\)/);
+    const older = choose({ operations: [], managed: '2.19.7' });
+    expect(older.neighbours?.map((s) => s.release)).toEqual(['2.20.26']);
+    expect(older.why).toMatch(/none is older/);
+    // Nothing shipped at all: none, said so.
+    expect(chooseBaseline(undefined, 'prefect', { operations: [], given: '3.6.0' }, []).why).toMatch(
+      /ships no baseline at all; every deviation counts/,
+    );
+  });
+
+  test('the neighbours of any release are the shipped ones next to it in release order', () => {
+    const releases = shipped.map((s) => s.release).sort(compareReleases);
+    const version = fc
+      .tuple(fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 30 }))
+      .map((p) => p.join('.'));
+    fc.assert(
+      fc.property(version, (v) => {
+        fc.pre(!releases.includes(v));
+        const around = neighboursOf(v, shipped).map((s) => s.release);
+        const below = releases.filter((r) => compareReleases(r, v) < 0);
+        const above = releases.filter((r) => compareReleases(r, v) > 0);
+        expect(around).toEqual([below.at(-1), above[0]].filter(Boolean));
+      }),
+    );
+    expect(compareReleases('3.10.0', '3.9.1')).toBeGreaterThan(0);
+    expect(compareReleases('2.20.26', '3.0.11')).toBeLessThan(0);
   });
 
   test('nearest of a minor: the closest patch, the newer on a tie', () => {
