@@ -18,7 +18,8 @@ import { inheritedEnvironment } from './config/worker.js';
 import { readExchangeLog, type Behaviour } from './http/behaviour.js';
 import type { Results } from './report/results.js';
 import { record } from './benchHistory.js';
-import { ensurePrefect, readPin, runCredentials, startPrefect } from './managed/prefect.js';
+import { readPin, runCredentials, startPrefect } from './managed/prefect.js';
+import { installedRelease } from './managed/releasePins.js';
 import { cpuSeconds, listenerPid, pssKb, rssKb, tree } from './managed/processes.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -114,13 +115,13 @@ async function benchTarget(options: {
       stop: async () => {},
     };
   }
-  const pin = readPin(options['prefect-version']);
-  ensurePrefect((l) => process.stderr.write(`${l}\n`), pin);
+  const { pin, bin } = await installedRelease(options['prefect-version'], (l) => process.stderr.write(`${l}\n`));
   // With credentials, as the default run starts its managed server: the auth family is judged, as there.
   const authString = runCredentials(pin.prefect);
   const server = await startPrefect({
     database: 'sqlite',
     version: pin.prefect,
+    bin,
     services: options.services,
     authString,
   });

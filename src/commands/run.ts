@@ -17,6 +17,7 @@ import { verdictLine } from '../report/terminal.js';
 import { clearReplaced, discard, freshStagingFolder, publish, shownPath } from '../report/publish.js';
 import { TOOL } from '../report/tool.js';
 import { runCredentials, readPin, startPrefect, type ManagedServer } from '../managed/prefect.js';
+import { installedRelease } from '../managed/releasePins.js';
 import { openThread, sibling } from '../supervisor/thread.js';
 import type { Suites } from '../supervisor/suitesInProcess.js';
 import { repoRoot, log, runSuites, readResults, SHIPPED_BASELINES, baselineOf, writeReports } from './shared.js';
@@ -162,8 +163,10 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
       log(`no target configured: starting a managed Prefect ${version} server on ${config.database}`);
       try {
         // With an auth string and no target, the managed server is started with that auth (HTTP Basic).
-        server = await startPrefect({ database: config.database, authString: config.authString, version, log });
+        const { bin } = await installedRelease(version, log);
+        server = await startPrefect({ database: config.database, authString: config.authString, version, bin, log });
       } catch (e) {
+        if (e instanceof UsageError) throw e;
         throw new UsageError(`cannot start the managed Prefect server: ${(e as Error).message.split('\n')[0]}`);
       }
       baseUrl = server.baseUrl;

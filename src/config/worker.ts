@@ -148,14 +148,18 @@ export function readWorkerConfig(): WorkerStart | undefined {
   return raw ? (JSON.parse(raw) as WorkerStart) : undefined;
 }
 
-/** Where the managed server's venvs are cached, and the Python that makes them. */
-export function managedServerSettings(): { cacheDir: string; python: string } {
+/**
+ * Where the managed server's venvs are cached, the Python that makes them, and the package index pip reads
+ * (its own PIP_INDEX_URL, else PyPI's), which says when a release was published.
+ */
+export function managedServerSettings(): { cacheDir: string; python: string; packageIndex: string } {
   const env = process.env;
   return {
     cacheDir:
       env.CONFORMANCE_CACHE_DIR ||
       path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'orchestration-conformance'),
     python: env.PYTHON || 'python3',
+    packageIndex: env.PIP_INDEX_URL || 'https://pypi.org/simple',
   };
 }
 

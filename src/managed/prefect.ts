@@ -33,6 +33,11 @@ export interface PrefectPin {
   add: string[];
   /** Why, as found by installing and starting it; absent for a version the table does not list. */
   why?: string;
+  /**
+   * Install what the package index held at this instant (ISO 8601) and nothing newer: the dependencies of the
+   * release's own time (uv's --exclude-newer), for a release today's versions no longer start.
+   */
+  excludeNewer?: string;
 }
 
 export interface VersionTable {
@@ -41,7 +46,7 @@ export interface VersionTable {
   unavailable: Record<string, string>;
 }
 
-function versionTable(): VersionTable {
+export function versionTable(): VersionTable {
   return JSON.parse(readFileSync(path.join(repoRoot, 'prefect-versions.json'), 'utf8')) as VersionTable;
 }
 
@@ -113,26 +118,84 @@ export function notOnIndex(version: string, pipMessage: string): string | undefi
   return `the package index has no prefect ${version} (its newest: ${versions.at(-1) || 'none'})`;
 }
 
+/** The uv the suite installs from PyPI for installs as of a date (`excludeNewer`); pip has no such option. */
+const UV = '0.13.9';
+
+function uvBinary(log: (line: string) => void): string {
+  const dir = path.join(managedServerSettings().cacheDir, `uv-${UV}`);
+  const bin = path.join(dir, 'bin', 'uv');
+  if (existsSync(bin)) return bin;
+  log(`installing uv ${UV} into ${dir}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(path.dirname(dir), { recursive: true });
+  run(managedServerSettings().python, ['-m', 'venv', dir], 'creating the venv for uv');
+  run(path.join(dir, 'bin', 'pip'), ['install', '--disable-pip-version-check', '-q', `uv==${UV}`], 'pip install uv');
+  return bin;
+}
+
+/** The venv's marker: what was installed in it, so that a cached venv is used only for the same pins. */
+const installedMarker = (pin: PrefectPin) =>
+  JSON.stringify({
+    prefect: pin.prefect,
+    constraints: pin.constraints,
+    add: pin.add,
+    ...(pin.excludeNewer ? { excludeNewer: pin.excludeNewer } : {}),
+  });
+
+/** The pins a cached venv of this release was installed with, if one is there. */
+export function installedPin(version: string): PrefectPin | undefined {
+  const dir = venvDir({ prefect: version, constraints: [], add: [] });
+  const marker = path.join(dir, '.installed');
+  if (!existsSync(marker) || !existsSync(path.join(dir, 'bin', 'prefect'))) return undefined;
+  try {
+    return JSON.parse(readFileSync(marker, 'utf8')) as PrefectPin;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Install a Prefect release (the pin by default) into its cached venv unless it is there already; returns the prefect binary. */
 export function ensurePrefect(log: (line: string) => void = () => {}, pin: PrefectPin = readPin()): string {
   const dir = venvDir(pin);
   const marker = path.join(dir, '.installed');
-  const wanted = JSON.stringify({ prefect: pin.prefect, constraints: pin.constraints, add: pin.add });
+  const wanted = installedMarker(pin);
   const bin = path.join(dir, 'bin', 'prefect');
   if (existsSync(marker) && readFileSync(marker, 'utf8') === wanted && existsSync(bin)) return bin;
   log(`installing prefect ${pin.prefect} into ${dir}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.dirname(dir), { recursive: true });
-  run(managedServerSettings().python, ['-m', 'venv', dir], 'creating the venv');
-  const constraints = path.join(dir, 'constraints.txt');
+  const constraints = path.join(path.dirname(dir), `constraints-${pin.prefect}.txt`);
   writeFileSync(constraints, `${pin.constraints.join('\n')}\n`);
   const hint = pin.why ? '' : ` (Prefect ${pin.prefect} is not in prefect-versions.json: it may need pins there)`;
   try {
-    run(
-      path.join(dir, 'bin', 'pip'),
-      ['install', '--disable-pip-version-check', '-q', `prefect==${pin.prefect}`, ...pin.add, '-c', constraints],
-      `pip install prefect==${pin.prefect}`,
-    );
+    if (pin.excludeNewer) {
+      const uv = uvBinary(log);
+      run(uv, ['venv', '-q', '--python', managedServerSettings().python, dir], 'creating the venv');
+      run(
+        uv,
+        [
+          'pip',
+          'install',
+          '-q',
+          '--python',
+          path.join(dir, 'bin', 'python'),
+          '--exclude-newer',
+          pin.excludeNewer,
+          `prefect==${pin.prefect}`,
+          ...pin.add,
+          '-c',
+          constraints,
+        ],
+        `uv pip install prefect==${pin.prefect} --exclude-newer ${pin.excludeNewer}`,
+      );
+    } else {
+      run(managedServerSettings().python, ['-m', 'venv', dir], 'creating the venv');
+      run(
+        path.join(dir, 'bin', 'pip'),
+        ['install', '--disable-pip-version-check', '-q', `prefect==${pin.prefect}`, ...pin.add, '-c', constraints],
+        `pip install prefect==${pin.prefect}`,
+      );
+    }
   } catch (e) {
     // A failed install leaves nothing behind: the next try starts clean, and no half venv fills the cache.
     rmSync(dir, { recursive: true, force: true });
@@ -220,6 +283,8 @@ export interface StartOptions {
    * runs them for a user; off by default, so that a run's own writes are all the server does.
    */
   services?: boolean;
+  /** The prefect binary of a venv already installed (managed/releasePins.ts); else the release's, installed now. */
+  bin?: string;
 }
 
 const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
@@ -265,7 +330,7 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   const log = options.log ?? (() => {});
   const database = options.database ?? 'sqlite';
   const pin = readPin(options.version);
-  const bin = ensurePrefect(log, pin);
+  const bin = options.bin ?? ensurePrefect(log, pin);
   const port = await freePort();
   const home = mkdtempSync(path.join(os.tmpdir(), 'conformance-prefect-'));
   const logFile = path.join(home, 'server.log');

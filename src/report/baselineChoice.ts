@@ -16,6 +16,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { compareReleases, releaseParts } from '../managed/releaseOrder.js';
 
 /** A baseline the suite ships: the release it was written for and that release's operations. */
 export interface ShippedBaseline {
@@ -54,17 +55,8 @@ export interface BaselineChoice {
 /** How much of two documents' operations must be shared for one to stand for the other's release. */
 export const NEAREST_DOCUMENT = 0.9;
 
-const parts = (v: string) => v.split(/[.a-z]+/i).map(Number);
+const parts = releaseParts;
 const minorOf = (v: string) => parts(v).slice(0, 2).join('.');
-
-/** Release order by major, minor and patch (a pre-release's own number after them). */
-export function compareReleases(a: string, b: string): number {
-  const x = parts(a);
-  const y = parts(b);
-  for (let i = 0; i < Math.max(x.length, y.length); i++)
-    if ((x[i] ?? 0) !== (y[i] ?? 0)) return (x[i] ?? 0) - (y[i] ?? 0);
-  return 0;
-}
 
 /**
  * The shipped releases around `version`: the newest shipped before it and the oldest shipped after it, oldest

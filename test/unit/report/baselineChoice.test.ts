@@ -7,7 +7,6 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import {
   chooseBaseline,
-  compareReleases,
   NEAREST_DOCUMENT,
   neighboursOf,
   operationsShared,
@@ -15,6 +14,7 @@ import {
   shippedBaselines,
   type ShippedBaseline,
 } from '../../../src/report/baselineChoice.js';
+import { compareReleases } from '../../../src/managed/releaseOrder.js';
 import { repoRoot } from '../support.js';
 
 const shipped = shippedBaselines(path.join(repoRoot, 'fixtures', 'baselines'), 'prefect');
