@@ -127,6 +127,8 @@ export function runFiles(runDir: string) {
     exchanges: path.join(runDir, 'exchanges.jsonl'),
     document: path.join(runDir, 'openapi.json'),
     requests: path.join(runDir, 'requests.txt'),
+    /** What holds the run back (config/pacingStatus.ts), written by the suites' client for progress. */
+    pacingStatus: path.join(runDir, 'pacing-status.json'),
     /** The exchanges the suites expect to send (register.ts), for progress's estimate of what is left. */
     expectedExchanges: path.join(runDir, 'expected-exchanges'),
     /**

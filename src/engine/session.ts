@@ -96,6 +96,7 @@ async function createSession(): Promise<Session> {
     concurrency: config.concurrency,
     redactor,
     exchangeLog: files.exchanges,
+    statusFile: files.pacingStatus,
     runTag: config.runTag,
     // GETs and the documented read POSTs (design.md: filter, count, history, paginate).
     isRead: (request) => isReadOperation({ method: request.method, path: request.template }),

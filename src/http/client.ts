@@ -5,7 +5,7 @@
  * keeps count of what is in flight.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
 import { behaviourOf, maskRunTag } from './behaviour.js';
@@ -59,6 +59,8 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Where to append one line per exchange: its masked behaviour (behaviour.ts), for `compare`. */
   exchangeLog?: string;
+  /** Where to write what holds the run back (config/pacingStatus.ts) while it sends, at most once a second. */
+  statusFile?: string;
   /** The run's tag, masked in the exchange log. */
   runTag?: string;
   /**
@@ -149,6 +151,8 @@ export function normalizedBody(request: Pick<RequestToSend, 'json' | 'raw'>, run
 const CONNECTION_REFUSED = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND/;
 const DOWN_AFTER = 3;
 export const NOT_SENT = 'not sent:';
+/** How often the status a run's progress reads is written, at most. */
+const STATUS_EVERY_MS = 1000;
 /** The response half of an exchange that got no answer. */
 const noAnswer = () => ({ status: 0, responseHeaders: {}, contentType: '', body: '', bodyBytes: 0, truncated: false });
 
@@ -192,6 +196,8 @@ export class HttpClient {
   private readonly createdAt = performance.now();
   /** Requests and their times by sender (sendingFor's label; `other` outside any). */
   readonly bySender = new Map<string, SenderTimes>();
+  /** When the status for the run's progress was last written (writeStatus). */
+  private statusWrittenAt = 0;
   /** Set once the run stops sending: why (a budget or deadline spent). */
   private stoppedBecause?: string;
   /** From this time on, requests are answered with no answer, not sent: why. */
@@ -449,6 +455,7 @@ export class HttpClient {
         if (exchange.attempts === 0) return exchange;
         if (this.pacing.answered(request.path, exchange.status, exchange.responseHeaders, exchange.ms, write))
           this.onRoom?.();
+        this.writeStatus();
         this.wake();
         const started = performance.now() - exchange.ms;
         if (attempt > 1) exchange.retryMs = Math.round(started - firstStarted);
@@ -458,6 +465,8 @@ export class HttpClient {
         // target's limit allows, as many times as it takes within the run's time, and never judged.
         if (exchange.status === 429) {
           this.onLimited?.(routeFamily(request.path));
+          const own = this.pacing.ownWaitAfter429(request.path, exchange.responseHeaders);
+          if (own > 0) await this.waitForTurn(own);
           continue;
         }
         // uvicorn closes a keep-alive socket after an unhandled exception without `Connection: close`;
@@ -475,6 +484,23 @@ export class HttpClient {
       }
     } finally {
       this.pacing.leave(ticket);
+    }
+  }
+
+  /**
+   * What holds the run back, written for its progress (config/pacingStatus.ts): at most once a second, whole
+   * (written beside and renamed), so that the reader never sees half of it.
+   */
+  private writeStatus(): void {
+    const file = this.options.statusFile;
+    const now = Date.now();
+    if (!file || now - this.statusWrittenAt < STATUS_EVERY_MS) return;
+    this.statusWrittenAt = now;
+    try {
+      writeFileSync(`${file}.new`, JSON.stringify(this.pacing.status()));
+      renameSync(`${file}.new`, file);
+    } catch {
+      // The run folder went away (the run is ending): progress only misses a line.
     }
   }
 

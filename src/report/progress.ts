@@ -3,17 +3,25 @@
  * checks done out of its total, the checks judged and the failures so far, the requests answered out of those
  * the run expects to send, and an estimate of the time left at the pace so far. For a person at a terminal, one line
  * rewritten in place; in CI or a pipe, where a rewritten line is noise, a plain line when a family starts
- * and at most every 30 s within one, so that a CI log shows the run alive and where it is. The CLI adds this
- * reporter unless the run is quiet.
+ * and every 15 s within one, whether or not a check ended meanwhile (a run waiting on its requests is drawn
+ * too), so that a CI log shows the run alive and where it is. Whenever the run is held back, a line says by
+ * what and how much: a rate limit's pace and its 429s, a Retry-After waited out, 429s that come whatever the
+ * pace, the server answering 503, the server's own answer time (config/pacingStatus.ts, which the suites'
+ * client writes). The CLI adds this reporter unless the run is quiet.
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
+import type { PacingStatus } from '../config/pacingStatus.js';
 import { readWorkerConfig, runFiles } from '../config/worker.js';
 import './taskMeta.js';
 
-/** In CI or a pipe, a line within a family at most this often. */
-const PLAIN_EVERY_MS = 30_000;
+/** In CI or a pipe, a line within a family this often. */
+const PLAIN_EVERY_MS = 15_000;
+/** How often the reporter looks, whether or not a check ended. */
+const TICK_MS = 1000;
+/** An answer time this long, as the median of the last answers, holds a run back by itself. */
+const SLOW_ANSWER_MS = 1000;
 
 /** Before this many answers, or this long after the first, the pace says too little to estimate from. */
 const ESTIMATE_AFTER = { requests: 100, ms: 3_000 };
@@ -77,6 +85,56 @@ export function timeLeftMs(answered: number, expected: number | undefined, since
 
 const count = (n: number) => n.toLocaleString('en-US');
 
+/**
+ * What holds the run back, in a line, from the client's status now and at the last line (its counts then):
+ * undefined while nothing does.
+ */
+export function heldBack(
+  now: PacingStatus,
+  before?: Pick<PacingStatus, 'rateLimited' | 'unavailable'>,
+): { line: string; kinds: string } | undefined {
+  const new429 = now.rateLimited - (before?.rateLimited ?? 0);
+  const new503 = now.unavailable - (before?.unavailable ?? 0);
+  const parts: string[] = [];
+  // What kinds of hold there are, the passing ones left out (a pause of a second, a 429 now and then): a new
+  // kind is said at once.
+  const kinds: string[] = [];
+  if (now.notThePace.length) kinds.push('unpaced');
+  else if (now.paces.length) kinds.push('paced');
+  if (new503 || now.atServer < now.concurrency) kinds.push('503');
+  if (now.medianAnswerMs >= SLOW_ANSWER_MS) kinds.push('slow');
+  if (now.notThePace.length)
+    parts.push(
+      `429s whatever the pace on ${now.notThePace.join(', ')} (${count(now.rateLimited)} in all, ${count(new429)} since the last line): unpaced, each refused request waits its own Retry-After and the others go on`,
+    );
+  else if (now.paces.length)
+    parts.push(
+      `paced at ${now.paces.map((p) => `${p.rate}/s (${p.families.join(', ')})`).join(' and ')} after ${count(now.rateLimited)} answer(s) 429${new429 ? `, ${count(new429)} since the last line` : ''}`,
+    );
+  else if (new429) parts.push(`${count(new429)} answer(s) 429 since the last line`);
+  if (now.pausedForMs > 0) parts.push(`waiting out Retry-After (${Math.ceil(now.pausedForMs / 1000)} s left)`);
+  if (new503)
+    parts.push(
+      `the server answered 503 ${count(new503)} time(s) since the last line: ${now.atServer} of ${now.concurrency} requests at it at once, writes in turn`,
+    );
+  else if (now.atServer < now.concurrency)
+    parts.push(`${now.atServer} of ${now.concurrency} requests at the server at once, after its 503s`);
+  if (now.medianAnswerMs >= SLOW_ANSWER_MS)
+    parts.push(
+      `the server's own answer time: ${(now.medianAnswerMs / 1000).toFixed(1)} s (median of the last answers)`,
+    );
+  return parts.length ? { line: `held back: ${parts.join('; ')}`, kinds: kinds.join(',') } : undefined;
+}
+
+function readStatus(file: string | undefined): PacingStatus | undefined {
+  if (!file || !existsSync(file)) return undefined;
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as PacingStatus;
+  } catch {
+    return undefined;
+  }
+}
+
 export default class ProgressReporter implements Reporter {
   private families = 0;
   private familyIndex = 0;
@@ -89,6 +147,11 @@ export default class ProgressReporter implements Reporter {
   private readonly log?: ExchangeLogTail;
   private readonly expectedFile?: string;
   private expected?: number;
+  private readonly statusFile?: string;
+  /** The client's counts at the last line, and the kinds of hold the last line that named one said. */
+  private heldAt?: Pick<PacingStatus, 'rateLimited' | 'unavailable'>;
+  private heldReasons = '';
+  private timer?: ReturnType<typeof setInterval>;
 
   private readonly out = process.stderr;
   /** A line rewritten in place (a person at a terminal), or plain lines (CI, a pipe). */
@@ -103,11 +166,15 @@ export default class ProgressReporter implements Reporter {
       const files = runFiles(config.runDir);
       this.log = new ExchangeLogTail(files.exchanges);
       this.expectedFile = files.expectedExchanges;
+      this.statusFile = files.pacingStatus;
     }
   }
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.families = specifications.length;
+    // A run waiting on its requests ends no check: it is drawn all the same.
+    this.timer = setInterval(() => this.draw(false), TICK_MS);
+    this.timer.unref();
   }
 
   onTestModuleCollected(module: TestModule): void {
@@ -128,13 +195,21 @@ export default class ProgressReporter implements Reporter {
   }
 
   onTestRunEnd(): void {
+    clearInterval(this.timer);
     if (this.inPlace) this.out.write('\r\x1b[2K');
   }
 
   private draw(force: boolean): void {
     const now = Date.now();
-    if (!force && now - this.lastDraw < (this.inPlace ? 200 : PLAIN_EVERY_MS)) return;
+    const status = readStatus(this.statusFile);
+    const hold = status && heldBack(status, this.heldAt);
+    const held = hold?.line;
+    // A hold of a new kind is said at once; one that goes on, with each line.
+    const newHold = hold !== undefined && hold.kinds !== '' && hold.kinds !== this.heldReasons;
+    if (!force && !newHold && now - this.lastDraw < (this.inPlace ? 200 : PLAIN_EVERY_MS)) return;
     this.lastDraw = now;
+    if (hold) this.heldReasons = hold.kinds;
+    if (status) this.heldAt = { rateLimited: status.rateLimited, unavailable: status.unavailable };
     const elapsed = Math.round((now - this.startedAt) / 1000);
     const parts = [
       `conformance: ${elapsed} s [${this.familyIndex}/${this.families} ${this.family}] ${count(this.done)}/${count(this.total)} checks`,
@@ -149,7 +224,10 @@ export default class ProgressReporter implements Reporter {
       if (left !== undefined) parts.push(`about ${Math.max(1, Math.round(left / 1000))} s left`);
     }
     const line = parts.join(' · ');
-    if (this.inPlace) this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns || 120) - 1)}`);
-    else this.out.write(`${line}\n`);
+    if (this.inPlace) {
+      // A hold is kept above the line drawn in place: a person reads why the run is slow.
+      if (held && newHold) this.out.write(`\r\x1b[2Kconformance: ${held}\n`);
+      this.out.write(`\r\x1b[2K${line.slice(0, (this.out.columns || 120) - 1)}`);
+    } else this.out.write(`${line}\n${held ? `conformance: ${held}\n` : ''}`);
   }
 }

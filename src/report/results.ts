@@ -292,7 +292,10 @@ export function pacingFacts(results: Pick<Results, 'timing'>): Array<[label: str
   if (!pacing || (pacing.rateLimited === 0 && pacing.waitedMs === 0)) return [];
   const families = Object.entries(pacing.byFamily)
     .filter(([, f]) => f.rateLimited || f.rate)
-    .map(([name, f]) => `${name} ${f.rateLimited}${f.rate ? ` (paced at ${f.rate}/s)` : ''}`);
+    .map(
+      ([name, f]) =>
+        `${name} ${f.rateLimited}${f.rate ? ` (paced at ${f.rate}/s)` : ''}${f.notThePace ? ' (429s whatever the pace: unpaced, each request waited its own Retry-After)' : ''}`,
+    );
   const limited = pacing.rateLimited
     ? `${pacing.rateLimited} answer(s) 429, sent again once allowed and never judged: ${families.join(', ')}; `
     : '';

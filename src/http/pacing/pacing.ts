@@ -7,7 +7,11 @@
  *   apart they start.
  * The client only keeps count of what is in flight and sends.
  */
+import type { PacingStatus } from '../../config/pacingStatus.js';
 import { Overlap } from './overlap.js';
+
+/** The answers whose times give the status's median answer time. */
+const RECENT_ANSWERS = 200;
 import { type Pace, type PacingSummary, RateLimits, type Ticket } from './rateLimits.js';
 import { type AfterUnavailable, ServerLoad } from './serverLoad.js';
 
@@ -34,9 +38,16 @@ export class Pacing {
   private lastWriteAt = Number.NEGATIVE_INFINITY;
   /** When the last request started (pacing's clock). */
   private lastStartAt = Number.NEGATIVE_INFINITY;
+  /** Answers (retries included), and those answered 503, for the status a run's progress reads. */
+  private answers = 0;
+  private unavailable = 0;
+  /** The answer times of the last RECENT_ANSWERS answers served. */
+  private readonly recentMs: number[] = [];
+  private readonly concurrency: number;
 
   constructor(options: { concurrency: number; maxRate?: number; retryBackoffMs?: number }) {
     this.rateLimits = new RateLimits({ maxRate: options.maxRate });
+    this.concurrency = options.concurrency;
     this.load = new ServerLoad(options.concurrency, options.retryBackoffMs);
   }
 
@@ -128,11 +139,25 @@ export class Pacing {
   answered(path: string, status: number, headers: Record<string, string>, ms: number, write = false): boolean {
     const before = this.inFlightLimit;
     const served = Overlap.served(status);
+    if (status !== 0) this.answers++;
+    if (status === 503) this.unavailable++;
+    if (served) {
+      this.recentMs.push(ms);
+      if (this.recentMs.length > RECENT_ANSWERS) this.recentMs.shift();
+    }
     this.load.answered(status, served);
     if (served) this.overlap.observe(ms);
     if (served && write) this.load.wrote(ms, performance.now(), this.overlap.floorMs);
     this.rateLimits.answered(path, status, headers);
     return this.inFlightLimit > before;
+  }
+
+  /**
+   * How long a request answered 429 waits, alone, before it is sent again: its own Retry-After where its
+   * family's 429s are not the pace's (rateLimits.ts: ownWaitMs); 0 where its group's pause holds it.
+   */
+  ownWaitAfter429(path: string, headers: Record<string, string>): number {
+    return this.rateLimits.ownWaitMs(path, headers);
   }
 
   /** Whether a request refused with 503 as `earlier` says goes alone now. */
@@ -175,5 +200,19 @@ export class Pacing {
 
   summary(): PacingSummary {
     return this.rateLimits.summary();
+  }
+
+  /** What holds the run back now (config/pacingStatus.ts), for its progress. */
+  status(): PacingStatus {
+    const sorted = [...this.recentMs].sort((a, b) => a - b);
+    return {
+      at: Date.now(),
+      answers: this.answers,
+      unavailable: this.unavailable,
+      ...this.rateLimits.holding(),
+      atServer: Math.floor(this.load.atServer),
+      concurrency: this.concurrency,
+      medianAnswerMs: Math.round(sorted[Math.floor(sorted.length / 2)] ?? 0),
+    };
   }
 }

@@ -15,12 +15,20 @@
  * rather than bouncing off it. A 429 met during a pause lowers nothing. A policy the server states
  * (`RateLimit-Policy: 2000;w=60`) sets the rate at once.
  *
+ * The pace falls only while falling helps. A limit's 429s stop once the pace is under it; 429s that come
+ * whatever the pace (a budget other clients spend, a server shedding load) do not. So after a fall the group's
+ * next answers are judged: where the share of them answered 429 is still half or more of the share before the
+ * fall, the 429s are not the pace's, and the group is no longer paced or paused: a 429 holds back only the
+ * request that met it, for its `Retry-After` (`ownWaitMs`), and the others go on. Should the share then rise
+ * well past where it was (a limit after all), the group is paced again, for good.
+ *
  * A request takes a ticket before it waits (`take`) and starts only when `start` says so, once it has its
  * room in flight: a paced group's tickets wait in one line, and starts are held to the pace where they
  * happen (the generic cell rate algorithm: at most a quarter second's worth at once, then one every 1/rate s).
  * A pace kept when turns were handed out instead let requests whose turns came while they waited for room
  * all start together, and sent every request a pause woke to the back of a line of turns seconds long.
  */
+import type { PacingStatus } from '../../config/pacingStatus.js';
 
 /** The family a request's path belongs to: its first segment (`/flow_runs/filter` → `flow_runs`). */
 export const routeFamily = (path: string): string => path.split('/').filter(Boolean)[0] ?? '';
@@ -47,6 +55,19 @@ const INCREASE_PER_SECOND = 0.01;
 /** A pace is spent when this share of it started over the last SPENT_MS: then it is what limits the group. */
 const SPENT_SHARE = 0.9;
 const SPENT_MS = 1000;
+/** The answers after a fall of the pace that say whether it helped. */
+const JUDGE_AFTER = 50;
+/** The 429s the window before a fall must hold for its share to be compared with: fewer say nothing of it. */
+const JUDGE_LIMITED = 3;
+/** A share of 429s at least this part of the share before the fall did not fall. */
+const NOT_FALLEN = 0.5;
+/**
+ * Unpaced for 429s that were not the pace's, a group is paced again when the share of its answers refused over
+ * the measured window (of JUDGE_AFTER * 2 answers or more) rises over this many times the share found then, and
+ * over RISEN_AT_LEAST.
+ */
+const RISEN = 2;
+const RISEN_AT_LEAST = 0.2;
 
 /** `Retry-After` (RFC 9110 §10.2.3): seconds, or an HTTP date; undefined when absent or unreadable. */
 export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
@@ -116,6 +137,12 @@ interface LimitGroup {
   started: number[];
   /** The pace its first 429 set: it is never lowered under half of it (see `answered`). */
   firstRate?: number;
+  /** Its answers since the pace last fell, and the share of 429s before the fall: whether falling helped. */
+  sinceFall?: { shareBefore: number; answers: number; limited: number };
+  /** Set when its 429s came whatever the pace (the share found then): unpaced, each 429 holds its own request. */
+  notThePace?: number;
+  /** Set when a group found unpaced was paced again: its 429s are judged the pace's from then on. */
+  paceMatters?: boolean;
 }
 
 /** How many of the group's requests started over the last SPENT_MS; older starts are dropped. */
@@ -147,6 +174,8 @@ interface FamilyPace {
   group?: LimitGroup;
   /** When its answers were accepted, over the last MEASURE_MS: what a 429 measures the pace from. */
   accepted: number[];
+  /** When its answers were 429, over the last MEASURE_MS: the share a fall of the pace is judged against. */
+  refused: number[];
   rateLimited: number;
   waitedMs: number;
 }
@@ -160,7 +189,7 @@ export interface PacingSummary {
   /** Time requests spent waiting for their turn (a pause, a pace, --max-rate), summed over requests. */
   waitedMs: number;
   /** By route family: 429s, the time its requests waited, and the rate its group was paced at last (requests/s). */
-  byFamily: Record<string, { rateLimited: number; waitedMs: number; rate?: number }>;
+  byFamily: Record<string, { rateLimited: number; waitedMs: number; rate?: number; notThePace?: boolean }>;
   /** --max-rate, when given. */
   maxRate?: number;
   /** The groups paced when the summary was made: what another client of the target starts from (`learnPaces`). */
@@ -189,7 +218,7 @@ export class RateLimits {
   private family(name: string): FamilyPace {
     let f = this.families.get(name);
     if (!f) {
-      f = { accepted: [], rateLimited: 0, waitedMs: 0 };
+      f = { accepted: [], refused: [], rateLimited: 0, waitedMs: 0 };
       this.families.set(name, f);
     }
     return f;
@@ -216,6 +245,38 @@ export class RateLimits {
     const times = [...g.families].flatMap((name) => this.family(name).accepted).filter((t) => t >= now - MEASURE_MS);
     if (times.length < MEASURABLE_ANSWERS) return undefined;
     return (times.length * 1000) / Math.max(1000, now - Math.min(...times));
+  }
+
+  /** The share of the group's answers over the measured window that were 429, and how many were. */
+  private refusedShare(g: LimitGroup, now: number): { share: number; refused: number; answers: number } {
+    const within = (times: number[]) => times.filter((t) => t >= now - MEASURE_MS).length;
+    const families = [...g.families].map((name) => this.family(name));
+    const refused = families.reduce((n, f) => n + within(f.refused), 0);
+    const answers = refused + families.reduce((n, f) => n + within(f.accepted), 0);
+    return { share: answers ? refused / answers : 0, refused, answers };
+  }
+
+  /** The pace of a group fell (or was first set): its next answers say whether falling helped. */
+  private fell(g: LimitGroup, now: number): void {
+    const before = this.refusedShare(g, now);
+    g.sinceFall =
+      before.refused >= JUDGE_LIMITED && !g.paceMatters
+        ? { shareBefore: before.share, answers: 0, limited: 0 }
+        : undefined;
+  }
+
+  /**
+   * Whether the answers since the pace last fell say it did not help: enough of them, and as large a share
+   * refused as before the fall, near enough.
+   */
+  private fallDidNotHelp(g: LimitGroup): boolean {
+    const since = g.sinceFall;
+    return (
+      since !== undefined &&
+      since.answers >= JUDGE_AFTER &&
+      since.limited >= 2 &&
+      since.limited / since.answers >= since.shareBefore * NOT_FALLEN
+    );
   }
 
   /**
@@ -325,6 +386,10 @@ export class RateLimits {
     const name = routeFamily(path);
     const f = this.family(name);
     const stated = statedLimit(headers);
+    if (f.group?.sinceFall && status !== 0) {
+      f.group.sinceFall.answers++;
+      if (status === 429) f.group.sinceFall.limited++;
+    }
     if (stated?.rate) {
       const g = this.groupOf(name, f, now);
       g.rate = stated.rate;
@@ -352,8 +417,14 @@ export class RateLimits {
       return;
     }
     f.rateLimited++;
+    f.refused.push(now);
+    while (f.refused.length && f.refused[0] < now - MEASURE_MS) f.refused.shift();
     const joins = f.group === undefined;
     const g = this.groupOf(name, f, now);
+    if (g.notThePace !== undefined && !stated?.rate) {
+      g.limitedAt = now;
+      if (!this.refusedAgainAsALimit(g, now)) return;
+    }
     const wait = Math.min(retryAfterMs(headers['retry-after'], now) ?? RETRY_AFTER_DEFAULT_MS, RETRY_AFTER_CAP_MS);
     const inPause = now < g.pausedUntil;
     g.pausedUntil = Math.max(g.pausedUntil, now + wait);
@@ -369,10 +440,67 @@ export class RateLimits {
       const accepted = this.acceptedRate(g, now);
       if (accepted === undefined) return;
       g.rate = Math.max(0.1, accepted * DECREASE);
-    } else g.rate *= LATER_DECREASE;
+    } else if (this.fallDidNotHelp(g)) {
+      // The share refused did not fall with the pace: the 429s are not the pace's. Unpaced and unpaused, the
+      // group's requests go on; the one that met a 429 waits its own Retry-After (ownWaitMs).
+      g.notThePace = g.sinceFall!.limited / g.sinceFall!.answers;
+      g.sinceFall = undefined;
+      g.rate = undefined;
+      g.pausedUntil = now;
+      g.changedAt = now;
+      return;
+    } else if (g.sinceFall && g.sinceFall.answers < JUDGE_AFTER) return;
+    else g.rate *= LATER_DECREASE;
     g.firstRate ??= g.rate;
     g.rate = Math.max(g.rate, g.firstRate / 2);
     g.changedAt = now;
+    this.fell(g, now);
+  }
+
+  /**
+   * A 429 of a group found unpaced: whether the share of its answers refused over the measured window has
+   * risen well past the share found then (a limit the pace does matter to, after all). Then it is paced again,
+   * for good, and the 429 is taken as any other.
+   */
+  private refusedAgainAsALimit(g: LimitGroup, now: number): boolean {
+    const recent = this.refusedShare(g, now);
+    if (recent.answers < JUDGE_AFTER * 2) return false;
+    if (recent.share < Math.max(RISEN_AT_LEAST, g.notThePace! * RISEN)) return false;
+    g.notThePace = undefined;
+    g.paceMatters = true;
+    g.sinceFall = undefined;
+    g.pausedUntil = now;
+    return true;
+  }
+
+  /**
+   * How long the request that met this 429 waits before it is sent again, where its group's 429s are not the
+   * pace's: its own `Retry-After` (capped). 0 where the group's pause holds it (as any other of the group).
+   */
+  ownWaitMs(path: string, headers: Record<string, string>): number {
+    const f = this.families.get(routeFamily(path));
+    if (f?.group?.notThePace === undefined) return 0;
+    const wait = Math.min(
+      retryAfterMs(headers['retry-after'], this.now()) ?? RETRY_AFTER_DEFAULT_MS,
+      RETRY_AFTER_CAP_MS,
+    );
+    f.waitedMs += wait;
+    return wait;
+  }
+
+  /** What holds the run back now: the paces, the longest pause left, the families unpaced for 429s not the pace's. */
+  holding(): Pick<PacingStatus, 'rateLimited' | 'paces' | 'pausedForMs' | 'notThePace'> {
+    const now = this.now();
+    let rateLimited = 0;
+    for (const f of this.families.values()) rateLimited += f.rateLimited;
+    return {
+      rateLimited,
+      paces: this.groups.flatMap((g) =>
+        g.rate ? [{ families: [...g.families], rate: Number(g.rate.toFixed(2)) }] : [],
+      ),
+      pausedForMs: Math.max(0, ...this.groups.map((g) => g.pausedUntil - now)),
+      notThePace: this.groups.flatMap((g) => (g.notThePace !== undefined ? [...g.families] : [])),
+    };
   }
 
   summary(): PacingSummary {
@@ -388,6 +516,7 @@ export class RateLimits {
           rateLimited: f.rateLimited,
           waitedMs: Math.round(f.waitedMs),
           ...(rate ? { rate: Number(rate.toFixed(2)) } : {}),
+          ...(f.group?.notThePace !== undefined ? { notThePace: true } : {}),
         };
     }
     const paces = this.groups.flatMap((g) => (g.rate ? [{ families: [...g.families], rate: g.rate }] : []));
@@ -411,6 +540,7 @@ export function joinedPacing(a: PacingSummary, b: PacingSummary): PacingSummary 
           rateLimited: seen.rateLimited + f.rateLimited,
           waitedMs: seen.waitedMs + f.waitedMs,
           rate: f.rate ?? seen.rate,
+          ...(f.notThePace || seen.notThePace ? { notThePace: true } : {}),
         }
       : f;
   }

@@ -29,6 +29,85 @@ function pacedAfter429(c: ReturnType<typeof clock>): RateLimits {
   return pacing;
 }
 
+/**
+ * A gateway's token bucket of `perMinute` (a second's worth at once); a 429 says the whole seconds to a token.
+ * `spend` takes a token for another client, if there is one.
+ */
+function tokenBucket(c: ReturnType<typeof clock>, perMinute: number) {
+  const perMs = perMinute / 60 / 1000;
+  const capacity = Math.floor(perMinute / 60);
+  let tokens = capacity;
+  let last = c.now();
+  const refill = () => {
+    tokens = Math.min(capacity, tokens + (c.now() - last) * perMs);
+    last = c.now();
+  };
+  return {
+    serve(): number {
+      refill();
+      if (tokens < 1) return 429;
+      tokens -= 1;
+      return 200;
+    },
+    spend(): void {
+      refill();
+      if (tokens >= 1) tokens -= 1;
+    },
+    retryAfter: () => String(Math.max(1, Math.ceil((1 - tokens) / perMs / 1000))),
+  };
+}
+
+/** A run's demand by the second: five busy seconds, then five quiet ones. */
+const busy = (t: number) => Math.floor(t / 5000) % 2 === 0;
+
+/**
+ * Two minutes of a run's demand, on the fake clock: forty requesters while `busyAt` says so (else two that think
+ * 200 ms between requests). Each takes its place, waits its time, then for one of eight places in flight, and
+ * starts if the pace lets it (else waits again); its answer comes 10 ms later, and one answered 429 waits what
+ * the policy says is its own before it takes its place again. Returns when answers were served and refused.
+ */
+function simulateDemand(
+  pacing: RateLimits,
+  c: ReturnType<typeof clock>,
+  serve: () => number,
+  retryAfter: () => string,
+  busyAt: (t: number) => boolean = busy,
+): { served: number[]; refused: number[] } {
+  const served: number[] = [];
+  const refused: number[] = [];
+  type Phase = 'take' | 'wait' | 'room' | 'answer';
+  const requesters = Array.from({ length: 40 }, (_, i) => ({
+    i,
+    at: 0,
+    phase: 'take' as Phase,
+    ticket: pacing.take('/x'),
+  }));
+  let inFlight = 0;
+  for (let t = 0; t < 120_000; t++, c.advance(1)) {
+    for (const r of requesters) {
+      if (r.at > t || (!busyAt(t) && r.i >= 2 && r.phase === 'take')) continue;
+      if (r.phase === 'take') [r.ticket, r.phase] = [pacing.take('/flow_runs/filter'), 'wait'];
+      if (r.phase === 'wait') {
+        const wait = pacing.startWait(r.ticket);
+        if (wait > 0) r.at = t + wait;
+        else r.phase = 'room';
+      } else if (r.phase === 'room') {
+        if (inFlight >= 8) continue;
+        if (pacing.start(r.ticket)) [inFlight, r.at, r.phase] = [inFlight + 1, t + 10, 'answer'];
+        else r.phase = 'wait';
+      } else {
+        const status = serve();
+        (status === 429 ? refused : served).push(t);
+        const headers: Record<string, string> = status === 429 ? { 'retry-after': retryAfter() } : {};
+        pacing.answered('/flow_runs/filter', status, headers);
+        const own = status === 429 ? pacing.ownWaitMs('/flow_runs/filter', headers) : 0;
+        [inFlight, r.phase, r.at] = [inFlight - 1, 'take', t + own + (busyAt(t) ? 0 : 200)];
+      }
+    }
+  }
+  return { served, refused };
+}
+
 describe('reading the limits a server states', () => {
   test('Retry-After: seconds or an HTTP date; nothing for garbage', () => {
     expect(retryAfterMs('3')).toBe(3000);
@@ -162,18 +241,45 @@ describe('pacing', () => {
     expect(pacing.summary().byFamily.task_runs.rate).toBeCloseTo(raised * 0.9 * 1.01 ** 60, 0);
   });
 
-  test('a server that refuses a share of requests whatever their rate never brings the pace under half the first', () => {
+  test('a server that refuses a share of requests whatever their rate never brings the pace under half the first, and is found out', () => {
     const c = clock();
     const pacing = new RateLimits({ now: c.now });
     let first: number | undefined;
+    const paces: number[] = [];
     for (let n = 1; n <= 2000; n++) {
       const ticket = pacing.take('/flows/');
       while (!pacing.start(ticket)) c.advance(Math.max(1, pacing.startWait(ticket)));
       c.advance(10);
       pacing.answered('/flows/', n % 20 === 0 ? 429 : 200, n % 20 === 0 ? { 'retry-after': '1' } : {});
-      first ??= pacing.summary().byFamily.flows?.rate;
+      const rate = pacing.summary().byFamily.flows?.rate;
+      first ??= rate;
+      if (rate) paces.push(rate);
     }
-    expect(pacing.summary().byFamily.flows.rate).toBeGreaterThanOrEqual(first! / 2);
+    expect(first).toBeDefined();
+    expect(Math.min(...paces)).toBeGreaterThanOrEqual(first! / 2);
+    // The share refused stayed 5 % as the pace fell: the 429s are not the pace's, and the family goes unpaced.
+    expect(pacing.summary().byFamily.flows).toMatchObject({ notThePace: true });
+    expect(pacing.summary().byFamily.flows.rate).toBeUndefined();
+    expect(pacing.ownWaitMs('/flows/x', { 'retry-after': '2' })).toBe(2000);
+    expect(pacing.ownWaitMs('/deployments/', { 'retry-after': '2' })).toBe(0);
+  });
+
+  test('a group found unpaced is paced again, for good, when the share refused rises well past what it was', () => {
+    const c = clock();
+    const pacing = new RateLimits({ now: c.now });
+    const answer = (status: number) => {
+      const ticket = pacing.take('/flows/');
+      while (!pacing.start(ticket)) c.advance(Math.max(1, pacing.startWait(ticket)));
+      c.advance(10);
+      pacing.answered('/flows/', status, status === 429 ? { 'retry-after': '1' } : {});
+    };
+    for (let n = 1; n <= 2000; n++) answer(n % 20 === 0 ? 429 : 200);
+    expect(pacing.summary().byFamily.flows.notThePace).toBe(true);
+    // Now half the answers are refused: a limit the pace matters to.
+    for (let n = 1; n <= 400; n++) answer(n % 2 === 0 ? 429 : 200);
+    expect(pacing.summary().byFamily.flows.notThePace).toBeUndefined();
+    expect(pacing.summary().byFamily.flows.rate).toBeGreaterThan(0);
+    expect(pacing.ownWaitMs('/flows/x', { 'retry-after': '2' })).toBe(0);
   });
 
   test('families limited within a minute of each other share one pace; one limited later has its own', () => {
@@ -230,55 +336,8 @@ describe('pacing', () => {
   test("against a token bucket of 2,000 a minute and a run's changing demand, the pace settles just under the limit and meets few 429s", () => {
     const c = clock(0);
     const pacing = new RateLimits({ now: c.now });
-    // The gateway's bucket: 33 at once, refilled at 2,000/60 a second; a 429 says the whole seconds to a token.
-    const perMs = 2000 / 60 / 1000;
-    let tokens = 33;
-    let last = 0;
-    const served: number[] = [];
-    const refused: number[] = [];
-    const serve = () => {
-      tokens = Math.min(33, tokens + (c.now() - last) * perMs);
-      last = c.now();
-      if (tokens >= 1) {
-        tokens -= 1;
-        served.push(c.now());
-        return 200;
-      }
-      refused.push(c.now());
-      return 429;
-    };
-    // A run's demand: five seconds of forty requesters with nothing else to do, then five of two that think
-    // 200 ms between requests. Each takes its place, waits its time, then for one of eight places in flight,
-    // and starts if the pace lets it (else waits again).
-    const busy = (t: number) => Math.floor(t / 5000) % 2 === 0;
-    type Phase = 'take' | 'wait' | 'room' | 'answer';
-    const requesters = Array.from({ length: 40 }, (_, i) => ({
-      i,
-      at: 0,
-      phase: 'take' as Phase,
-      ticket: pacing.take('/x'),
-    }));
-    let inFlight = 0;
-    for (let t = 0; t < 120_000; t++, c.advance(1)) {
-      for (const r of requesters) {
-        if (r.at > t || (!busy(t) && r.i >= 2 && r.phase === 'take')) continue;
-        if (r.phase === 'take') [r.ticket, r.phase] = [pacing.take('/flow_runs/filter'), 'wait'];
-        if (r.phase === 'wait') {
-          const wait = pacing.startWait(r.ticket);
-          if (wait > 0) r.at = t + wait;
-          else r.phase = 'room';
-        } else if (r.phase === 'room') {
-          if (inFlight >= 8) continue;
-          if (pacing.start(r.ticket)) [inFlight, r.at, r.phase] = [inFlight + 1, t + 10, 'answer'];
-          else r.phase = 'wait';
-        } else {
-          const status = serve();
-          const retryAfter = String(Math.max(1, Math.ceil((1 - tokens) / perMs / 1000)));
-          pacing.answered('/flow_runs/filter', status, status === 429 ? { 'retry-after': retryAfter } : {});
-          [inFlight, r.phase, r.at] = [inFlight - 1, 'take', t + (busy(t) ? 0 : 200)];
-        }
-      }
-    }
+    const bucket = tokenBucket(c, 2000);
+    const { served, refused } = simulateDemand(pacing, c, bucket.serve, bucket.retryAfter);
     // The second minute: thirty busy seconds, which the limit allows 1,000 requests (and a full bucket's 33 more
     // at each start), and thirty quiet ones.
     const inBusy = served.filter((t) => t >= 60_000 && busy(t)).length;
@@ -286,6 +345,45 @@ describe('pacing', () => {
     expect(inBusy).toBeGreaterThan(0.97 * 1000);
     const inSecondMinute = served.filter((t) => t >= 60_000).length;
     expect(refused.filter((t) => t >= 60_000).length).toBeLessThan(0.01 * inSecondMinute);
+    expect(pacing.summary().byFamily.flow_runs.notThePace).toBeUndefined();
+  });
+
+  test('429s that come whatever the pace (5 % of answers) leave the group unpaced, each waiting its own Retry-After', () => {
+    const c = clock(0);
+    const pacing = new RateLimits({ now: c.now });
+    let n = 0;
+    const { served, refused } = simulateDemand(
+      pacing,
+      c,
+      () => (++n % 20 === 0 ? 429 : 200),
+      () => '1',
+      () => true,
+    );
+    // Eight in flight, 10 ms each: 800 a second at most, 760 of them served. The second minute goes at least
+    // at half that.
+    const inSecondMinute = served.filter((t) => t >= 60_000).length;
+    expect(inSecondMinute).toBeGreaterThan(0.5 * 760 * 60);
+    expect(refused.filter((t) => t >= 60_000).length).toBeGreaterThan(0);
+    expect(pacing.summary().byFamily.flow_runs).toMatchObject({ notThePace: true });
+    expect(pacing.summary().byFamily.flow_runs.rate).toBeUndefined();
+  });
+
+  test('a budget another client spends half of: the pace falls to what is left, and keeps meeting few 429s', () => {
+    const c = clock(0);
+    const pacing = new RateLimits({ now: c.now });
+    const bucket = tokenBucket(c, 2000);
+    // The other client takes a token every 60 ms: half the budget.
+    let otherAt = 0;
+    const serve = () => {
+      for (; otherAt <= c.now(); otherAt += 60) bucket.spend();
+      return bucket.serve();
+    };
+    const { served, refused } = simulateDemand(pacing, c, serve, bucket.retryAfter, () => true);
+    const inSecondMinute = served.filter((t) => t >= 60_000).length;
+    // What is left of the budget over the minute: 1,000 requests.
+    expect(inSecondMinute).toBeGreaterThan(0.9 * 1000);
+    expect(refused.filter((t) => t >= 60_000).length).toBeLessThan(0.05 * inSecondMinute);
+    expect(pacing.summary().byFamily.flow_runs.notThePace).toBeUndefined();
   });
 
   test('a long Retry-After is obeyed for at most the cap, and a date in the past for no time', () => {
