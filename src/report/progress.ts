@@ -101,15 +101,15 @@ export function heldBack(
   const kinds: string[] = [];
   if (now.notThePace.length) kinds.push('unpaced');
   else if (now.paces.length) kinds.push('paced');
-  if (new503 || now.atServer < now.concurrency) kinds.push('503');
+  if (now.atServer < now.concurrency) kinds.push('503');
   if (now.medianAnswerMs >= SLOW_ANSWER_MS) kinds.push('slow');
   if (now.notThePace.length)
     parts.push(
-      `429s whatever the pace on ${now.notThePace.join(', ')} (${count(now.rateLimited)} in all, ${count(new429)} since the last line): unpaced, each refused request waits its own Retry-After and the others go on`,
+      `429s whatever the pace on ${someOf(now.notThePace)} (${count(now.rateLimited)} in all, ${count(new429)} since the last line): unpaced, each refused request waits its own Retry-After and the others go on`,
     );
   else if (now.paces.length)
     parts.push(
-      `paced at ${now.paces.map((p) => `${p.rate}/s (${p.families.join(', ')})`).join(' and ')} after ${count(now.rateLimited)} answer(s) 429${new429 ? `, ${count(new429)} since the last line` : ''}`,
+      `paced at ${now.paces.map((p) => `${p.rate}/s (${someOf(p.families)})`).join(' and ')} after ${count(now.rateLimited)} answer(s) 429${new429 ? `, ${count(new429)} since the last line` : ''}`,
     );
   else if (new429) parts.push(`${count(new429)} answer(s) 429 since the last line`);
   if (now.pausedForMs > 0) parts.push(`waiting out Retry-After (${Math.ceil(now.pausedForMs / 1000)} s left)`);
@@ -125,6 +125,10 @@ export function heldBack(
     );
   return parts.length ? { line: `held back: ${parts.join('; ')}`, kinds: kinds.join(',') } : undefined;
 }
+
+/** Route families, the first few by name. */
+const someOf = (families: string[]) =>
+  families.length > 4 ? `${families.slice(0, 3).join(', ')} and ${families.length - 3} more` : families.join(', ');
 
 function readStatus(file: string | undefined): PacingStatus | undefined {
   if (!file || !existsSync(file)) return undefined;
@@ -148,9 +152,9 @@ export default class ProgressReporter implements Reporter {
   private readonly expectedFile?: string;
   private expected?: number;
   private readonly statusFile?: string;
-  /** The client's counts at the last line, and the kinds of hold the last line that named one said. */
+  /** The client's counts at the last line, and the kinds of hold said so far. */
   private heldAt?: Pick<PacingStatus, 'rateLimited' | 'unavailable'>;
-  private heldReasons = '';
+  private readonly kindsSaid = new Set<string>();
   private timer?: ReturnType<typeof setInterval>;
 
   private readonly out = process.stderr;
@@ -204,11 +208,12 @@ export default class ProgressReporter implements Reporter {
     const status = readStatus(this.statusFile);
     const hold = status && heldBack(status, this.heldAt);
     const held = hold?.line;
-    // A hold of a new kind is said at once; one that goes on, with each line.
-    const newHold = hold !== undefined && hold.kinds !== '' && hold.kinds !== this.heldReasons;
+    // A kind of hold not said before is said at once; one that goes on, with each line.
+    const newKinds = hold?.kinds.split(',').filter((k) => k && !this.kindsSaid.has(k)) ?? [];
+    const newHold = newKinds.length > 0;
     if (!force && !newHold && now - this.lastDraw < (this.inPlace ? 200 : PLAIN_EVERY_MS)) return;
     this.lastDraw = now;
-    if (hold) this.heldReasons = hold.kinds;
+    for (const k of newKinds) this.kindsSaid.add(k);
     if (status) this.heldAt = { rateLimited: status.rateLimited, unavailable: status.unavailable };
     const elapsed = Math.round((now - this.startedAt) / 1000);
     const parts = [

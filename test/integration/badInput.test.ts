@@ -83,6 +83,16 @@ describe('bad input exits 2 with one line', () => {
     );
   });
 
+  test('a managed release no try starts: one line naming what each try met', async () => {
+    // Not on the index: as published it cannot install; the listed release before it (3.9.1) has no pins of its
+    // own to try, and the index gives no date for a release it does not have.
+    const empty = { CONFORMANCE_CACHE_DIR: mkdtempSync(path.join(os.tmpdir(), 'no-venv-')) };
+    expectOneLine(
+      await runCli(['--prefect-version', '9.9.9'], empty),
+      /^conformance: Prefect 9\.9\.9 could not be started: as published: the package index has no prefect 9\.9\.9 \(its newest: [\d.]+\)/,
+    );
+  });
+
   test('a document from a file, and a target that refuses connections', async () => {
     const port = await freePort();
     const document = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');

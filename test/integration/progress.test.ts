@@ -1,12 +1,13 @@
 /**
  * Progress: under a pseudo-terminal (util-linux `script`) the run draws its progress line in place; with CI
- * set, it writes plain lines instead, a CI log's view of where the run is.
+ * set, it writes plain lines instead, a CI log's view of where the run is, and says what holds the run back.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { startGateway } from '../support/gateway.js';
 import { laneBaseUrl } from '../support/lane.js';
-import { cleanEnv, cliEntry, prefectBaseline, repoRoot } from '../support/runCli.js';
+import { cleanEnv, cliEntry, prefectBaseline, repoRoot, runCli } from '../support/runCli.js';
 
 function runUnderTerminal(extra: Record<string, string>): { status: number | null; output: string } {
   const cli = JSON.stringify(cliEntry);
@@ -60,5 +61,40 @@ describe('progress', () => {
     expect(sent).toBeGreaterThan(0);
     expect(expected / sent).toBeGreaterThan(0.7);
     expect(expected / sent).toBeLessThan(1.3);
+  });
+
+  test('in CI behind a server refusing 5 % of requests whatever their pace: a line at least every 15 s, and 429s named as what holds the run back', async () => {
+    const gateway = await startGateway(laneBaseUrl(), { refuseShare: 0.05 });
+    try {
+      const r = await runCli(
+        ['--families', 'contract,methods', '--operations', '^(GET|POST|PATCH|DELETE) /(flows|flow_runs)/'],
+        {
+          CONFORMANCE_BASE_URL: gateway.baseUrl,
+          CONFORMANCE_API_KEY: gateway.key,
+          CONFORMANCE_BASELINE: prefectBaseline,
+          CONFORMANCE_QUIET: '',
+          CI: 'true',
+        },
+      );
+      expect(r.code).toBe(0);
+      expect(gateway.counts().rateLimited).toBeGreaterThan(10);
+      const seconds = r.stderr
+        .split('\n')
+        .filter((l) => LINE.test(l))
+        .map((l) => Number(/^conformance: (\d+) s /.exec(l)?.[1]));
+      expect(seconds.length).toBeGreaterThan(2);
+      // From the first line to the last, never more than 15 s between two (a second's look rounds either way).
+      for (let i = 1; i < seconds.length; i++) expect(seconds[i] - seconds[i - 1]).toBeLessThanOrEqual(16);
+      expect(r.stderr).toMatch(
+        /^conformance: held back: (paced at .* after \d+ answer\(s\) 429|429s whatever the pace on )/m,
+      );
+      // Once found, the 429s are named as not the pace's, and the end says so too.
+      expect(r.stderr).toMatch(
+        /^conformance: held back: 429s whatever the pace on .*: unpaced, each refused request waits its own Retry-After/m,
+      );
+      expect(r.results?.timing?.pacing?.rateLimited).toBeGreaterThan(10);
+    } finally {
+      await gateway.close();
+    }
   });
 });

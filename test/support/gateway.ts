@@ -9,8 +9,11 @@
  * request spends nothing; its `Retry-After` is the whole seconds until a token is there (at least 1), as a
  * hosted server says it. The floor the limit sets for N requests is then (N - burst) / rate.
  *
+ * With `refuseShare`, it answers a fixed share of all requests 429 whatever their pace, as a budget other
+ * clients spend or a server shedding load does.
+ *
  * `npx tsx test/support/gateway.ts --upstream URL [--limit N] [--latency MS] [--key KEY] [--headers] [--stats FILE]
- * [--trace FILE]` runs one from the command line, prints its base URL, and writes its counts (--stats) and each
+ * [--trace FILE] [--refuse-share 0.05]` runs one from the command line, prints its base URL, and writes its counts (--stats) and each
  * request's times (--trace) to the files when it is terminated.
  */
 import { randomUUID } from 'node:crypto';
@@ -36,6 +39,11 @@ export interface GatewayOptions {
   missing?: RegExp;
   /** Keep each request's times (`trace()`). */
   trace?: boolean;
+  /**
+   * Answer this share of all requests 429 with `Retry-After: 1`, whatever their pace (every 1/share-th one): a
+   * budget other clients spend, a server shedding load. Before any limit.
+   */
+  refuseShare?: number;
 }
 
 /**
@@ -96,6 +104,7 @@ export async function startGateway(upstreamBaseUrl: string, options: GatewayOpti
   const counted = { rateLimited: 0, limited: 0, limitedAt: [] as number[], rateLimitedAt: [] as number[] };
   const arrived = new WeakMap<ProxiedRequest, number>();
   const traced: TracedRequest[] = [];
+  let arrivals = 0;
   const policy = (): Record<string, string> =>
     bucket && options.rateLimitHeaders
       ? {
@@ -113,6 +122,15 @@ export async function startGateway(upstreamBaseUrl: string, options: GatewayOpti
       };
     const route = req.path.split('?')[0];
     if (missing.test(route)) return NOT_FOUND;
+    if (options.refuseShare && ++arrivals % Math.round(1 / options.refuseShare) === 0) {
+      counted.rateLimited++;
+      counted.rateLimitedAt.push(Math.round(performance.now() - started));
+      return {
+        status: 429,
+        headers: { 'content-type': 'application/json', 'retry-after': '1' },
+        body: json.body({ detail: 'Too many requests' }),
+      };
+    }
     if (!bucket || !limited.has(firstSegment(route))) return undefined;
     const t = Math.round(performance.now() - started);
     counted.limited++;
@@ -162,6 +180,7 @@ if (invokedDirectly) {
       headers: { type: 'boolean' },
       stats: { type: 'string' },
       trace: { type: 'string' },
+      'refuse-share': { type: 'string' },
     },
   });
   if (!values.upstream) {
@@ -174,6 +193,7 @@ if (invokedDirectly) {
     latencyMs: values.latency ? Number(values.latency) : undefined,
     rateLimitHeaders: values.headers,
     trace: values.trace !== undefined,
+    refuseShare: values['refuse-share'] ? Number(values['refuse-share']) : undefined,
   });
   process.stdout.write(`${gateway.baseUrl}\n`);
   // Its counts, with the arrival times, to a file when it ends (--stats), for the measurement of a run behind it.

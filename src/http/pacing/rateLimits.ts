@@ -425,6 +425,22 @@ export class RateLimits {
       g.limitedAt = now;
       if (!this.refusedAgainAsALimit(g, now)) return;
     }
+    // A family joining a group whose fall is being judged: its 429 is one of the answers judged.
+    if (joins && g.sinceFall) {
+      g.sinceFall.answers++;
+      g.sinceFall.limited++;
+    }
+    if (this.fallDidNotHelp(g) && !stated?.rate) {
+      // The share refused did not fall with the pace: the 429s are not the pace's. Unpaced and unpaused, the
+      // group's requests go on; the one that met a 429 waits its own Retry-After (ownWaitMs). Judged at any
+      // 429, in a pause too: paused at every 429, a group refused a share whatever its pace crawls.
+      g.notThePace = g.sinceFall!.limited / g.sinceFall!.answers;
+      g.sinceFall = undefined;
+      g.rate = undefined;
+      g.pausedUntil = now;
+      g.changedAt = now;
+      return;
+    }
     const wait = Math.min(retryAfterMs(headers['retry-after'], now) ?? RETRY_AFTER_DEFAULT_MS, RETRY_AFTER_CAP_MS);
     const inPause = now < g.pausedUntil;
     g.pausedUntil = Math.max(g.pausedUntil, now + wait);
@@ -433,22 +449,13 @@ export class RateLimits {
     // A 429 outside a pause, or a family that joins the group (it spent the group's budget too): the group
     // was sent faster than its limit. Unpaced, or with a family more, its pace becomes a little under the rate
     // the group's answers were accepted at just before (the limit's own rate, once its budget was spent);
-    // paced, a tenth under itself.
+    // paced, a tenth under itself. A family that joins while a fall is judged waits for the judgement.
     // Never under half the pace the first 429 set: a server that refuses a share of requests whatever their
     // rate (a throttle, not a limit) would otherwise have the pace fall with every 429, towards nothing.
-    if (g.rate === undefined || joins) {
+    if (g.rate === undefined || (joins && !g.sinceFall)) {
       const accepted = this.acceptedRate(g, now);
       if (accepted === undefined) return;
       g.rate = Math.max(0.1, accepted * DECREASE);
-    } else if (this.fallDidNotHelp(g)) {
-      // The share refused did not fall with the pace: the 429s are not the pace's. Unpaced and unpaused, the
-      // group's requests go on; the one that met a 429 waits its own Retry-After (ownWaitMs).
-      g.notThePace = g.sinceFall!.limited / g.sinceFall!.answers;
-      g.sinceFall = undefined;
-      g.rate = undefined;
-      g.pausedUntil = now;
-      g.changedAt = now;
-      return;
     } else if (g.sinceFall && g.sinceFall.answers < JUDGE_AFTER) return;
     else g.rate *= LATER_DECREASE;
     g.firstRate ??= g.rate;

@@ -29,8 +29,9 @@ describe('the version table', () => {
     expect(new Set(knownVersions())).toEqual(new Set(Object.keys(table.versions)));
   });
 
-  it('installs a release it does not list as published', () => {
-    expect(readPin('3.2.15')).toEqual({ prefect: '3.2.15', constraints: [], add: [] });
+  it('gives a release it does not list no pins (releasePins.ts finds them), and a release of its own time its date', () => {
+    expect(readPin('3.3.7')).toEqual({ prefect: '3.3.7', constraints: [], add: [] });
+    expect(readPin('2.19.9').excludeNewer).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
   it('refuses a release that cannot be installed here, and a word that is no release, as bad input', () => {

@@ -72,6 +72,7 @@ function simulateDemand(
   serve: () => number,
   retryAfter: () => string,
   busyAt: (t: number) => boolean = busy,
+  pathOf: (requester: number, t: number) => string = () => '/flow_runs/filter',
 ): { served: number[]; refused: number[] } {
   const served: number[] = [];
   const refused: number[] = [];
@@ -81,12 +82,16 @@ function simulateDemand(
     at: 0,
     phase: 'take' as Phase,
     ticket: pacing.take('/x'),
+    path: '',
   }));
   let inFlight = 0;
   for (let t = 0; t < 120_000; t++, c.advance(1)) {
     for (const r of requesters) {
       if (r.at > t || (!busyAt(t) && r.i >= 2 && r.phase === 'take')) continue;
-      if (r.phase === 'take') [r.ticket, r.phase] = [pacing.take('/flow_runs/filter'), 'wait'];
+      if (r.phase === 'take') {
+        r.path = pathOf(r.i, t);
+        [r.ticket, r.phase] = [pacing.take(r.path), 'wait'];
+      }
       if (r.phase === 'wait') {
         const wait = pacing.startWait(r.ticket);
         if (wait > 0) r.at = t + wait;
@@ -99,8 +104,8 @@ function simulateDemand(
         const status = serve();
         (status === 429 ? refused : served).push(t);
         const headers: Record<string, string> = status === 429 ? { 'retry-after': retryAfter() } : {};
-        pacing.answered('/flow_runs/filter', status, headers);
-        const own = status === 429 ? pacing.ownWaitMs('/flow_runs/filter', headers) : 0;
+        pacing.answered(r.path, status, headers);
+        const own = status === 429 ? pacing.ownWaitMs(r.path, headers) : 0;
         [inFlight, r.phase, r.at] = [inFlight - 1, 'take', t + own + (busyAt(t) ? 0 : 200)];
       }
     }
@@ -352,20 +357,26 @@ describe('pacing', () => {
     const c = clock(0);
     const pacing = new RateLimits({ now: c.now });
     let n = 0;
+    // A run's requests go to many collections, which meet their first 429s one after another: a new one every
+    // two seconds, beside the four before it.
+    const families = (i: number, t: number) => `/c${(Math.floor(t / 2000) + (i % 5)) % 20}/filter`;
     const { served, refused } = simulateDemand(
       pacing,
       c,
       () => (++n % 20 === 0 ? 429 : 200),
       () => '1',
       () => true,
+      families,
     );
-    // Eight in flight, 10 ms each: 800 a second at most, 760 of them served. The second minute goes at least
-    // at half that.
-    const inSecondMinute = served.filter((t) => t >= 60_000).length;
-    expect(inSecondMinute).toBeGreaterThan(0.5 * 760 * 60);
+    // Eight in flight, 10 ms each: 800 a second at most, 760 of them served. The first ten seconds go at least
+    // at a quarter of that, and the second minute at least at half.
+    expect(served.filter((t) => t < 10_000).length).toBeGreaterThan(0.25 * 760 * 10);
+    expect(served.filter((t) => t >= 60_000).length).toBeGreaterThan(0.5 * 760 * 60);
     expect(refused.filter((t) => t >= 60_000).length).toBeGreaterThan(0);
-    expect(pacing.summary().byFamily.flow_runs).toMatchObject({ notThePace: true });
-    expect(pacing.summary().byFamily.flow_runs.rate).toBeUndefined();
+    for (let i = 0; i < 20; i++) {
+      expect(pacing.summary().byFamily[`c${i}`]).toMatchObject({ notThePace: true });
+      expect(pacing.summary().byFamily[`c${i}`].rate).toBeUndefined();
+    }
   });
 
   test('a budget another client spends half of: the pace falls to what is left, and keeps meeting few 429s', () => {
