@@ -181,6 +181,9 @@ export function ensurePrefect(log: (line: string) => void = () => {}, pin: Prefe
           path.join(dir, 'bin', 'python'),
           '--exclude-newer',
           pin.excludeNewer,
+          // uv reads its own index setting, not pip's: the one pip reads is named.
+          '--index-url',
+          managedServerSettings().packageIndex,
           `prefect==${pin.prefect}`,
           ...pin.add,
           '-c',

@@ -7,10 +7,11 @@
  *   run's wall time against the floor the remaining budget sets for the limited requests it had served (goal:
  *   within 1.2×).
  * And, with --limit-only, the gateway of 2,000 a minute alone against its floor. Each run is compared with the
- * direct run before it (`conformance compare`: the same verdicts). Prints one line a run and one JSON line at
- * the end.
+ * direct run before it (`conformance compare`: the same verdicts); --refusing-only runs the first control alone.
+ * Prints one line a run and one JSON line at the end.
  *
- * `npx tsx test/support/pacingControls.ts --upstream http://127.0.0.1:4200/api [--rounds 3] [--out DIR]`
+ * `npx tsx test/support/pacingControls.ts --upstream http://127.0.0.1:4200/api [--rounds 3] [--out DIR]
+ * [--limit-only | --refusing-only]`
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     out: { type: 'string' },
     'limit-only': { type: 'boolean' },
+    'refusing-only': { type: 'boolean' },
   },
 });
 if (!values.upstream) {
@@ -84,6 +86,7 @@ for (let round = 1; round <= Number(values.rounds); round++) {
       `round ${round}: 5 % refused: ${five.seconds.toFixed(1)} s, ${row.ratio.toFixed(2)}× direct, ${refused} answers 429, exit ${five.code}; ${row.verdicts}\n`,
     );
   }
+  if (values['refusing-only']) continue;
   const limited = await startGateway(upstream, { limitPerMinute: 2000 });
   const spender = values['limit-only'] ? undefined : startSpender(limited.baseUrl, limited.key, 1000);
   const shared = await run(`${spender ? 'shared' : 'limited'}-${round}`, limited.baseUrl, limited.key);

@@ -196,10 +196,14 @@ export interface PacingSummary {
   paces?: Pace[];
 }
 
-/** A paced group: the route families limited together, and the pace they were at (requests/s). */
+/**
+ * A paced group: the route families limited together, and the pace they were at (requests/s); or, with
+ * `notThePace` (the share of answers refused then), a group whose 429s came whatever the pace, unpaced.
+ */
 export interface Pace {
   families: string[];
   rate: number;
+  notThePace?: number;
 }
 
 export class RateLimits {
@@ -283,16 +287,16 @@ export class RateLimits {
    * Paces another client of the target learnt (the suites', for cleanup's client): their families start in one
    * group at that pace, as if its 429 had just been met, rather than meeting the limit again and measuring a
    * pace from the few answers of their first seconds (cleanup's deletes of flows went at 3 a second behind a
-   * limit of 20).
+   * limit of 20). A group whose 429s came whatever the pace starts so: unpaced, each 429 its request's own,
+   * rather than paused at every 429 until it is judged again.
    */
   learnPaces(paces: readonly Pace[]): void {
     const now = this.now();
-    for (const { families, rate } of paces) {
-      if (!(rate > 0) || families.some((name) => this.family(name).group)) continue;
+    for (const { families, rate, notThePace } of paces) {
+      if (!(rate > 0 || notThePace !== undefined) || families.some((name) => this.family(name).group)) continue;
       const g: LimitGroup = {
         families: new Set(families),
-        rate,
-        firstRate: rate,
+        ...(notThePace !== undefined ? { notThePace } : { rate, firstRate: rate }),
         paceAt: 0,
         line: [],
         pausedUntil: 0,
@@ -526,7 +530,13 @@ export class RateLimits {
           ...(f.group?.notThePace !== undefined ? { notThePace: true } : {}),
         };
     }
-    const paces = this.groups.flatMap((g) => (g.rate ? [{ families: [...g.families], rate: g.rate }] : []));
+    const paces = this.groups.flatMap((g): Pace[] =>
+      g.rate
+        ? [{ families: [...g.families], rate: g.rate }]
+        : g.notThePace !== undefined
+          ? [{ families: [...g.families], rate: 0, notThePace: g.notThePace }]
+          : [],
+    );
     return {
       rateLimited,
       waitedMs: Math.round(waitedMs),

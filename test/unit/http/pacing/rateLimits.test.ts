@@ -269,6 +269,16 @@ describe('pacing', () => {
     expect(pacing.ownWaitMs('/deployments/', { 'retry-after': '2' })).toBe(0);
   });
 
+  test("a client starts unpaced where another found the 429s not the pace's: a 429 holds only its own request", () => {
+    const c = clock();
+    const cleanup = new RateLimits({ now: c.now });
+    cleanup.learnPaces([{ families: ['flows', 'flow_runs'], rate: 0, notThePace: 0.05 }]);
+    cleanup.answered('/flows/x', 429, { 'retry-after': '1' });
+    expect(cleanup.startWait(cleanup.take('/flows/y'))).toBe(0);
+    expect(cleanup.ownWaitMs('/flow_runs/z', { 'retry-after': '1' })).toBe(1000);
+    expect(cleanup.summary().paces).toEqual([{ families: ['flows', 'flow_runs'], rate: 0, notThePace: 0.05 }]);
+  });
+
   test('a group found unpaced is paced again, for good, when the share refused rises well past what it was', () => {
     const c = clock();
     const pacing = new RateLimits({ now: c.now });
