@@ -10,8 +10,8 @@
  *    know is all but certain of a release between them; what one knows may be a deviation it alone has, so
  *    its entry too is reported, not gated, where it does not show;
  * 3. with no release to read (a hosted edition offers no `/admin/*`): the shipped release whose document the
- *    target's is nearest, by operations, when they share at least NEAREST_DOCUMENT of them; its entries as
- *    in 2. `GET /version` is no help here: every Prefect release from 2.20 to 3.8 answers API 0.8.4;
+ *    target's is nearest, by operations (without `/admin` routes where the target has none; the newest of
+ *    equally near ones), when they share at least NEAREST_DOCUMENT of them; its entries as in 2. `GET /version` is no help here: every Prefect release from 2.20 to 3.8 answers API 0.8.4;
  * 4. otherwise none, said so: every deviation counts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -143,18 +143,29 @@ export function chooseBaseline(
         neighbours.length === 2
           ? 'the shipped releases on either side of it'
           : `the nearest shipped release (none is ${compareReleases(neighbours[0].release, release.version) < 0 ? 'newer' : 'older'})`;
+      const excusing =
+        neighbours.length === 2
+          ? 'an entry of either excuses the failure it names'
+          : 'its entries excuse the failures they name';
       return {
         neighbours,
-        why: `${files} (auto: ${target}; the suite ships no baseline for it or for another ${minorOf(release.version)} release, so those of ${names}, ${around}: an entry of either excuses the failure it names, and one that does not show is reported, not gated)`,
+        why: `${files} (auto: ${target}; the suite ships no baseline for it or for another ${minorOf(release.version)} release, so ${neighbours.length === 2 ? 'those' : 'that'} of ${names}, ${around}: ${excusing}, and one that does not show is reported, not gated)`,
         release,
       };
     }
     return { why: `none (auto: ${target}, and the suite ships no baseline at all; every deviation counts)`, release };
   }
+  // A document without `/admin` routes (the hosted edition's) is compared without theirs: releases differ
+  // there most (3.6.29's and 3.8.8's documents differ only by /admin/storage), and the edition has none of
+  // them. Of releases whose documents are as near, the newest: a hosted edition runs current code.
+  const admin = (op: string) => / \/admin\//.test(op);
+  const comparable = clues.operations.some(admin)
+    ? (ops: string[]) => ops
+    : (ops: string[]) => ops.filter((op) => !admin(op));
   const nearest = shipped
     .filter((s) => s.operations)
-    .map((s) => ({ s, shared: operationsShared(clues.operations, s.operations!) }))
-    .sort((a, b) => b.shared - a.shared)[0];
+    .map((s) => ({ s, shared: operationsShared(clues.operations, comparable(s.operations!)) }))
+    .sort((a, b) => b.shared - a.shared || compareReleases(b.s.release, a.s.release))[0];
   const unread = `the target's release could not be read (no GET /admin/version; --server-version names it)`;
   if (nearest && nearest.shared >= NEAREST_DOCUMENT) {
     const common = clues.operations.filter((op) => nearest.s.operations!.includes(op)).length;
