@@ -176,8 +176,8 @@ export default class ProgressReporter implements Reporter {
 
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.families = specifications.length;
-    // A run waiting on its requests ends no check: it is drawn all the same.
-    this.timer = setInterval(() => this.draw(false), TICK_MS);
+    // A run waiting on its requests ends no check: it is drawn all the same, once its first family started.
+    this.timer = setInterval(() => this.familyIndex > 0 && this.draw(false), TICK_MS);
     this.timer.unref();
   }
 
