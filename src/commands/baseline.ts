@@ -48,7 +48,12 @@ export function baselineVerify(fromFile?: string, baselineFile?: string): number
   const results = readResults(from);
   if (!results) throw new UsageError(`cannot read a results.json at ${from}`);
   const file = baselineFile ?? (results.baseline?.file && path.resolve(repoRoot, results.baseline.file));
-  if (!file) throw new UsageError('baseline verify: the run applied no baseline; name one with --baseline');
+  if (!file)
+    throw new UsageError(
+      results.baseline?.files
+        ? `baseline verify: the run applied its neighbours' baselines together (${results.baseline.files.join(', ')}); name the one to verify with --baseline`
+        : 'baseline verify: the run applied no baseline; name one with --baseline',
+    );
   const verified = verifyBaseline(loadBaseline(file), results);
   const shown = path.relative(process.cwd(), file);
   writeFileSync(path.join(path.dirname(from), 'baseline-verify.json'), `${JSON.stringify(verified, null, 2)}\n`);
