@@ -9,11 +9,11 @@
  */
 import type { PacingStatus } from '../../config/pacingStatus.js';
 import { Overlap } from './overlap.js';
+import { type Pace, type PacingSummary, RateLimits, type Ticket } from './rateLimits.js';
+import { type AfterUnavailable, ServerLoad } from './serverLoad.js';
 
 /** The answers whose times give the status's median answer time. */
 const RECENT_ANSWERS = 200;
-import { type Pace, type PacingSummary, RateLimits, type Ticket } from './rateLimits.js';
-import { type AfterUnavailable, ServerLoad } from './serverLoad.js';
 
 /** What the client has in flight when a request asks to start. */
 export interface InFlight {
