@@ -11,7 +11,8 @@
  *    its entry too is reported, not gated, where it does not show;
  * 3. with no release to read (a hosted edition offers no `/admin/*`): the shipped release whose document the
  *    target's is nearest, by operations (without `/admin` routes where the target has none; the newest of
- *    equally near ones), when they share at least NEAREST_DOCUMENT of them; its entries as in 2. `GET /version` is no help here: every Prefect release from 2.20 to 3.8 answers API 0.8.4;
+ *    equally near ones), when they share at least NEAREST_DOCUMENT of them; its entries as in 2.
+ *    `GET /version` is no help here: every Prefect release from 2.20 to 3.8 answers API 0.8.4;
  * 4. otherwise none, said so: every deviation counts.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -55,8 +56,7 @@ export interface BaselineChoice {
 /** How much of two documents' operations must be shared for one to stand for the other's release. */
 export const NEAREST_DOCUMENT = 0.9;
 
-const parts = releaseParts;
-const minorOf = (v: string) => parts(v).slice(0, 2).join('.');
+const minorOf = (v: string) => releaseParts(v).slice(0, 2).join('.');
 
 /**
  * The shipped releases around `version`: the newest shipped before it and the oldest shipped after it, oldest
@@ -84,7 +84,7 @@ export function shippedBaselines(dir: string, profile: string): ShippedBaseline[
 
 /** The shipped release of the same minor nearest to `version` (a newer one on a tie), if any. */
 export function sameMinor(version: string, shipped: ShippedBaseline[]): ShippedBaseline | undefined {
-  const patch = (v: string) => parts(v)[2] ?? 0;
+  const patch = (v: string) => releaseParts(v)[2] ?? 0;
   return shipped
     .filter((s) => minorOf(s.release) === minorOf(version))
     .sort(

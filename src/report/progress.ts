@@ -92,7 +92,7 @@ const count = (n: number) => n.toLocaleString('en-US');
 export function heldBack(
   now: PacingStatus,
   before?: Pick<PacingStatus, 'rateLimited' | 'unavailable'>,
-): { line: string; kinds: string } | undefined {
+): { line: string; kinds: string[] } | undefined {
   const new429 = now.rateLimited - (before?.rateLimited ?? 0);
   const new503 = now.unavailable - (before?.unavailable ?? 0);
   const parts: string[] = [];
@@ -123,7 +123,7 @@ export function heldBack(
     parts.push(
       `the server's own answer time: ${(now.medianAnswerMs / 1000).toFixed(1)} s (median of the last answers)`,
     );
-  return parts.length ? { line: `held back: ${parts.join('; ')}`, kinds: kinds.join(',') } : undefined;
+  return parts.length ? { line: `held back: ${parts.join('; ')}`, kinds } : undefined;
 }
 
 /** Route families, the first few by name. */
@@ -177,7 +177,7 @@ export default class ProgressReporter implements Reporter {
   onTestRunStart(specifications: ReadonlyArray<TestSpecification>): void {
     this.families = specifications.length;
     // A run waiting on its requests ends no check: it is drawn all the same, once its first family started.
-    this.timer = setInterval(() => this.familyIndex > 0 && this.draw(false), TICK_MS);
+    this.timer = setInterval(() => this.familyIndex > 0 && this.draw(false, true), TICK_MS);
     this.timer.unref();
   }
 
@@ -203,15 +203,21 @@ export default class ProgressReporter implements Reporter {
     if (this.inPlace) this.out.write('\r\x1b[2K');
   }
 
-  private draw(force: boolean): void {
+  /**
+   * A line, when one is due (`force`, or the time since the last), or on the timer's `tick` when a kind of hold
+   * not said before appeared. The client's status is read only then: not on every check that ends.
+   */
+  private draw(force: boolean, tick = false): void {
     const now = Date.now();
+    const due = force || now - this.lastDraw >= (this.inPlace ? 200 : PLAIN_EVERY_MS);
+    if (!due && !tick) return;
     const status = readStatus(this.statusFile);
     const hold = status && heldBack(status, this.heldAt);
     const held = hold?.line;
     // A kind of hold not said before is said at once; one that goes on, with each line.
-    const newKinds = hold?.kinds.split(',').filter((k) => k && !this.kindsSaid.has(k)) ?? [];
+    const newKinds = hold?.kinds.filter((k) => !this.kindsSaid.has(k)) ?? [];
     const newHold = newKinds.length > 0;
-    if (!force && !newHold && now - this.lastDraw < (this.inPlace ? 200 : PLAIN_EVERY_MS)) return;
+    if (!due && !newHold) return;
     this.lastDraw = now;
     for (const k of newKinds) this.kindsSaid.add(k);
     if (status) this.heldAt = { rateLimited: status.rateLimited, unavailable: status.unavailable };

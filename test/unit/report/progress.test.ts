@@ -72,7 +72,7 @@ describe('what holds a run back, in a line', () => {
     expect(held?.line).toBe(
       'held back: paced at 31.5/s (flows, flow_runs) after 12 answer(s) 429, 3 since the last line; waiting out Retry-After (2 s left)',
     );
-    expect(held?.kinds).toBe('paced');
+    expect(held?.kinds).toEqual(['paced']);
     expect(heldBack(status({ rateLimited: 2 }))?.line).toBe('held back: 2 answer(s) 429 since the last line');
   });
 
@@ -84,7 +84,7 @@ describe('what holds a run back, in a line', () => {
     expect(held?.line).toBe(
       "held back: 429s whatever the pace on flows (250 in all, 50 since the last line): unpaced, each refused request waits its own Retry-After and the others go on; the server answered 503 3 time(s) since the last line: 2 of 8 requests at it at once, writes in turn; the server's own answer time: 1.5 s (median of the last answers)",
     );
-    expect(held?.kinds).toBe('unpaced,503,slow');
+    expect(held?.kinds).toEqual(['unpaced', '503', 'slow']);
     // Many families: the first few by name.
     const many = ['flows', 'flow_runs', 'task_runs', 'deployments', 'logs'];
     expect(heldBack(status({ rateLimited: 1, paces: [{ families: many, rate: 5 }] }))?.line).toBe(
