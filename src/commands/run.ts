@@ -172,13 +172,31 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
       baseUrl = server.baseUrl;
     }
     const credentials = { apiKey: config.apiKey, authString: config.authString };
-    const survey = await preflight.call('surveyTarget', {
-      ...credentials,
-      baseUrl,
-      source: config.documentSource ?? `${baseUrl}/openapi.json`,
-      timeoutMs: config.requestTimeoutMs,
-      writeTo: files.document,
-    });
+    const surveyAt = (at: string) =>
+      preflight.call('surveyTarget', {
+        ...credentials,
+        baseUrl: at,
+        source: config.documentSource ?? `${at}/openapi.json`,
+        timeoutMs: config.requestTimeoutMs,
+        writeTo: files.document,
+      });
+    let survey = await surveyAt(baseUrl);
+    // A base URL the user gave may lack the path the API is served at (Prefect's `/api`): found, or named.
+    if (!server) {
+      const root = await preflight.call('findApiRoot', {
+        ...credentials,
+        baseUrl,
+        timeoutMs: config.requestTimeoutMs,
+        operations: survey.operations,
+        serverUrls: survey.serverUrls,
+      });
+      if (root.moved) {
+        log(root.moved);
+        baseUrl = root.baseUrl;
+        // The document its root serves, rather than the one found above it.
+        if (!config.documentSource) survey = await surveyAt(baseUrl);
+      }
+    }
     for (const n of survey.normalisations)
       log(`the document needed a rewrite: ${n.description} (${n.count}×, first at ${n.first})`);
     const operations = survey.operations;

@@ -31,6 +31,8 @@ export interface DocumentSurvey {
   /** The name of the profile the document calls for (profiles/index.ts). */
   profile: string;
   operations: Array<Pick<Operation, 'key' | 'method' | 'path' | 'tags'>>;
+  /** The URLs of the document's `servers`, as written (relative or absolute). */
+  serverUrls: string[];
 }
 
 /** `reading`: the document, if its reading has started already (the preflight asks before it loads this module). */
@@ -49,5 +51,6 @@ export async function surveyDocument(
     normalisations: document.normalisations,
     profile: profileFor(document).name,
     operations: indexOperations(document.doc).map(({ key, method, path, tags }) => ({ key, method, path, tags })),
+    serverUrls: (served.raw.servers ?? []).map((s) => s.url).filter((url): url is string => typeof url === 'string'),
   };
 }

@@ -4,5 +4,6 @@ export type OpenApiDocument = {
   info: { title?: string; version?: string };
   paths: Record<string, Record<string, unknown>>;
   components?: { schemas?: Record<string, unknown> };
+  servers?: Array<{ url?: unknown }>;
   [key: string]: unknown;
 };

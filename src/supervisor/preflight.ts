@@ -11,6 +11,7 @@
 import { type Selection, selectsCheck } from '../config/selection.js';
 import { UsageError } from '../config/errors.js';
 import { authHeaders } from '../http/auth.js';
+import { apiRoot, type ApiRoot } from '../http/apiRoot.js';
 import { unreachableReason } from '../openapi/unreachable.js';
 import type { DocumentSurvey } from '../model/documentSurvey.js';
 import type { DatabaseFinding } from '../model/profiles/profile.js';
@@ -85,6 +86,30 @@ export async function surveyTarget(target: SurveyTarget): Promise<DocumentSurvey
   reading.catch(() => {});
   const [{ surveyDocument }] = await afterTheDocument();
   return surveyDocument(request, reading);
+}
+
+export interface RootRequest extends Credentials {
+  baseUrl: string;
+  timeoutMs: number;
+  operations: DocumentSurvey['operations'];
+  serverUrls: string[];
+}
+
+/** The API's root at or under the base URL the user gave (http/apiRoot.ts); a network error counts as no answer. */
+export async function findApiRoot(request: RootRequest): Promise<ApiRoot> {
+  const ask = async (url: string) => {
+    try {
+      const res = await fetch(url, {
+        headers: authHeaders(request),
+        signal: AbortSignal.timeout(Math.min(request.timeoutMs, 15000)),
+      });
+      await res.body?.cancel();
+      return res.status;
+    } catch {
+      return 0;
+    }
+  };
+  return apiRoot(request.baseUrl, request.operations, request.serverUrls, ask);
 }
 
 export interface StateRequest extends Credentials {
