@@ -1,5 +1,5 @@
 /** `compare A B`: two runs, documents or targets, side by side. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFrom, UsageError, type Env } from '../config/config.js';
 import { runFiles } from '../config/worker.js';
@@ -7,7 +7,7 @@ import { readExchangeLog } from '../http/behaviour.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from '../report/compare.js';
 import { compareHtml, compareMarkdown } from '../report/compareReport.js';
 import type { Results } from '../report/results.js';
-import { shownPath } from '../report/publish.js';
+import { publishedList, shownPath, SUITE_NAMES } from '../report/publish.js';
 import { documentDrift } from '../openapi/drift.js';
 import { managedSide } from '../managed/prefect.js';
 import { log, resultsFileIn } from './shared.js';
@@ -70,19 +70,42 @@ async function driftOfFiles(a: string, b: string) {
   return documentDrift((await loadDocument(a)).doc, (await loadDocument(b)).doc);
 }
 
-/** `compare A B [run flags]`: writes compare.md, compare.html and compare.json; exit 1 when B regressed against A. */
+const within = (inner: string, outer: string) => inner === outer || inner.startsWith(`${outer}${path.sep}`);
+
+/** What earlier runs or comparisons of the suite left in the folder goes; a side given as (or within) one of them is read, not cleared. */
+function clearEarlier(outDir: string, sides: string[]): void {
+  const inputs = sides.map((side) => path.resolve(side));
+  for (const name of SUITE_NAMES) {
+    const entry = path.join(outDir, name);
+    if (!inputs.some((input) => within(input, entry) || within(entry, input)))
+      rmSync(entry, { recursive: true, force: true });
+  }
+}
+
+/** Where a comparison goes unless `--out` (or CONFORMANCE_OUT, or the file's outDir) names a folder: one of its own, never a run's. */
+export const COMPARISON_FOLDER = 'comparison';
+
+/**
+ * `compare A B [run flags]`: writes compare.md, compare.html and compare.json; exit 1 when B regressed against A.
+ * The folder holds one comparison: what an earlier run or comparison of the suite wrote there goes, but a side's
+ * own reports, when a side names them.
+ */
 export async function compareCommand(a: string, b: string, flags: Env): Promise<number> {
   const config = configFrom(flags);
-  mkdirSync(config.outDir, { recursive: true });
-  const sideA = await loadSide(a, 'A', config.outDir, flags);
-  const sideB = await loadSide(b, 'B', config.outDir, flags);
+  const outGiven = Boolean(config.givenAs?.CONFORMANCE_OUT || process.env.CONFORMANCE_OUT);
+  const outDir = outGiven ? config.outDir : path.resolve(COMPARISON_FOLDER);
+  clearEarlier(outDir, [a, b]);
+  mkdirSync(outDir, { recursive: true });
+  const sideA = await loadSide(a, 'A', outDir, flags);
+  const sideB = await loadSide(b, 'B', outDir, flags);
   const drift = sideA.document && sideB.document ? await driftOfFiles(sideA.document, sideB.document) : undefined;
   const comparison = compareRuns(sideA.side, sideB.side, drift);
-  writeFileSync(path.join(config.outDir, 'compare.json'), JSON.stringify(comparison, null, 2));
+  writeFileSync(path.join(outDir, 'compare.json'), JSON.stringify(comparison, null, 2));
   const markdown = compareMarkdown(comparison);
-  writeFileSync(path.join(config.outDir, 'compare.md'), markdown);
-  writeFileSync(path.join(config.outDir, 'compare.html'), compareHtml(comparison));
+  writeFileSync(path.join(outDir, 'compare.md'), markdown);
+  writeFileSync(path.join(outDir, 'compare.html'), compareHtml(comparison));
   process.stdout.write(compareMarkdown(comparison, 20));
-  log(`comparison in ${shownPath(config.outDir)}: compare.html, compare.md, compare.json`);
+  const written = readdirSync(outDir).filter((name) => SUITE_NAMES.includes(name));
+  log(`comparison in ${shownPath(outDir)}: ${publishedList(written, outDir)}`);
   return comparisonRegressed(comparison) ? 1 : 0;
 }

@@ -14,7 +14,7 @@ import { entryName, isExpired, loadBaseline, mergedBaseline } from '../report/ba
 import { namedBaselineFile, shippedBaselines } from '../report/baselineChoice.js';
 import { reasonsNothingCounts, summarize, type Results } from '../report/results.js';
 import { verdictLine } from '../report/terminal.js';
-import { clearReplaced, discard, freshStagingFolder, publish, shownPath } from '../report/publish.js';
+import { clearReplaced, discard, freshStagingFolder, publish, publishedList, shownPath } from '../report/publish.js';
 import { TOOL } from '../report/tool.js';
 import { runCredentials, readPin, startPrefect, type ManagedServer } from '../managed/prefect.js';
 import { installedRelease } from '../managed/releasePins.js';
@@ -68,7 +68,7 @@ export async function runCommand(
   let clearing: Promise<void> | undefined;
   try {
     const code = await runInto({ ...requested, outDir: stage }, () => {
-      clearing = clearReplaced(stage, requested.outDir);
+      clearing = clearReplaced(stage, requested.outDir, Boolean(requested.shard));
     });
     ended = true;
     return code;
@@ -77,8 +77,8 @@ export async function runCommand(
     // What it could not delete, publish replaces.
     await clearing?.catch(() => {});
     if (ended) {
-      publish(stage, requested.outDir);
-      log(`reports in ${where}: index.html, results.json, junit.xml, summary.md`);
+      const written = publish(stage, requested.outDir);
+      log(`reports in ${where}: ${publishedList(written, requested.outDir)}`);
       const published = verdictLast ? readResults(path.join(requested.outDir, 'results.json')) : undefined;
       if (published) process.stdout.write(`${verdictLine(published)}\n`);
     } else discard(stage); // the error says why, in its one line; the previous reports stay

@@ -49,8 +49,9 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     key: 'out',
     value: 'dir',
     type: 'string',
-    description: 'where the reports go',
-    default: 'reports',
+    description:
+      "where the reports go; a run leaves there its own files only (what earlier runs and comparisons wrote under the suite's names goes, other files stay)",
+    default: 'reports (compare: comparison)',
   },
   {
     flag: '--seed',

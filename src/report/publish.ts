@@ -1,11 +1,37 @@
 /**
  * Reports are written to a fresh folder beside the report folder and moved into it when the run ends, so
  * that a run that fails before judging anything (an unreachable target, a typo) leaves the previous
- * run's reports whole, rather than half deleted.
+ * run's reports whole, rather than half deleted. A run that judged leaves the folder holding its own files
+ * only: what earlier runs or comparisons of the suite wrote there goes, under the suite's own names and no
+ * other (a user's file stays), so that no report of one run sits beside another's.
  */
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+
+/**
+ * Every name the suite writes in a report folder: a run's reports, its run folder and managed server's log,
+ * what is made of them later (the Allure report, baseline verify's findings), a shard's blob reports, and a
+ * comparison's files and sides' folders.
+ */
+export const SUITE_NAMES: readonly string[] = [
+  'index.html',
+  'results.json',
+  'junit.xml',
+  'summary.md',
+  'allure-results',
+  // `npm run report:allure`'s report of the run's allure-results.
+  'allure',
+  'server.log',
+  'baseline-verify.json',
+  '.run',
+  'blob',
+  'compare.json',
+  'compare.md',
+  'compare.html',
+  'compare-a',
+  'compare-b',
+];
 
 /** `.<name>.<suffix>` beside the report folder: the same file system, so a move is a rename. */
 function besideReports(outDir: string, suffix: string): string {
@@ -25,19 +51,22 @@ export function freshStagingFolder(outDir: string): string {
 }
 
 /**
- * Once the suites have ended (the run has judged), the previous run's entries that this run has already
- * written under the same names are moved aside and deleted in the background, while cleanup ends: allure's
- * thousands of files took noticeable time to delete after cleanup, with the target idle. A shard's blob report
- * stays with the other shards'. Resolves when they are deleted (a failure rejects: publish replaces what is left).
+ * Once the suites have ended (the run has judged), what earlier runs of the suite left under its names
+ * (SUITE_NAMES, and any other name this run has written) is moved aside and deleted in the background, while
+ * cleanup ends: allure's thousands of files are slow to delete, and the target would wait idle. A shard's blob
+ * report stays with the other shards'. Resolves when they are deleted (a failure rejects: publish replaces what
+ * is left).
  */
-export async function clearReplaced(stage: string, outDir: string): Promise<void> {
+export async function clearReplaced(stage: string, outDir: string, shard = false): Promise<void> {
   // Where the previous run's entries wait to be deleted.
   const aside = besideReports(outDir, 'old');
   // Left by a run that ended between here and publish: deleted with this run's.
   mkdirSync(aside, { recursive: true });
-  for (const name of readdirSync(stage)) {
+  const names = new Set([...SUITE_NAMES, ...readdirSync(stage)]);
+  for (const name of names) {
     const previous = path.join(outDir, name);
-    if (name === 'blob' || !existsSync(previous)) continue;
+    // The shards of one run leave their blobs in one folder.
+    if ((name === 'blob' && shard) || !existsSync(previous)) continue;
     rmSync(path.join(aside, name), { recursive: true, force: true });
     renameSync(previous, path.join(aside, name));
   }
@@ -47,11 +76,12 @@ export async function clearReplaced(stage: string, outDir: string): Promise<void
 /**
  * Move everything the run wrote into the report folder, replacing what the previous run left under the
  * same names (`results.json`, `allure-results/`, `.run/`, ...); other files of the folder stay, and a shard's
- * blob report joins those of the other shards.
+ * blob report joins those of the other shards. Returns the names moved in.
  */
-export function publish(stage: string, outDir: string): void {
+export function publish(stage: string, outDir: string): string[] {
   mkdirSync(outDir, { recursive: true });
-  for (const name of readdirSync(stage)) {
+  const names = readdirSync(stage);
+  for (const name of names) {
     const target = path.join(outDir, name);
     // The shards of one run may share a report folder: each adds its blob to the others'.
     if (name === 'blob' && existsSync(target)) {
@@ -62,6 +92,19 @@ export function publish(stage: string, outDir: string): void {
     renameSync(path.join(stage, name), target);
   }
   rmSync(stage, { recursive: true, force: true });
+  return names;
+}
+
+/** The entries a run published, as its last line lists them: reports first, folders marked with a slash. */
+export function publishedList(names: string[], outDir: string): string {
+  const order = (name: string) => {
+    const i = SUITE_NAMES.indexOf(name);
+    return i === -1 ? SUITE_NAMES.length : i;
+  };
+  return [...names]
+    .sort((a, b) => order(a) - order(b))
+    .map((name) => (statSync(path.join(outDir, name)).isDirectory() ? `${name}/` : name))
+    .join(', ');
 }
 
 export function discard(stage: string): void {

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { clearReplaced, freshStagingFolder, publish, shownPath } from '../../../src/report/publish.js';
+import { clearReplaced, freshStagingFolder, publish, publishedList, shownPath } from '../../../src/report/publish.js';
 
 function write(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -30,11 +30,15 @@ function folders() {
 }
 
 describe('clearReplaced', () => {
-  test('moves aside at once the previous entries of the names the run has written, and deletes them; the rest stays', async () => {
+  test("moves aside at once what earlier runs left under the suite's names, and deletes it; a user's file stays", async () => {
     const { root, outDir, stage } = folders();
-    const clearing = clearReplaced(stage, outDir);
-    // Moved aside before the first await: the run's later writes cannot meet them.
-    expect(readdirSync(outDir).sort()).toEqual(['blob', 'index.html', 'notes.txt']);
+    // A managed run's server log and a comparison's files, neither of which this run writes.
+    write(path.join(outDir, 'server.log'), 'old');
+    write(path.join(outDir, 'compare.md'), 'old');
+    write(path.join(outDir, 'compare-b', 'results.json'), 'old');
+    const clearing = clearReplaced(stage, outDir, true);
+    // Moved aside before the first await: the run's later writes cannot meet them. A shard keeps the others' blobs.
+    expect(readdirSync(outDir).sort()).toEqual(['blob', 'notes.txt']);
     await clearing;
     expect(readdirSync(root).sort()).toEqual(['.reports.next', 'reports']);
     // A file the run writes only after the suites (index.html) is replaced by publish.
@@ -48,12 +52,29 @@ describe('clearReplaced', () => {
     expect(existsSync(stage)).toBe(false);
   });
 
+  test('a run that is not a shard leaves no blob of earlier shards for merge to mix in', async () => {
+    const { outDir, stage } = folders();
+    await clearReplaced(stage, outDir);
+    publish(stage, outDir);
+    expect(readdirSync(path.join(outDir, 'blob'))).toEqual(['shard-2.json']);
+  });
+
   test('what a run that ended before publishing left aside is deleted with the next one', async () => {
     const { root, outDir, stage } = folders();
     write(path.join(root, '.reports.old', 'allure-results', 'stale.json'), 'older');
     write(path.join(root, '.reports.old', 'junit.xml'), 'older');
     await clearReplaced(stage, outDir);
     expect(existsSync(path.join(root, '.reports.old'))).toBe(false);
+  });
+});
+
+describe('publishedList', () => {
+  test("names every entry published, the report first, folders with a slash, in the suite's order", () => {
+    const { outDir, stage } = folders();
+    write(path.join(stage, 'server.log'), 'new');
+    write(path.join(stage, 'index.html'), 'new');
+    const names = publish(stage, outDir);
+    expect(publishedList(names, outDir)).toBe('index.html, results.json, allure-results/, server.log, blob/');
   });
 });
 
