@@ -1,7 +1,7 @@
 /** `compare A B`: two runs, documents or targets, side by side. */
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { configFrom, UsageError, type Env } from '../config/config.js';
+import { configFrom, outFolderGiven, UsageError, type Env } from '../config/config.js';
 import { runFiles } from '../config/worker.js';
 import { readExchangeLog } from '../http/behaviour.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from '../report/compare.js';
@@ -92,8 +92,7 @@ export const COMPARISON_FOLDER = 'comparison';
  */
 export async function compareCommand(a: string, b: string, flags: Env): Promise<number> {
   const config = configFrom(flags);
-  const outGiven = Boolean(config.givenAs?.CONFORMANCE_OUT || process.env.CONFORMANCE_OUT);
-  const outDir = outGiven ? config.outDir : path.resolve(COMPARISON_FOLDER);
+  const outDir = outFolderGiven(config) ? config.outDir : path.resolve(COMPARISON_FOLDER);
   clearEarlier(outDir, [a, b]);
   mkdirSync(outDir, { recursive: true });
   const sideA = await loadSide(a, 'A', outDir, flags);

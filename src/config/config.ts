@@ -259,6 +259,10 @@ export const asGiven = (message: string, givenAs: Record<string, string> = {}): 
 export const selectionLine = (config: Pick<Config, 'selection'>): string | undefined =>
   isPartial(config.selection) ? describeSelection(config.selection) : undefined;
 
+/** Whether the report folder was named (a flag, the file's key, the variable), not the default's. */
+export const outFolderGiven = (config: Pick<Config, 'givenAs'>): boolean =>
+  Boolean(config.givenAs?.CONFORMANCE_OUT || process.env.CONFORMANCE_OUT);
+
 /** Whether log lines are unwanted, known before the rest of the configuration is. */
 export const quietRequested = (): boolean => truthy(process.env.CONFORMANCE_QUIET);
 
