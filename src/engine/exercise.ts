@@ -151,7 +151,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   const record = ctx.cases.model.recordOf(op);
   if (ctx.readOnly && !record.reads) return { ...run, skipped: 'read-only mode: the operation changes state' };
   if (safety?.disposableOnly && !ctx.disposable)
-    return { ...run, skipped: `${safety.reason} (set CONFORMANCE_DISPOSABLE_TARGET=1 on a disposable target)` };
+    return { ...run, skipped: `${safety.reason} (on a disposable target, --disposable runs it)` };
   const uncompilable = ctx.validators.uncompilable(op);
   if (uncompilable) return { ...run, skipped: uncompilable };
   run.unreachable = ctx.cases.profile.unreachable?.(op);

@@ -242,7 +242,7 @@ function editionsWhy(a: Results, b: Results): string | undefined {
 }
 
 /** A skip that says the run was configured so (no credentials, not disposable, read-only), not the target. */
-const CONFIGURATION_SKIP = /no credentials configured|CONFORMANCE_DISPOSABLE_TARGET|read-only mode/;
+const CONFIGURATION_SKIP = /no credentials configured|--disposable|CONFORMANCE_DISPOSABLE_TARGET|read-only mode/;
 
 /** The editions' differences, and the verdict changes left to list once they are set apart. */
 function editionDifferences(

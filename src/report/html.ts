@@ -16,6 +16,7 @@ import {
   type Results,
   timeTaken,
 } from './results.js';
+import { groupBy, groupShape, shape } from './grouping.js';
 
 const STATUSES: ResultStatus[] = ['failed', 'error', 'xpass', 'xfail', 'passed', 'skipped'];
 const LEVELS = ['MUST', 'SHOULD', 'MAY'];
@@ -91,36 +92,6 @@ function verdictBanner(r: Results): string {
 <p class="decision"><b data-testid="verdict-decision">${gate.pass ? 'PASS' : 'FAIL'}</b> <span data-testid="verdict-rule">${esc(gate.reasons.join('; '))}</span></p>
 <p><b data-testid="verdict-new">${s.failed}</b> new failure(s) · <b data-testid="verdict-known">${s.xfail}</b> known deviation(s) (baseline) · <b data-testid="verdict-fixed">${s.xpass}</b> fixed (baselined, no longer failing) · ${s.error} not judged</p>
 </section>`;
-}
-
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
-/** A number is a token of its own: digits within a word (charset=utf-8, /v2/) are part of it. */
-const NUMBER = /(?<![\w.-])\d+(\.\d+)?(?![\w.-])/g;
-
-/** Ids, times and numbers masked: messages that differ only in them say the same thing. */
-export const shape = (text: string) => text.replace(UUID, '<id>').replace(NUMBER, 'N').slice(0, 160);
-
-/**
- * How a group of messages is shown: the first one's shape, with the numbers every member has in the same
- * place kept (answered 500, limit 200), and only those that differ masked.
- */
-export function groupShape(messages: string[]): string {
-  const numbers = (text: string) => [...text.replace(UUID, '<id>').matchAll(NUMBER)].map((m) => m[0]);
-  const others = messages.slice(1).map(numbers);
-  let i = -1;
-  return (messages[0] ?? '')
-    .replace(UUID, '<id>')
-    .replace(NUMBER, (n) => {
-      i++;
-      return others.every((o) => o[i] === n) ? n : 'N';
-    })
-    .slice(0, 160);
-}
-
-function groupBy<T>(items: T[], key: (x: T) => string): Array<[string, T[]]> {
-  const groups = new Map<string, T[]>();
-  for (const x of items) (groups.get(key(x)) ?? groups.set(key(x), []).get(key(x))!).push(x);
-  return [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
 }
 
 /**

@@ -240,7 +240,10 @@ export function summarize(checks: CheckResult[], requests: number): Results['sum
     error: 0,
     requests,
     byFamily: {},
-    byLevel: {},
+    // One order of levels everywhere: the strongest first.
+    byLevel: Object.fromEntries(
+      ['MUST', 'SHOULD', 'MAY'].filter((level) => checks.some((c) => c.level === level)).map((level) => [level, {}]),
+    ),
   };
   for (const c of checks) {
     summary[c.status]++;

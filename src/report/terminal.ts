@@ -9,6 +9,33 @@ import {
   targetHeading,
   timeTaken,
 } from './results.js';
+import { skipReasons } from './grouping.js';
+
+/** How many skip reasons the terminal lists; page one lists them all. */
+const SKIP_REASONS_SHOWN = 6;
+
+/** Why checks were skipped, with the fix each reason names, as page one's table gives them; read-only mode's in one line. */
+function skipLines(results: Results): string[] {
+  const readOnly = results.checks.filter((c) => c.status === 'skipped' && c.message?.includes('read-only mode'));
+  const reasons = [
+    ...(readOnly.length
+      ? [
+          {
+            count: readOnly.length,
+            reason: 'read-only mode: what needs a write is not judged (a run without --read-only judges it)',
+          },
+        ]
+      : []),
+    ...skipReasons(results.checks.filter((c) => !c.message?.includes('read-only mode'))),
+  ].sort((a, b) => b.count - a.count);
+  if (reasons.length === 0) return [];
+  const more = reasons.length - SKIP_REASONS_SHOWN;
+  return [
+    'skipped, by reason:',
+    ...reasons.slice(0, SKIP_REASONS_SHOWN).map(({ count, reason }) => `  ${String(count).padStart(5)}  ${reason}`),
+    ...(more > 0 ? [`  and ${more} more reason(s) on index.html's page one`] : []),
+  ];
+}
 
 export function terminalSummary(results: Results): string {
   const lines: string[] = [];
@@ -28,6 +55,7 @@ export function terminalSummary(results: Results): string {
       .join(', ')}`;
   for (const [family, counts] of Object.entries(s.byFamily)) lines.push(countsLine(family, counts));
   for (const [level, counts] of Object.entries(s.byLevel)) lines.push(countsLine(level, counts));
+  lines.push(...skipLines(results));
   const failing = results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass');
   const note = curlNote(results);
   if (note && failing.some((c) => c.repro)) lines.push(note);

@@ -82,14 +82,15 @@ export class FixturePool implements FixtureSource {
   private async create(collectionPath: string): Promise<Obj> {
     const c = this.model.collections.get(collectionPath);
     if (!c) throw new FixtureError(`no collection ${collectionPath} in the document`);
+    // Read-only mode makes nothing: the cause of every missing fixture, whatever else the collection lacks.
+    if (this.readOnly) throw new FixtureError(`read-only mode: cannot create a ${c.name} fixture`);
     const custom = this.caseContext!.profile.fixtures?.[collectionPath];
-    if (custom && !this.readOnly) {
+    if (custom) {
       const made = await custom(this.caseContext!);
       if (made.record) this.recordObject(c, made.obj, made.pathParams ?? {}, `profile fixture ${collectionPath}`);
       return made.obj;
     }
     if (!c.create) throw new FixtureError(`${collectionPath} has no create operation in the document`);
-    if (this.readOnly) throw new FixtureError(`read-only mode: cannot create a ${c.name} fixture`);
     let built = await buildRecipe(this.caseContext!, c.create);
     let exchange = await this.sendRequest(built.request);
     // A fixture's names are the run's own and fresh, so a conflict is not about them: Prefect on PostgreSQL

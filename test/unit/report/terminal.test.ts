@@ -67,4 +67,32 @@ describe('verdictLine', () => {
       "  made by the server for the names the run sent (POST /v2/concurrency_limits/decrement): 9 deleted, 1 kept (not made by the run's requests)",
     );
   });
+
+  test("the summary gives the skip reasons with their counts and the fix they name; read-only mode's in one line", () => {
+    const skipped = (message: string, level: 'MUST' | 'MAY' = 'MUST') => ({
+      ...checkResult('skipped', level),
+      message,
+    });
+    const results = resultsOf([
+      skipped('no credentials configured (CONFORMANCE_API_KEY or CONFORMANCE_AUTH_STRING)'),
+      skipped('changes server settings: unsafe on a shared target (on a disposable target, --disposable runs it)'),
+      skipped('changes server settings: unsafe on a shared target (on a disposable target, --disposable runs it)'),
+      skipped('read-only mode: the operation changes state'),
+      skipped('prerequisite missing: read-only mode: cannot create a flows fixture', 'MAY'),
+      skipped('prerequisite missing: read-only mode: cannot create a flow_runs fixture'),
+      checkResult('passed', 'SHOULD'),
+    ]);
+    const summary = terminalSummary(results).split('\n');
+    expect(summary.slice(summary.indexOf('skipped, by reason:'))).toEqual(
+      expect.arrayContaining([
+        '      3  read-only mode: what needs a write is not judged (a run without --read-only judges it)',
+        '      2  changes server settings: unsafe on a shared target (on a disposable target, --disposable runs it)',
+        '      1  no credentials configured (CONFORMANCE_API_KEY or CONFORMANCE_AUTH_STRING)',
+      ]),
+    );
+    // One order of levels, the strongest first, whatever order the checks came in.
+    expect(
+      summary.filter((line) => /^ {2}(MUST|SHOULD|MAY) /.test(line)).map((line) => line.trim().split(' ')[0]),
+    ).toEqual(['MUST', 'SHOULD', 'MAY']);
+  });
 });
