@@ -16,6 +16,8 @@ import { reasonsNothingCounts, summarize, type Results } from '../report/results
 import { verdictLine } from '../report/terminal.js';
 import { clearReplaced, discard, freshStagingFolder, publish, publishedList, shownPath } from '../report/publish.js';
 import { TOOL } from '../report/tool.js';
+import { addReplays } from '../report/replayLine.js';
+import { Ledger } from '../resources/ledger.js';
 import { runCredentials, readPin, startPrefect, type ManagedServer } from '../managed/prefect.js';
 import { installedRelease } from '../managed/releasePins.js';
 import { openThread, sibling } from '../supervisor/thread.js';
@@ -42,6 +44,16 @@ function shippedOperations(version: string): string[] | undefined {
 
 const operationOfKey = (key: string) => ({ key, method: key.slice(0, key.indexOf(' ')) });
 
+/** The ids of the objects the run made that cleanup deleted (or found gone): what a curl line may name in vain. */
+function deletedObjects(ledger: string, cleanup: Results['cleanup']): Set<string> {
+  const kept = new Set((cleanup?.failed ?? []).map((f) => f.id.toLowerCase()));
+  return new Set(
+    Ledger.read(ledger)
+      .map((e) => e.id.toLowerCase())
+      .filter((id) => !kept.has(id)),
+  );
+}
+
 /** A target's label, from what was found of it: `prefect 3.8.8 on sqlite`; baseline entries' `onlyOn` match it. */
 function labelOf(profile: string, identity: TargetIdentity): string {
   const release = identity.release ? ` ${identity.release.version}` : '';
@@ -67,9 +79,13 @@ export async function runCommand(
   let ended = false;
   let clearing: Promise<void> | undefined;
   try {
-    const code = await runInto({ ...requested, outDir: stage }, () => {
-      clearing = clearReplaced(stage, requested.outDir, Boolean(requested.shard));
-    });
+    const code = await runInto(
+      { ...requested, outDir: stage },
+      () => {
+        clearing = clearReplaced(stage, requested.outDir, Boolean(requested.shard));
+      },
+      path.join(shownPath(requested.outDir), 'results.json'),
+    );
     ended = true;
     return code;
   } finally {
@@ -99,8 +115,15 @@ function withRunCredentials(config: Config): Config {
   return authString ? { ...config, authString } : config;
 }
 
-/** `judged`: called when the suites have ended, before cleanup ends and the reports are written. */
-export async function runInto(asked: Config, judged: () => void = () => {}): Promise<number> {
+/**
+ * `judged`: called when the suites have ended, before cleanup ends and the reports are written. `shownResults`:
+ * where the user will find results.json, as replay lines name it.
+ */
+export async function runInto(
+  asked: Config,
+  judged: () => void = () => {},
+  shownResults = path.join(asked.outDir, 'results.json'),
+): Promise<number> {
   const config = withRunCredentials(asked);
   const startedAt = new Date().toISOString();
   const runDir = path.join(config.outDir, '.run');
@@ -307,6 +330,7 @@ export async function runInto(asked: Config, judged: () => void = () => {}): Pro
       (results.errors ??= []).push(`baseline entry expired on ${e.expires}: ${entryName(e)} (${e.reason})`);
     if (results.cleanup.failed.length)
       (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
+    addReplays(results, shownResults, deletedObjects(files.ledger, results.cleanup));
     results.summary.requests += state.requests + cleaned.requests;
     results.durationMs = Date.now() - Date.parse(startedAt);
     return writeReports(results, config.outDir);

@@ -309,6 +309,7 @@ async function createSession(): Promise<Session> {
         runs: config.runs,
         readOnly: config.readOnly,
         readOnlyBecause: config.readOnlyBecause,
+        disposable: config.disposable || undefined,
         gateShould: config.gateShould || undefined,
         timing: {
           suitesStartedAt: suitesStartedAt,

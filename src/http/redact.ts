@@ -13,12 +13,18 @@ export class Redactor {
     return out;
   }
 
+  /**
+   * Credentials headers keep their scheme only (`Bearer ***`). An authorization header that carries none of the
+   * secrets is the suite's own made-up wrong credentials (checks/auth.ts): kept, so that its curl line
+   * repeats the refusal it shows.
+   */
   headers(headers: Record<string, string>): Record<string, string> {
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(headers)) {
-      out[name] = /^(authorization|proxy-authorization|cookie|x-api-key)$/i.test(name)
-        ? value.replace(/^(\w+\s+)?.*$/s, '$1***')
-        : this.text(value);
+      const credentials = /^(proxy-)?authorization$/i.test(name)
+        ? this.text(value) !== value
+        : /^(cookie|x-api-key)$/i.test(name);
+      out[name] = credentials ? value.replace(/^(\w+\s+)?.*$/s, '$1***') : this.text(value);
     }
     return out;
   }

@@ -51,6 +51,10 @@ export interface CheckResult {
   /** Every distinct failure of the verdict, first shown first. */
   failures?: FailureRecord[];
   repro?: string;
+  /** When the curl line no longer reproduces by itself (report/replayLine.ts: the object it names is deleted). */
+  reproNote?: string;
+  /** The command that shows the verdict again (report/replayLine.ts), for failures, fixed cases and known deviations. */
+  replay?: string;
   seed?: number;
   path?: string;
   /** A failed verdict's baseline replays (report/baseline.ts replayId), whether each showed a failure or not. */
@@ -108,6 +112,8 @@ export interface RunInfo {
   runTag: string;
   runs: number;
   readOnly: boolean;
+  /** The target's data could be changed beyond the run's own objects (--disposable, or the managed server). */
+  disposable?: boolean;
   /** SHOULD failures fail the run too (--gate-should); MAY failures never do. */
   gateShould?: boolean;
   /** Why the run was read-only when the user did not ask for it (its target came from Prefect's settings). */

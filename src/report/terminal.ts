@@ -62,8 +62,8 @@ export function terminalSummary(results: Results): string {
   for (const c of failing) {
     lines.push(`${c.status === 'xpass' ? 'XPASS' : 'FAIL'} [${c.level}] ${c.id} ${c.operation}: ${c.message ?? ''}`);
     if (c.repro) lines.push(`  ${c.repro}`);
-    if (c.seed !== undefined)
-      lines.push(`  replay: CONFORMANCE_SEED=${results.seed} (property seed ${c.seed}, path ${c.path ?? '-'})`);
+    if (c.reproNote) lines.push(`  (${c.reproNote})`);
+    if (c.replay) lines.push(`  replay: ${c.replay}`);
   }
   const unjudged = results.checks.filter((c) => c.status === 'error');
   if (unjudged.length)

@@ -2,13 +2,14 @@
  * `conformance replay`: the failing cases of an earlier run, rerun exactly against a target. A mutant makes
  * a failure; replayed against the same mutant it still fails, against the real server it passes now.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
 import { gateMutants } from '../mutants/registry.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
-import { failedChecks, prefectTargetEnv, runCli } from '../support/runCli.js';
+import { cleanEnv, failedChecks, prefectTargetEnv, repoRoot, runCli } from '../support/runCli.js';
 
 const { mutant, operations, killedBy } = gateMutants.find((m) => m.mutant.id === 'gate-deployments-202')!;
 let proxy: RunningProxy;
@@ -74,5 +75,25 @@ describe('replay', () => {
     expect(r.stderr).toMatch(/replay: no failing case in/);
     // Its known deviations are there to replay, and the line says how.
     expect(r.stderr.trim()).toMatch(/it has \d+ known deviation\(s\) \(xfail\), which --known replays$/);
+  });
+
+  test("a failure's replay line reproduces it after cleanup deleted its object; its curl line says it cannot", async () => {
+    // A known 500 of Prefect 3.8.8 on a block document the run makes (baseline: contract.no-5xx, block_schema_id).
+    const run = await runCli([], {
+      ...env(laneBaseUrl()),
+      CONFORMANCE_OPERATIONS: '^PATCH /block_documents/\\{id\\}$',
+      CONFORMANCE_CHECKS: 'contract.no-5xx',
+    });
+    const known = run.results!.checks.find((c) => c.status === 'xfail')!;
+    expect(known.reproNote).toMatch(/cleanup deleted/);
+    const curl = spawnSync('sh', ['-c', `${known.repro!} -o /dev/null -w '%{http_code}'`], { encoding: 'utf8' });
+    expect(curl.stdout).toBe('404');
+    expect(known.replay).toBe(
+      `npm run conformance -- replay ${run.outDir}/results.json --check contract.no-5xx --operation 'PATCH /block_documents/{id}' --known --base-url ${laneBaseUrl()} --disposable`,
+    );
+    // The line as the terminal and the report give it, run by a shell in the repository.
+    const replayed = spawnSync('sh', ['-c', known.replay!], { cwd: repoRoot, env: cleanEnv(), encoding: 'utf8' });
+    expect(replayed.status).toBe(0);
+    expect(replayed.stdout).toContain('STILL FAILS, KNOWN: contract.no-5xx PATCH /block_documents/{id}');
   });
 });

@@ -72,6 +72,14 @@ describe('config', () => {
       Authorization: 'Bearer ***',
       'x-other': '***',
     });
+    expect(r.headers({ authorization: `Basic ${b64}`, cookie: 'session=abc' })).toEqual({
+      authorization: 'Basic ***',
+      cookie: '***',
+    });
+    // The suite's own wrong credentials are no secret: kept, so that a curl line repeats the refusal.
+    expect(r.headers({ authorization: 'Bearer conformance-wrong-key' })).toEqual({
+      authorization: 'Bearer conformance-wrong-key',
+    });
   });
 });
 

@@ -341,6 +341,15 @@ describe('HttpClient.curl', () => {
     );
     expect(line).not.toContain('36299');
   });
+
+  test("the run's credentials, redacted, are read from their variable when the line runs", () => {
+    const bearer = { ...exchange, requestHeaders: { authorization: 'Bearer ***' } };
+    expect(HttpClient.curl(bearer)).toContain(` -H "authorization: Bearer $CONFORMANCE_API_KEY" `);
+    const basic = { ...exchange, requestHeaders: { authorization: 'Basic ***' } };
+    expect(HttpClient.curl(basic)).toContain(` -u "$CONFORMANCE_AUTH_STRING" `);
+    const wrong = { ...exchange, requestHeaders: { authorization: 'Bearer conformance-wrong-key' } };
+    expect(HttpClient.curl(wrong)).toContain(` -H 'authorization: Bearer conformance-wrong-key' `);
+  });
 });
 
 /** A server that answers 429 with these headers while `limited(n)` says so, else 200. */
