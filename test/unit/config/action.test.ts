@@ -42,4 +42,58 @@ describe('the GitHub Action', () => {
     for (const variable of set) expect(known.has(variable), variable).toBe(true);
     expect(text).toMatch(/CONFORMANCE_API_KEY: \$\{\{ inputs\.api-key \}\}/);
   });
+
+  test('it takes disposable, and uploads the report folder whatever the verdict', () => {
+    const text = readFileSync(path.join(root, 'action.yml'), 'utf8');
+    expect(text).toMatch(/CONFORMANCE_DISPOSABLE_TARGET: \$\{\{ inputs\.disposable \}\}/);
+    expect(text).toMatch(/- if: always\(\) && inputs\.upload == 'true'[^\n]*\n\s+uses: actions\/upload-artifact@v4/);
+    expect(text).toMatch(/path: \$\{\{ steps\.run\.outputs\.reports \}\}/);
+  });
+});
+
+/** Every text of the repository a user copies a command or a workflow from. */
+function copiedTexts(): Array<[string, string]> {
+  const docs = path.join(root, 'docs');
+  const files = [
+    path.join(root, 'README.md'),
+    path.join(root, 'action.yml'),
+    ...readdirSync(docs)
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => path.join(docs, f)),
+    ...readdirSync(path.join(docs, 'examples')).map((f) => path.join(docs, 'examples', f)),
+  ];
+  return files.map((file) => [path.relative(root, file), readFileSync(file, 'utf8')]);
+}
+
+describe('the CI examples start', () => {
+  const table = JSON.parse(readFileSync(path.join(root, 'prefect-versions.json'), 'utf8')) as {
+    versions: Record<string, { constraints: string[]; add: string[] }>;
+  };
+
+  test('every pip install of a Prefect release carries the pins prefect-versions.json gives it', () => {
+    const installs = copiedTexts().flatMap(([file, text]) =>
+      [...text.matchAll(/pip install [^\n]*prefect==([\d.]+)[^\n]*/g)].map((m) => ({
+        file,
+        line: m[0],
+        version: m[1]!,
+      })),
+    );
+    expect(installs.length).toBeGreaterThanOrEqual(2);
+    for (const { file, line, version } of installs) {
+      const pins = table.versions[version];
+      expect(pins, `${file}: ${line} (a release prefect-versions.json does not list)`).toBeDefined();
+      for (const needed of [...pins!.constraints, ...pins!.add]) expect(line, `${file}: ${line}`).toContain(needed);
+    }
+  });
+
+  test("a workflow names the suite's Action at a ref it has, and says what to put for a fork or a local copy", () => {
+    for (const [file, text] of copiedTexts()) {
+      const lines = text.split('\n');
+      lines.forEach((line, i) => {
+        if (!/uses: orchestration-conformance\/orchestration-api-conformance@/.test(line)) return;
+        expect(line, file).toMatch(/@main$/);
+        expect(lines.slice(Math.max(0, i - 3), i).join('\n'), file).toMatch(/a fork: .*\n.*\.\/conformance/);
+      });
+    }
+  });
 });
