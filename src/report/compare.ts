@@ -322,25 +322,31 @@ export function compareRuns(a: ComparedSide, b: ComparedSide, drift?: DocumentDr
   return { a: describe(a), b: describe(b), edition, drift: shownDrift, verdicts: listed, behaviour, notes };
 }
 
-/** The comparison's verdict in one line, the first thing compare.md and compare.html say. */
+/**
+ * The comparison's verdict in one line, the first thing compare.md and compare.html say: what changed, the
+ * regressions first, each count only where it is not zero; "nothing changed" where nothing did.
+ */
 export function comparisonVerdict(c: Comparison): string {
-  const breaking = c.drift?.changes.filter((d) => d.breaking).length ?? 0;
-  const newlyFailing = c.verdicts?.changes.filter((v) => v.kind === 'pass → fail').length ?? 0;
-  const fixed = c.verdicts?.changes.filter((v) => v.kind === 'fail → pass').length ?? 0;
-  const differences = c.behaviour?.differences.length ?? 0;
-  const parts = [
-    `${breaking} breaking document change(s)`,
-    `${newlyFailing} check(s) that passed on A fail on B`,
-    `${fixed} fixed`,
-    `${differences} behaviour difference(s)`,
+  const counted = (n: number, what: string) => (n > 0 ? [`${n} ${what}`] : []);
+  const kinds = (kind: VerdictChange['kind']) => c.verdicts?.changes.filter((v) => v.kind === kind).length ?? 0;
+  const regressions = [
+    ...counted(kinds('pass → fail'), 'check(s) that passed on A fail on B'),
+    ...counted(c.drift?.changes.filter((d) => d.breaking).length ?? 0, 'breaking document change(s)'),
   ];
-  const editions = c.edition
-    ? [
-        `A lacks ${c.edition.onlyB.length} route(s) B has, B lacks ${c.edition.onlyA.length} A has (edition differences)`,
-      ]
-    : [];
-  return `${comparisonRegressed(c) ? 'REGRESSED' : 'NO REGRESSION'}: ${[...editions, ...parts].join(', ')} (B regresses when a document change is breaking or a check that passed on A fails on B${c.edition ? '; a route one edition lacks is not a regression' : ''})`;
+  const others = [
+    ...counted(kinds('fail → pass'), 'fixed'),
+    ...counted(c.edition?.onlyA.length ?? 0, 'route(s) B lacks (an edition difference)'),
+    ...counted(c.edition?.onlyB.length ?? 0, 'route(s) A lacks (an edition difference)'),
+    ...counted(c.drift?.changes.filter((d) => !d.breaking).length ?? 0, 'non-breaking document change(s)'),
+    ...counted(c.behaviour?.differences.length ?? 0, 'behaviour difference(s) on the same requests'),
+  ];
+  const changed = [...regressions, ...others];
+  return `${comparisonRegressed(c) ? 'REGRESSED' : 'NO REGRESSION'}: ${changed.length ? changed.join(', ') : 'nothing changed'}`;
 }
+
+/** The rule the verdict follows, said under it. */
+export const COMPARISON_RULE =
+  'B regresses when a check that passed on A fails on B, or when a document change breaks A’s clients; a route one edition lacks is not a regression.';
 
 /** A comparison that gates: B regressed against A (a check passed on A and fails on B), or B's document breaks A's clients. */
 export function comparisonRegressed(c: Comparison): boolean {

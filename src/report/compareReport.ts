@@ -3,6 +3,7 @@ import {
   type BehaviourDifference,
   type Comparison,
   comparisonRegressed,
+  COMPARISON_RULE,
   comparisonVerdict,
   type EditionDifferences,
   type VerdictChange,
@@ -23,7 +24,14 @@ const cell = (text: unknown) =>
     .slice(0, 300);
 
 export function compareMarkdown(c: Comparison, limit = 100): string {
-  const lines = [`# Comparison: A = ${c.a.label} · B = ${c.b.label}`, '', `**${comparisonVerdict(c)}**`, ''];
+  const lines = [
+    `# Comparison: A = ${c.a.label} · B = ${c.b.label}`,
+    '',
+    `**${comparisonVerdict(c)}**`,
+    '',
+    COMPARISON_RULE,
+    '',
+  ];
   if (c.a.target || c.b.target)
     lines.push(
       `- A: ${c.a.target ?? '-'} (seed ${c.a.seed ?? '-'}, ${c.a.checks ?? 0} checks)`,
@@ -70,25 +78,16 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
       }`,
       '',
     );
-    if (v.changes.length) {
+    const { shown, folded } = listedChanges(v.changes);
+    if (shown.length) {
       lines.push('| change | check | operation | A | B |', '|---|---|---|---|---|');
-      const order: Array<VerdictChange['kind']> = [
-        'pass → fail',
-        'fail → pass',
-        'same verdict, different message',
-        'same verdict, different failures',
-        'skipped → ran',
-        'ran → skipped',
-        'only in A',
-        'only in B',
-      ];
-      const sorted = [...v.changes].sort((x, y) => order.indexOf(x.kind) - order.indexOf(y.kind));
-      for (const x of sorted.slice(0, limit))
+      for (const x of shown.slice(0, limit))
         lines.push(
           `| ${x.kind} | \`${x.id}\` | ${cell(x.operation)} | ${x.a ? `${x.a.status}: ${cell(x.a.message)}` : '-'} | ${x.b ? `${x.b.status}: ${cell(x.b.message)}` : '-'} |`,
         );
-      if (v.changes.length > limit) lines.push('', `… and ${v.changes.length - limit} more in compare.json`);
+      if (shown.length > limit) lines.push('', `… and ${shown.length - limit} more in compare.json`);
     }
+    if (folded.length) lines.push('', `Not listed here (compare.json has them): ${foldedLine(folded)}.`);
   } else lines.push('not available');
 
   lines.push('', '## 3. Behaviour on the same requests', '');
@@ -117,6 +116,27 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
 }
 
 /** What tells the two editions apart: the routes each lacks, and the checks the run's configuration decided. */
+/** Verdict changes in the order a reader wants them; a check that ran on one side only (skipped, or absent) is no regression: folded. */
+const LISTED_ORDER: Array<VerdictChange['kind']> = [
+  'pass → fail',
+  'fail → pass',
+  'same verdict, different failures',
+  'same verdict, different message',
+];
+
+function listedChanges(changes: VerdictChange[]): { shown: VerdictChange[]; folded: VerdictChange[] } {
+  const shown = changes
+    .filter((x) => LISTED_ORDER.includes(x.kind))
+    .sort((x, y) => LISTED_ORDER.indexOf(x.kind) - LISTED_ORDER.indexOf(y.kind));
+  return { shown, folded: changes.filter((x) => !LISTED_ORDER.includes(x.kind)) };
+}
+
+/** The folded changes in one line: their counts by kind. */
+const foldedLine = (folded: VerdictChange[]): string =>
+  count(folded, (x) => x.kind)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+
 function editionLines(e: EditionDifferences): string[] {
   const routes = (ops: string[]) => (ops.length ? ops.join(', ') : 'none');
   return [
@@ -177,7 +197,7 @@ ${table<DriftChange>(
 ${table<VerdictChange>(
   'verdicts',
   ['change', 'check', 'operation', 'A', 'B'],
-  c.verdicts.changes,
+  listedChanges(c.verdicts.changes).shown,
   (x) => [
     x.kind,
     x.id,
@@ -186,7 +206,16 @@ ${table<VerdictChange>(
     x.b ? `${x.b.status}: ${x.b.message ?? ''}` : '-',
   ],
   (x) => (x.kind === 'pass → fail' ? 'bad' : x.kind === 'fail → pass' ? 'good' : ''),
-)}`
+)}${
+  listedChanges(c.verdicts.changes).folded.length
+    ? `<details data-testid="verdicts-folded"><summary>not listed above: ${esc(foldedLine(listedChanges(c.verdicts.changes).folded))}</summary>${table<VerdictChange>(
+        'verdicts-other',
+        ['change', 'check', 'operation', 'A', 'B'],
+        listedChanges(c.verdicts.changes).folded,
+        (x) => [x.kind, x.id, x.operation, x.a?.status ?? '-', x.b?.status ?? '-'],
+      )}</details>`
+    : ''
+}`
     : '<p>not available</p>';
   const behaviour = c.behaviour
     ? `<p>${c.behaviour.matched} distinct requests sent to both (A ${c.behaviour.requestsA}, B ${c.behaviour.requestsB}; ${c.behaviour.onlyA} only to A, ${c.behaviour.onlyB} only to B); ids, times and run tags masked. ${
@@ -200,7 +229,7 @@ ${table<BehaviourDifference>('behaviour', ['difference', 'operation', 'request',
 <style>body{font:14px/1.4 system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:.15em .5em;text-align:left;vertical-align:top;max-width:40em;word-break:break-word}
 tr.bad{background:#fde2e1}tr.good{background:#e3f6e5}h2{border-bottom:1px solid #ddd}
 .verdict{font-size:1.3em;padding:.5em .8em;border-radius:4px}.verdict.bad{background:#fde2e1}.verdict.good{background:#e3f6e5}</style></head><body>
-<h1>Comparison</h1><p class="verdict ${comparisonRegressed(c) ? 'bad' : 'good'}" data-testid="verdict"><b>${esc(comparisonVerdict(c))}</b></p>
+<h1>Comparison</h1><p class="verdict ${comparisonRegressed(c) ? 'bad' : 'good'}" data-testid="verdict"><b>${esc(comparisonVerdict(c))}</b></p><p>${esc(COMPARISON_RULE)}</p>
 <dl><dt>A</dt><dd>${sideLine(c.a)}</dd><dt>B</dt><dd>${sideLine(c.b)}</dd></dl>
 ${c.notes.map((n) => `<p><i>${esc(n)}</i></p>`).join('')}
 ${

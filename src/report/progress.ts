@@ -139,6 +139,10 @@ function readStatus(file: string | undefined): PacingStatus | undefined {
   }
 }
 
+/** A family's checks: their number as it starts, then how many of them are judged (`1,200/2,394 checks`). */
+export const familyChecks = (judged: number, total: number): string =>
+  judged === 0 ? `${count(total)} checks` : `${count(judged)}/${count(total)} checks`;
+
 export default class ProgressReporter implements Reporter {
   private families = 0;
   private familyIndex = 0;
@@ -223,7 +227,7 @@ export default class ProgressReporter implements Reporter {
     if (status) this.heldAt = { rateLimited: status.rateLimited, unavailable: status.unavailable };
     const elapsed = Math.round((now - this.startedAt) / 1000);
     const parts = [
-      `conformance: ${elapsed} s [${this.familyIndex}/${this.families} ${this.family}] ${count(this.done)}/${count(this.total)} checks`,
+      `conformance: ${elapsed} s [${this.familyIndex}/${this.families} ${this.family}] ${familyChecks(this.done, this.total)}`,
       `${count(this.judged)} judged, ${count(this.failed)} failed`,
     ];
     const answered = this.log?.update().answered ?? 0;

@@ -31,7 +31,7 @@ function runUnderTerminal(extra: Record<string, string>): { status: number | nul
 
 /** A progress line, drawn in place or plain; the requests once the first is answered, the estimate once the pace is known. */
 const LINE =
-  /^conformance: \d+ s \[\d+\/\d+ \w+\] [\d,]+\/[\d,]+ checks · [\d,]+ judged, [\d,]+ failed( · [\d,]+( of ~[\d,]+)? requests( · about \d+ s left)?)?$/;
+  /^conformance: \d+ s \[\d+\/\d+ \w+\] ([1-9][\d,]*\/)?[\d,]+ checks · [\d,]+ judged, [\d,]+ failed( · [\d,]+( of ~[\d,]+)? requests( · about \d+ s left)?)?$/;
 
 describe('progress', () => {
   test('on a terminal: the family and its checks done, checks judged and failed, requests of those expected', () => {
@@ -42,7 +42,8 @@ describe('progress', () => {
       .map((l) => l.replace('\x1b[2K', ''))
       .filter((l) => / judged, /.test(l));
     // Cut to the terminal's width, a line may lose its end.
-    for (const line of drawn) expect(line).toMatch(/^conformance: \d+ s \[\d+\/\d+ \w+\] [\d,]+\/[\d,]+ checks · /);
+    for (const line of drawn)
+      expect(line).toMatch(/^conformance: \d+ s \[\d+\/\d+ \w+\] ([1-9][\d,]*\/)?[\d,]+ checks · /);
     expect(drawn.some((l) => / \[\d+\/\d+ contract\] /.test(l))).toBe(true);
     expect(drawn.some((l) => / of ~[\d,]+ requests/.test(l))).toBe(true);
   });
@@ -54,6 +55,10 @@ describe('progress', () => {
     const lines = r.output.split(/\r?\n/).filter((l) => / judged, /.test(l));
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines) expect(line).toMatch(LINE);
+    // Counts that move: never a family's "0/N", and the checks judged grow from line to line.
+    const judged = lines.map((l) => Number(/ ([\d,]+) judged, /.exec(l)![1]!.replace(/,/g, '')));
+    for (let i = 1; i < judged.length; i++) expect(judged[i]).toBeGreaterThanOrEqual(judged[i - 1]!);
+    expect(judged.at(-1)).toBeGreaterThan(0);
     expect(r.output).not.toContain('\x1b[2K');
     // The requests it expects are near those it sent (the summary's count has cleanup's too).
     const expected = Number(/ of ~([\d,]+) requests/.exec(r.output)?.[1].replace(/,/g, ''));

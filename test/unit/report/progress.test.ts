@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import type { PacingStatus } from '../../../src/config/pacingStatus.js';
 import { runFiles } from '../../../src/config/worker.js';
-import ProgressReporter, { ExchangeLogTail, heldBack, timeLeftMs } from '../../../src/report/progress.js';
+import ProgressReporter, { ExchangeLogTail, familyChecks, heldBack, timeLeftMs } from '../../../src/report/progress.js';
 
 const line = (at: number) => `${JSON.stringify({ m: 'GET', s: 200, at })}\n`;
 
@@ -142,5 +142,12 @@ describe('the progress reporter, with no check ending', () => {
       if (previous === undefined) delete process.env.CONFORMANCE_WORKER_CONFIG;
       else process.env.CONFORMANCE_WORKER_CONFIG = previous;
     }
+  });
+});
+
+describe("a family's checks", () => {
+  test('their number as the family starts, then those judged of them; never 0 of them', () => {
+    expect(familyChecks(0, 2394)).toBe('2,394 checks');
+    expect(familyChecks(1200, 2394)).toBe('1,200/2,394 checks');
   });
 });
