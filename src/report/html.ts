@@ -108,7 +108,7 @@ function failureGroups(r: Results): string {
         const [id, kind] = key.split('\u0000');
         const example = list[0];
         return `<li data-group-check="${esc(id)}" data-group-kind="${esc(kind)}"><details><summary><b class="n" data-testid="group-count">${list.length}</b> <span class="lvl">${example.level}</span> <code>${esc(id)}</code> <span class="kind">${esc(kind)}</span> <span class="msg">${esc(groupShape(list.map((c) => c.message ?? '')))}</span></summary>
-<p>example: <span class="op">${esc(example.operation)}</span></p><pre>${esc((example.message ?? '').slice(0, 1500))}</pre>${example.repro ? `<pre class="curl">${esc(example.repro)}</pre>` : ''}${example.reproNote ? `<p>${esc(example.reproNote)}</p>` : ''}${groupReplay(example) ? `<p>replay the group:</p><pre class="curl" data-field="group-replay">${esc(groupReplay(example)!)}</pre>` : ''}
+<p>example: <span class="op">${esc(example.operation)}</span></p><pre>${esc((example.message ?? '').slice(0, 1500))}</pre>${example.repro ? `<pre class="curl">${esc(example.repro)}</pre>` : ''}${example.reproNote ? `<p>${esc(example.reproNote)}</p>` : ''}${groupReplay(example) ? `<p>replay the group:</p><pre class="replay" data-field="group-replay">${esc(groupReplay(example)!)}</pre>` : ''}
 <p>every instance:</p><ul class="instances">${list.map((c) => `<li><span class="op">${esc(c.operation)}</span> <code>${esc(c.key ?? '')}</code></li>`).join('')}</ul></details></li>`;
       })
       .join('\n')}</ul>`;
@@ -209,7 +209,7 @@ function checkRow(c: CheckResult, seed: number): string {
 <dt>clause</dt><dd>${esc(c.clause)}${c.clauseText ? ` — ${esc(c.clauseText)}` : ''}</dd>
 <dt>message</dt><dd><pre>${esc(c.message ?? '')}</pre></dd>
 ${c.failures ? `<dt>failures</dt><dd data-field="failures">${c.failures.map((f) => `<code>${esc(f.kind)}</code> <code>${esc(f.key)}</code>${f.baselined ? ' (baseline)' : ''}`).join('<br>')}</dd>` : ''}
-<dt>replay</dt><dd>${c.replay ? `<pre class="curl" data-field="replay">${esc(c.replay)}</pre>` : ''}<span class="seeds">${esc(seeds)}</span></dd>
+<dt>replay</dt><dd>${c.replay ? `<pre class="replay" data-field="replay">${esc(c.replay)}</pre>` : ''}<span class="seeds">${esc(seeds)}</span></dd>
 <dt>baseline</dt><dd data-field="baseline">${esc(baseline)}</dd>
 ${c.repro ? `<dt>curl</dt><dd><pre class="curl">${esc(c.repro)}</pre>${c.reproNote ? `<p data-field="repro-note">${esc(c.reproNote)}</p>` : ''}</dd>` : ''}</dl>
 ${c.evidence.map((ex, i) => exchangeBlock(ex, i + 1)).join('\n')}
