@@ -8,11 +8,14 @@ const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 /** A number is a token of its own: digits within a word (charset=utf-8, /v2/) are part of it. */
 const NUMBER = /(?<![\w.-])\d+(\.\d+)?(?![\w.-])/g;
 
-/** How long a message's shape and a group's line may be. */
-const SHOWN_AT_MOST = 160;
+/** How much of a message makes a group's key, and how long a group's line may be (cut with an ellipsis). */
+const KEY_AT_MOST = 160;
+const SHOWN_AT_MOST = 240;
+
+const cut = (text: string) => (text.length > SHOWN_AT_MOST ? `${text.slice(0, SHOWN_AT_MOST - 1)}…` : text);
 
 /** Ids, times and numbers masked: messages that differ only in them say the same thing (a group's key). */
-export const shape = (text: string): string => text.replace(UUID, '<id>').replace(NUMBER, 'N').slice(0, SHOWN_AT_MOST);
+export const shape = (text: string): string => text.replace(UUID, '<id>').replace(NUMBER, 'N').slice(0, KEY_AT_MOST);
 
 /** The values members have in one place: one, two (`415 or 422`), or their range (`3–12`). */
 function valuesShown(values: string[]): string {
@@ -28,14 +31,13 @@ export function groupShape(messages: string[]): string {
   const numbers = (text: string) => [...text.replace(UUID, '<id>').matchAll(NUMBER)].map((m) => m[0]);
   const all = messages.map(numbers);
   let i = -1;
-  return (messages[0] ?? '')
-    .replace(UUID, '<id>')
-    .replace(NUMBER, () => {
+  return cut(
+    (messages[0] ?? '').replace(UUID, '<id>').replace(NUMBER, () => {
       i++;
       const here = all.map((n) => n[i]).filter((n): n is string => n !== undefined);
       return valuesShown(here);
-    })
-    .slice(0, SHOWN_AT_MOST);
+    }),
+  );
 }
 
 /** Items grouped by a key, the largest group first (then by key). */
