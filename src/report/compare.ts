@@ -270,9 +270,8 @@ function editionDifferences(
         : v.kind === 'ran → skipped'
           ? { side: 'B' as const, ...v.b }
           : undefined;
-    const reason = skipped?.message?.match(CONFIGURATION_SKIP)?.[0];
-    if (skipped && reason) {
-      const key = `${skipped.side} ${reason}`;
+    if (skipped?.message && CONFIGURATION_SKIP.test(skipped.message)) {
+      const key = `${skipped.side} ${skipped.message}`;
       const seen = configuration.get(key) ?? { side: skipped.side, reason: skipped.message!, checks: 0 };
       seen.checks++;
       configuration.set(key, seen);

@@ -70,15 +70,8 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
   lines.push('', '## 2. Verdicts per check', '');
   if (c.verdicts) {
     const v = c.verdicts;
-    lines.push(
-      `${v.compared} checks on both sides; ${
-        count(v.changes, (x) => x.kind)
-          .map(([k, n]) => `${n} ${k}`)
-          .join(', ') || 'no change'
-      }`,
-      '',
-    );
     const { shown, folded } = listedChanges(v.changes);
+    lines.push(verdictsLine(v.compared, shown, folded), '');
     if (shown.length) {
       lines.push('| change | check | operation | A | B |', '|---|---|---|---|---|');
       for (const x of shown.slice(0, limit))
@@ -87,7 +80,6 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
         );
       if (shown.length > limit) lines.push('', `… and ${shown.length - limit} more in compare.json`);
     }
-    if (folded.length) lines.push('', `Not listed here (compare.json has them): ${foldedLine(folded)}.`);
   } else lines.push('not available');
 
   lines.push('', '## 3. Behaviour on the same requests', '');
@@ -131,7 +123,14 @@ function listedChanges(changes: VerdictChange[]): { shown: VerdictChange[]; fold
   return { shown, folded: changes.filter((x) => !LISTED_ORDER.includes(x.kind)) };
 }
 
-/** The folded changes in one line: their counts by kind. */
+/** The section's line: the verdicts that changed by kind (or none), then the folded ones' counts. */
+function verdictsLine(compared: number, shown: VerdictChange[], folded: VerdictChange[]): string {
+  const changed = foldedLine(shown) || 'no verdict changed';
+  const oneSide = folded.length ? `; judged on one side only (compare.json lists them): ${foldedLine(folded)}` : '';
+  return `${compared} checks on both sides; ${changed}${oneSide}`;
+}
+
+/** Changes in one line: their counts by kind. */
 const foldedLine = (folded: VerdictChange[]): string =>
   count(folded, (x) => x.kind)
     .map(([k, n]) => `${n} ${k}`)
@@ -176,6 +175,34 @@ function sideLine(side: Comparison['a']): string {
   return `${esc(side.label)}${esc(target)} (seed ${esc(side.seed ?? '-')})`;
 }
 
+/** The verdicts section: its line, the changed verdicts' table, and those judged on one side only, folded. */
+function verdictsHtml(v: NonNullable<Comparison['verdicts']>): string {
+  const { shown, folded } = listedChanges(v.changes);
+  const columns = ['change', 'check', 'operation', 'A', 'B'];
+  const changed = table<VerdictChange>(
+    'verdicts',
+    columns,
+    shown,
+    (x) => [
+      x.kind,
+      x.id,
+      x.operation,
+      x.a ? `${x.a.status}: ${x.a.message ?? ''}` : '-',
+      x.b ? `${x.b.status}: ${x.b.message ?? ''}` : '-',
+    ],
+    (x) => (x.kind === 'pass → fail' ? 'bad' : x.kind === 'fail → pass' ? 'good' : ''),
+  );
+  const oneSide = folded.length
+    ? `<details data-testid="verdicts-folded"><summary>judged on one side only: ${esc(foldedLine(folded))}</summary>${table<VerdictChange>(
+        'verdicts-other',
+        columns,
+        folded,
+        (x) => [x.kind, x.id, x.operation, x.a?.status ?? '-', x.b?.status ?? '-'],
+      )}</details>`
+    : '';
+  return `<p>${esc(verdictsLine(v.compared, shown, []))}</p>\n${changed}${oneSide}`;
+}
+
 export function compareHtml(c: Comparison): string {
   const drift = c.drift
     ? `<p>A: ${esc(c.drift.a.title)} ${esc(c.drift.a.version)}, ${c.drift.a.operations} operations · B: ${esc(c.drift.b.title)} ${esc(c.drift.b.version)}, ${c.drift.b.operations} operations ·
@@ -188,35 +215,7 @@ ${table<DriftChange>(
   (x) => (x.breaking ? 'bad' : ''),
 )}`
     : '<p>not available</p>';
-  const verdicts = c.verdicts
-    ? `<p>${c.verdicts.compared} checks on both sides; ${
-        count(c.verdicts.changes, (x) => x.kind)
-          .map(([k, n]) => `${n} ${esc(k)}`)
-          .join(', ') || 'no change'
-      }</p>
-${table<VerdictChange>(
-  'verdicts',
-  ['change', 'check', 'operation', 'A', 'B'],
-  listedChanges(c.verdicts.changes).shown,
-  (x) => [
-    x.kind,
-    x.id,
-    x.operation,
-    x.a ? `${x.a.status}: ${x.a.message ?? ''}` : '-',
-    x.b ? `${x.b.status}: ${x.b.message ?? ''}` : '-',
-  ],
-  (x) => (x.kind === 'pass → fail' ? 'bad' : x.kind === 'fail → pass' ? 'good' : ''),
-)}${
-  listedChanges(c.verdicts.changes).folded.length
-    ? `<details data-testid="verdicts-folded"><summary>not listed above: ${esc(foldedLine(listedChanges(c.verdicts.changes).folded))}</summary>${table<VerdictChange>(
-        'verdicts-other',
-        ['change', 'check', 'operation', 'A', 'B'],
-        listedChanges(c.verdicts.changes).folded,
-        (x) => [x.kind, x.id, x.operation, x.a?.status ?? '-', x.b?.status ?? '-'],
-      )}</details>`
-    : ''
-}`
-    : '<p>not available</p>';
+  const verdicts = c.verdicts ? verdictsHtml(c.verdicts) : '<p>not available</p>';
   const behaviour = c.behaviour
     ? `<p>${c.behaviour.matched} distinct requests sent to both (A ${c.behaviour.requestsA}, B ${c.behaviour.requestsB}; ${c.behaviour.onlyA} only to A, ${c.behaviour.onlyB} only to B); ids, times and run tags masked. ${
         count(c.behaviour.differences, (x) => x.kind)

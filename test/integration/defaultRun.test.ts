@@ -375,7 +375,9 @@ describe('the HTML report of that run, in Chromium', () => {
     if (result.repro) expect(await first.locator('pre.curl').first().textContent()).toBe(result.repro);
     // The command that shows it again: the managed server of the same release, the run's results.json, --known.
     expect(await first.locator('[data-field=replay]').textContent()).toBe(result.replay);
-    expect(result.replay).toMatch(/ replay \S+\/results\.json --check \S+ --operation '[^']+' --known --prefect-version [\d.]+$/);
+    expect(result.replay).toMatch(
+      / replay \S+\/results\.json --check \S+ --operation '[^']+' --known --prefect-version [\d.]+$/,
+    );
     // The managed server's port is gone: every curl line starts with "$BASE_URL", and page one says how to set it.
     for (const c of r.checks.filter((c) => c.repro)) expect(c.repro).toMatch(/^curl -sS -X \w+ "\$BASE_URL"'\//);
     expect(await page.locator('dd[data-field="curl lines"]').textContent()).toContain('BASE_URL=');

@@ -84,7 +84,7 @@ describe('the comparison reports open with their verdict', () => {
     expect(comparisonVerdict(c)).toBe('NO REGRESSION: nothing changed');
     const html = compareHtml(c);
     expect(html).toContain('class="verdict good"');
-    expect(html).toContain('no change');
+    expect(html).toContain('no verdict changed');
     expect(html).not.toContain('data-testid="verdicts"');
     expect(compareMarkdown(c)).not.toContain('| change | check |');
   });
@@ -106,9 +106,11 @@ describe('the verdicts a comparison lists', () => {
     const markdown = compareMarkdown(c);
     expect(markdown).toContain('| pass → fail | `y` |');
     expect(markdown).not.toContain('| skipped → ran |');
-    expect(markdown).toContain('Not listed here (compare.json has them): 1 skipped → ran.');
+    expect(markdown).toContain(
+      '2 checks on both sides; 1 pass → fail; judged on one side only (compare.json lists them): 1 skipped → ran',
+    );
     expect(compareHtml(c)).toContain(
-      '<details data-testid="verdicts-folded"><summary>not listed above: 1 skipped → ran',
+      '<details data-testid="verdicts-folded"><summary>judged on one side only: 1 skipped → ran',
     );
   });
 });
