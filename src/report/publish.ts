@@ -11,7 +11,7 @@ import path from 'node:path';
 
 /**
  * Every name the suite writes in a report folder: a run's reports, its run folder and managed server's log,
- * what is made of them later (the Allure report, baseline verify's findings), a shard's blob reports, and a
+ * what is made of them later (the Allure report, baseline verify's findings, a replay), a shard's blob reports, and a
  * comparison's files and sides' folders.
  */
 export const SUITE_NAMES: readonly string[] = [
@@ -24,6 +24,8 @@ export const SUITE_NAMES: readonly string[] = [
   'allure',
   'server.log',
   'baseline-verify.json',
+  // `replay`'s rerun of this folder's results.
+  'replay',
   '.run',
   'blob',
   'compare.json',
