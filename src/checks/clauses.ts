@@ -34,6 +34,76 @@ const SPEC_TEXT: Record<string, string> = {
     "The target's profile: behaviour the target documents beyond the spec (for Prefect, its orchestration rules).",
 };
 
+/** The words of the RFCs a clause cites, and the level each gives its rule. */
+const RFC_RULES: Record<string, { level: Level; text: string }> = {
+  'RFC 9110 §9.1': {
+    level: 'SHOULD',
+    text: 'RFC 9110 §9.1: an origin server that receives a method it recognises but the target resource does not allow SHOULD respond with 405 (Method Not Allowed).',
+  },
+  'RFC 9110 §15.5.6': {
+    level: 'MUST',
+    text: "RFC 9110 §15.5.6: the origin server MUST generate an Allow header field in a 405 response, listing the target resource's currently supported methods.",
+  },
+};
+
+type Level = 'MUST' | 'SHOULD' | 'MAY';
+
+/**
+ * The level each source gives the rules it states. The spec states its rules as facts of the API ("GET, PUT
+ * and DELETE are idempotent"): MUST; "may" and "can" give MAY, "avoided" SHOULD. The target's own document and
+ * profile are promises the target makes: MUST. An RFC's keyword is its level.
+ */
+const SPEC_LEVELS: Record<string, Level> = {
+  // "The complete interface can be described by an OpenAPI 3.0 document."
+  '1': 'MAY',
+  '1 convention 1': 'MUST',
+  '1 convention 2': 'MUST',
+  '1 convention 3': 'MUST',
+  // "Nested resources are avoided unless the child cannot be reached outside its parent."
+  '1 convention 4': 'SHOULD',
+  '1 convention 5': 'MUST',
+  '2': 'MUST',
+  '3': 'MUST',
+  '4.1': 'MUST',
+  '4.1 rule 1': 'MUST',
+  '4.1 rule 2': 'MUST',
+  // "POST requests may take information from the request body."
+  '4.1 rule 3': 'MAY',
+  '4.2': 'MUST',
+  '4.3': 'MUST',
+  '4.3 rule 1': 'MUST',
+  '4.3 rule 2': 'MUST',
+  '4.3 rule 3': 'MUST',
+  '4.3 rule 4': 'MUST',
+  '4.3 rule 5': 'MUST',
+  '4.3 rule 6': 'MUST',
+  '5': 'MUST',
+  '7': 'MUST',
+  '8': 'MUST',
+  // "A request may carry the header": a server serves a request with it and one without it.
+  '9': 'MUST',
+  'OpenAPI document': 'MUST',
+  profile: 'MUST',
+};
+
+/**
+ * Where the sources leave a rule open, a clause says so in its first part, `open: <why the suite still looks,
+ * and why it does not gate>`: its level is then the suite's choice, SHOULD or MAY, and the reason is in the
+ * clause a report shows, never a level lowered quietly.
+ */
+export const OPEN = 'open:';
+
+/** The source a clause's first part names, and the level it gives: what a check citing it must be (checks/check.ts). */
+export function levelOfClause(clause: string): { source: string; level: Level | 'open' } | undefined {
+  const first = clause.split(';')[0]!.trim();
+  if (first.startsWith(OPEN)) return { source: first, level: 'open' };
+  const rfc = Object.keys(RFC_RULES).find((ref) => first.startsWith(ref));
+  if (rfc) return { source: rfc, level: RFC_RULES[rfc]!.level };
+  const ref = /^(\d+(?:\.\d+)?(?: (?:rule|convention) \d+)?|OpenAPI document|profile)\b/.exec(first)?.[1];
+  const level = ref && SPEC_LEVELS[ref];
+  return level ? { source: ref!, level } : undefined;
+}
+
 /** The headings of the spec's sections, for links to them. */
 const HEADINGS: Record<string, string> = {
   '1': '1. What the service does',
@@ -70,7 +140,8 @@ export function unknownClauseParts(clause: string): string[] {
     .filter((part) => {
       const ref = /^(\d+(?:\.\d+)?(?: rule \d+)?)\b/.exec(part)?.[1];
       if (ref) return SPEC_TEXT[ref] === undefined;
-      return !/^(OpenAPI document|profile|RFC \d+)\b/.test(part);
+      if (/^RFC \d+/.test(part)) return !Object.keys(RFC_RULES).some((rule) => part.startsWith(rule));
+      return !/^(OpenAPI document|profile|open:)/.test(part);
     });
 }
 
@@ -81,6 +152,8 @@ export function clauseText(clause: string): string {
     .map((part) => part.trim())
     .filter(Boolean)
     .map((part) => {
+      const rfc = Object.keys(RFC_RULES).find((rule) => part.startsWith(rule));
+      if (rfc) return RFC_RULES[rfc]!.text;
       const ref = /^(\d+(?:\.\d+)?(?: rule \d+)?|OpenAPI document|profile)(.*)$/.exec(part);
       const text = ref ? SPEC_TEXT[ref[1]] : undefined;
       return text ? `${text}${ref![2] ? ` ${ref![2].trim()}` : ''}` : part;

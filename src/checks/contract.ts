@@ -197,7 +197,8 @@ export const contractChecks = [
   defineCheck({
     id: 'contract.available',
     level: 'SHOULD',
-    clause: '4.1',
+    clause:
+      'open: a 503 is a server saying "not now", which no source forbids, and one that outlasts the retries is load: reported, not gated; 4.1',
     catches: 1,
     title: 'SHOULD not stay unavailable (503) through bounded retries',
     ...eachExchange(
@@ -339,7 +340,8 @@ export const contractChecks = [
   defineCheck({
     id: 'contract.reaches-2xx',
     level: 'SHOULD',
-    clause: '4.2',
+    clause:
+      'open: the document lets a valid request meet a documented 4xx (a conflict, a state that refuses it), so a request that never succeeds is reported, not gated; 4.2',
     title: "SHOULD succeed for a minimal valid request on the run's own objects",
     ...eachExchange(
       (_op, { exchange: ex }) =>

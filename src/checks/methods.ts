@@ -704,7 +704,8 @@ export const methodsChecks = [
     id: 'methods.upsert',
     exchangesPerCase: 2,
     level: 'MAY',
-    clause: '4.1 rule 1 (POST is not required to be idempotent); profile (the target documents the upsert)',
+    clause:
+      "open: POST need not be idempotent (4.1 rule 1), so an upsert is the target's choice, reported where its profile documents one; 4.1 rule 1; profile (the target documents the upsert)",
     title: 'MAY upsert: a create the target documents as an upsert returns the same object for the same key',
     appliesTo: (op, ctx) => op.key in (ctx.profile.upserts ?? {}),
     run: async (op, ctx) => {
@@ -722,7 +723,8 @@ export const methodsChecks = [
     id: 'methods.upsert-concurrent',
     exchangesPerCase: 2,
     level: 'SHOULD',
-    clause: '4.1 rule 1; profile (the target documents the upsert)',
+    clause:
+      'open: no source says what two upserts of one key sent at once make: a second member is reported, not gated; 4.1 rule 1; profile (the target documents the upsert)',
     title: 'SHOULD make one member of two upserts of the same key sent at once',
     appliesTo: (op, ctx) => op.key in (ctx.profile.upserts ?? {}),
     run: async (op, ctx) => {
@@ -744,7 +746,7 @@ export const methodsChecks = [
   defineCheck({
     id: 'methods.405',
     level: 'SHOULD',
-    clause: '4.1',
+    clause: 'RFC 9110 §9.1; 4.1',
     catches: 2,
     title: 'SHOULD answer 405 to a method the path does not offer',
     appliesTo: probes405,
@@ -763,9 +765,10 @@ export const methodsChecks = [
   }),
   defineCheck({
     id: 'methods.405-allow',
-    level: 'SHOULD',
-    clause: '4.1; RFC 9110 §15.5.6',
-    title: 'SHOULD list in Allow every method the path offers, with a 405',
+    level: 'MUST',
+    clause: 'RFC 9110 §15.5.6; 4.1',
+    catches: 1,
+    title: 'MUST list in Allow every method the path offers, with a 405',
     appliesTo: probes405,
     run: async (op, ctx) => {
       const ex = await answerTo405Probe(ctx, op);

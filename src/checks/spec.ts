@@ -21,9 +21,9 @@ export const specChecks = [
   defineCheck({
     id: 'spec.plural-collections',
     reads: 'document',
-    level: 'SHOULD',
+    level: 'MUST',
     clause: '1 convention 1',
-    title: 'SHOULD name collections in the plural',
+    title: 'MUST name collections in the plural',
     appliesTo: (op, ctx) => createOf(op, ctx) !== undefined,
     run: (op, ctx) => {
       const c = createOf(op, ctx)!;
@@ -35,9 +35,9 @@ export const specChecks = [
   defineCheck({
     id: 'spec.snake-case-routes',
     reads: 'document',
-    level: 'SHOULD',
+    level: 'MUST',
     clause: '1 convention 3',
-    title: 'SHOULD write route segments in snake_case',
+    title: 'MUST write route segments in snake_case',
     run: (op) => {
       const bad = op.path.split('/').filter((s) => s && !s.startsWith('{') && !SNAKE.test(s));
       return bad.length
@@ -65,9 +65,9 @@ export const specChecks = [
   defineCheck({
     id: 'spec.query-in-body',
     reads: 'document',
-    level: 'SHOULD',
+    level: 'MUST',
     clause: '1 convention 5',
-    title: 'SHOULD take filtering, sorting and pagination in the POST body, not the query string',
+    title: 'MUST take filtering, sorting and pagination in the POST body, not the query string',
     run: (op) => {
       const bad = op.parameters.filter((p) => p.in === 'query' && QUERY_FOR_BODY.test(p.name)).map((p) => p.name);
       return bad.length ? violated(bad.join(' '), `${op.key} takes ${bad.join(', ')} in the query string`) : pass();
@@ -76,19 +76,19 @@ export const specChecks = [
   defineCheck({
     id: 'spec.get-without-body',
     reads: 'document',
-    level: 'SHOULD',
+    level: 'MUST',
     clause: '4.1 rule 2',
     catches: 1,
-    title: 'SHOULD declare no request body on a GET',
+    title: 'MUST declare no request body on a GET',
     appliesTo: (op) => op.method === 'GET',
     run: (op) => (op.requestBody ? violated('requestBody', `${op.key} declares a request body`) : pass()),
   }),
   defineCheck({
     id: 'spec.json-response-schema',
     reads: 'document',
-    level: 'SHOULD',
-    clause: '1 (the document describes the interface)',
-    title: 'SHOULD document a JSON response schema for success (or a success without a body)',
+    level: 'MAY',
+    clause: '1 (the complete interface can be described by an OpenAPI document)',
+    title: 'MAY document a JSON response schema for success (or a success without a body)',
     run: (op) => {
       const success = Object.entries(op.responses).filter(([s]) => /^2/.test(s));
       if (success.length === 0) return violated('none', `${op.key} documents no success response`);

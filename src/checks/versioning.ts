@@ -75,7 +75,8 @@ export const versioningChecks = [
   defineCheck({
     id: 'versioning.malformed-refused',
     level: 'SHOULD',
-    clause: '9',
+    clause:
+      'open: the spec gives the header the form x.y.z and leaves the answer to another form unshown (9): a 4xx is expected, and reported, not gated; 9',
     catches: 1,
     title: 'SHOULD refuse a version header not of the form x.y.z with a 4xx',
     appliesTo: sampled,
@@ -84,7 +85,8 @@ export const versioningChecks = [
   defineCheck({
     id: 'versioning.below-minimum-refused',
     level: 'SHOULD',
-    clause: '9',
+    clause:
+      'open: the behaviour for an unsupported version is not shown by the spec (9): a 4xx is expected, and reported, not gated; 9',
     title: 'SHOULD refuse a version below the minimum the target supports with a 4xx',
     appliesTo: sampled,
     run: (op, ctx) => withVersion(ctx, op, belowMinimum(ctx), 'refused'),

@@ -850,6 +850,22 @@ export const gateMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'gate-405-without-allow',
+      breaks:
+        'every 405 answers without its Allow header (RFC 9110 §15.5.6: MUST; the baseline names an incomplete Allow on other paths only)',
+      onResponse: (_req, res) =>
+        res.status === 405
+          ? {
+              ...res,
+              headers: Object.fromEntries(Object.entries(res.headers).filter(([k]) => k.toLowerCase() !== 'allow')),
+            }
+          : res,
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['methods.405-allow POST /flows/filter'],
+  },
+  {
+    mutant: {
       id: 'gate-503-storm',
       breaks:
         'POST /flows/filter answers 503 to every request, on a target labelled PostgreSQL (no contract.available entry applies)',

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BUILT_IN_FAMILIES, defineCheck, familyOf } from '../../../src/checks/check.js';
-import { unknownClauseParts } from '../../../src/checks/clauses.js';
+import { levelOfClause, unknownClauseParts } from '../../../src/checks/clauses.js';
 import {
   allChecks,
   BUILT_IN_CHECKS,
@@ -37,6 +37,23 @@ describe('the check registry', () => {
     for (const c of BUILT_IN_CHECKS) expect(unknownClauseParts(c.clause), `${c.id}: ${c.clause}`).toEqual([]);
     expect(unknownClauseParts('4.9 rule 12; OpenAPI document')).toEqual(['4.9 rule 12']);
     expect(unknownClauseParts('a hunch')).toEqual(['a hunch']);
+  });
+
+  test("every check's level is its source's: the level the clause's first source gives its rule, or the suite's where the clause says the sources leave it open, and why", () => {
+    for (const c of BUILT_IN_CHECKS) {
+      const source = levelOfClause(c.clause);
+      expect(source, `${c.id}: ${c.clause}`).toBeDefined();
+      if (source!.level === 'open') {
+        expect(['SHOULD', 'MAY'], c.id).toContain(c.level);
+        expect(source!.source.length, `${c.id}: the clause says why`).toBeGreaterThan(40);
+      } else expect(`${c.id} ${c.level}`).toBe(`${c.id} ${source!.level}`);
+    }
+    // An RFC's MUST is a MUST (405 and its Allow header); the spec's "may" a MAY, its facts MUST.
+    expect(levelOfClause('RFC 9110 §15.5.6; 4.1')).toEqual({ source: 'RFC 9110 §15.5.6', level: 'MUST' });
+    expect(levelOfClause('RFC 9110 §9.1')?.level).toBe('SHOULD');
+    expect(levelOfClause('4.1 rule 3')?.level).toBe('MAY');
+    expect(levelOfClause('4.1 rule 1 (GET is idempotent); OpenAPI document')?.level).toBe('MUST');
+    expect(levelOfClause('a hunch')).toBeUndefined();
   });
 
   test('familyOf takes the prefix of an id of the one form, and refuses any other', () => {
