@@ -32,8 +32,11 @@ export function checkListMarkdown(checks: readonly Check[]): string {
     '',
     '<!-- Generated from the check registry (src/checks/registry.ts) by `npm run docs:checks`; a test keeps it current. -->',
     '',
-    `${checks.length} checks. Each has a stable id (reports, baselines and comparisons key on it), a level from the spec's`,
-    'words, and the clause it enforces. A failure carries a kind and a key (docs/reports.md, "Typed failures").',
+    `${checks.length} checks. Each has a stable id (reports, baselines and comparisons key on it), the clause it enforces, and`,
+    "the level that clause's first source gives it: an RFC's keyword (RFC 9110 §15.5.6's MUST is a MUST); the spec's rules,",
+    'stated as facts of the API, MUST, its "may" and "can" MAY, its "avoided" SHOULD; the target\'s own document and profile',
+    'MUST. Where the sources leave a rule open, the clause says so first (`open: ...`) with why the suite reports it as',
+    'SHOULD or MAY rather than gating on it. A failure carries a kind and a key (docs/reports.md, "Typed failures").',
   ];
   const families = [...new Set(checks.map((c) => c.family))];
   for (const family of families) {
