@@ -3,7 +3,7 @@
  * verdict whose failures are all named is xfail; one failure no entry names keeps it failed; a pass
  * where an entry names the operation is xpass and fails the run.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -23,7 +23,7 @@ import {
   type BaselineEntry,
 } from '../../../src/report/baseline.js';
 import { exitCodeOf } from '../../../src/report/results.js';
-import { checkResult } from '../support.js';
+import { checkResult, repoRoot } from '../support.js';
 
 const entry = (e: Partial<BaselineEntry> & Pick<BaselineEntry, 'check' | 'operation'>): BaselineEntry => ({
   kind: 'status.undocumented',
@@ -295,5 +295,19 @@ describe('loading a baseline', () => {
     const passing = applyBaseline('passed', [], entriesFor(applied, 'c', 'POST /x'), 'POST /x');
     expect(passing).toMatchObject({ status: 'passed', notShown: [] });
     expect(passing.unconfirmed).toHaveLength(1);
+  });
+});
+
+describe('the shipped baselines', () => {
+  test('every server error of a generated body is keyed by the fields its cause lies in, or states a cause no body shows', () => {
+    const dir = path.join(repoRoot, 'fixtures', 'baselines');
+    const bare = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .flatMap((f) =>
+        loadBaseline(path.join(dir, f))
+          .entries.filter((e) => /^\d+ generated$/.test(e.key) && !(e.shownBy && e.intermittent))
+          .map((e) => `${f}: ${e.operation} ${e.key}`),
+      );
+    expect(bare).toEqual([]);
   });
 });
