@@ -100,7 +100,8 @@ export async function resolvePathParams(
 ): Promise<Record<string, unknown>> {
   const params: Record<string, unknown> = {};
   const record = ctx.model.recordOf(op);
-  const named = record.named;
+  // An unknown identifier goes where the operation names its object, or the object its action acts on.
+  const named = mode === 'unknown' ? (record.named ?? record.actsOn) : record.named;
   const pathParams = op.parameters.filter((p) => p.in === 'path');
   for (const p of pathParams) {
     const fixed = ctx.profile.pathValue?.(op, p.name) ?? (await ctx.profile.asyncPathValue?.(ctx, op, p.name));

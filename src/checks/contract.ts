@@ -321,7 +321,7 @@ export const contractChecks = [
     id: 'contract.unknown-id-404',
     level: 'MUST',
     clause: '4.1',
-    catches: 2,
+    catches: 3,
     title: 'MUST answer 404 for an identifier that names no object',
     ...eachExchange(
       (_op, { exchange: ex }) =>

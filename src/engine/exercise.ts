@@ -311,7 +311,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     }
   }
 
-  if (record.named) {
+  if (record.named || record.actsOn) {
     try {
       const params = await resolvePathParams(ctx.cases, op, 'unknown');
       await send('unknown', { ...built.request, path: withPath(op, params) }, params);

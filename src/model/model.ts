@@ -51,6 +51,11 @@ export interface OperationRecord {
   reads: boolean;
   /** The path parameter that names an object of its own collection, when it ends the path (namedParamOf). */
   named?: NamedParam;
+  /**
+   * For an operation that names none itself, the path parameter naming the object of its own collection it acts
+   * on (`{id}` of `/flow_runs/{id}/resume`, `/flow_runs/{id}/labels`): an unknown one is sent there too.
+   */
+  actsOn?: NamedParam;
   /** The JSON schema of its request body, when it takes JSON. */
   bodySchema?: Schema;
   /** The object each path parameter that names one refers to. */
@@ -260,6 +265,7 @@ function recordOperation(model: ApiModel, op: Operation): OperationRecord {
     collection,
     reads,
     named,
+    actsOn: named || reads ? undefined : actionParamOf(model, op),
     bodySchema: jsonBodySchema(op),
     pathRefs,
     bodyRefs: bodyReferences(model, op),
@@ -277,6 +283,18 @@ function namedParamOf(model: ApiModel, op: Operation): NamedParam | undefined {
   const last = op.path.replace(/\/$/, '').split('/').pop() ?? '';
   if (!collection || !PARAM.test(last)) return undefined;
   const param = last.slice(1, -1);
+  const ref = model.referenceFor(op, param, 'path');
+  return ref?.collection === collection.path ? { param, ref, collection } : undefined;
+}
+
+/** The path parameter of an action on one object of the operation's collection: followed by one literal segment that ends the path. */
+function actionParamOf(model: ApiModel, op: Operation): NamedParam | undefined {
+  const collection = model.collectionOf(op);
+  const segments = op.path.replace(/\/$/, '').split('/');
+  const last = segments.at(-1) ?? '';
+  const before = segments.at(-2) ?? '';
+  if (!collection || PARAM.test(last) || !PARAM.test(before)) return undefined;
+  const param = before.slice(1, -1);
   const ref = model.referenceFor(op, param, 'path');
   return ref?.collection === collection.path ? { param, ref, collection } : undefined;
 }

@@ -175,6 +175,18 @@ export const contractMutants: MutantCase[] = [
     operations: '^DELETE /flows/\\{id\\}$',
     killedBy: ['contract.unknown-id-404 DELETE /flows/{id}', 'contract.no-5xx DELETE /flows/{id}'],
   },
+  {
+    mutant: {
+      id: 'contract-action-on-unknown-id-accepted',
+      breaks: 'POST /flow_runs/{id}/set_state on a flow run that does not exist answers 200 as if it had acted',
+      onResponse: (req, res) =>
+        matches('/flow_runs/{id}/set_state', 'POST', req) && res.status === 404
+          ? jsonResponse(200, { status: 'ACCEPT', state: null, details: {} })
+          : res,
+    },
+    operations: '^POST /flow_runs/\\{id\\}/set_state$',
+    killedBy: ['contract.unknown-id-404 POST /flow_runs/{id}/set_state'],
+  },
 ];
 
 const jsonResponse = (status: number, value: unknown): ProxiedResponse => ({

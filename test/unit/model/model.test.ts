@@ -64,6 +64,22 @@ describe('buildModel', () => {
     expect(model.recordOf(op('POST /flow_runs/{id}/set_state')).named).toBeUndefined();
   });
 
+  test('actsOn: the object of its own collection an action acts on, where the operation names none itself', () => {
+    for (const key of [
+      'POST /flow_runs/{id}/resume',
+      'POST /deployments/{id}/schedule',
+      'PATCH /flow_runs/{id}/labels',
+    ])
+      expect(model.recordOf(op(key)).actsOn?.param, key).toBe('id');
+    expect(model.recordOf(op('POST /flow_runs/{id}/resume')).actsOn?.ref).toEqual({
+      collection: '/flow_runs',
+      field: 'id',
+    });
+    // Reads, and operations that name their object, have none; nor a create under another collection's object.
+    for (const key of ['GET /flows/{id}', 'POST /flow_runs/{id}/graph-v2', 'POST /flows/filter', 'POST /flow_runs/'])
+      if (model.operations.some((o) => o.key === key)) expect(model.recordOf(op(key)).actsOn, key).toBeUndefined();
+  });
+
   test("an operation's record: whether it only reads, creates, and which object it changes", () => {
     const record = (key: string) => model.recordOf(op(key));
     expect(
