@@ -43,6 +43,14 @@ module.exports = {
       to: { path: '^src/(http|resources)/' },
     },
     {
+      name: 'reports-from-results-alone',
+      comment:
+        'a report is built from results alone: it imports nothing of the HTTP client (what both need, the exchange log format and the pacing summary, is in config)',
+      severity: 'error',
+      from: { path: '^src/report/' },
+      to: { path: '^src/http/' },
+    },
+    {
       name: 'engine-knows-no-test-runner',
       comment: 'the engine plans, schedules, sends and judges without vitest or its reporters: an adapter puts it under one',
       severity: 'error',

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from './config/config.js';
 import { inheritedEnvironment } from './config/worker.js';
-import { readExchangeLog, type Behaviour } from './http/behaviour.js';
+import { readExchangeLog, type Behaviour } from './config/exchangeLog.js';
 import type { Results } from './report/results.js';
 import { record } from './benchHistory.js';
 import { readPin, runCredentials, startPrefect } from './managed/prefect.js';

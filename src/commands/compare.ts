@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { configFrom, outFolderGiven, UsageError, type Env } from '../config/config.js';
 import { runFiles } from '../config/worker.js';
-import { readExchangeLog } from '../http/behaviour.js';
+import { readExchangeLog } from '../config/exchangeLog.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from '../report/compare.js';
 import { compareHtml, compareMarkdown } from '../report/compareReport.js';
 import type { Results } from '../report/results.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { asGiven, configFrom, selectionLine, UsageError, type Config, type Env } from '../config/config.js';
 import { narrowsChecks, selectsOperation } from '../config/selection.js';
 import { handOver, runFiles, workerStart, type TargetIdentity } from '../config/worker.js';
-import { readExchangeLog } from '../http/behaviour.js';
+import { readExchangeLog } from '../config/exchangeLog.js';
 import { joinedPacing } from '../http/pacing/rateLimits.js';
 import { entryName, isExpired, loadBaseline, mergedBaseline } from '../report/baseline.js';
 import { namedBaselineFile, shippedBaselines } from '../report/baselineChoice.js';

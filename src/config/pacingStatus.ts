@@ -22,3 +22,27 @@ export interface PacingStatus {
   /** The median answer time of the last answers, ms. */
   medianAnswerMs: number;
 }
+
+/** What the run's pacing came to, as results.json gives it (http/pacing/rateLimits.ts makes it). */
+export interface PacingSummary {
+  /** Answers 429, over the whole run. */
+  rateLimited: number;
+  /** Time requests spent waiting for their turn (a pause, a pace, --max-rate), summed over requests. */
+  waitedMs: number;
+  /** By route family: 429s, the time its requests waited, and the rate its group was paced at last (requests/s). */
+  byFamily: Record<string, { rateLimited: number; waitedMs: number; rate?: number; notThePace?: boolean }>;
+  /** --max-rate, when given. */
+  maxRate?: number;
+  /** The groups paced when the summary was made: what another client of the target starts from (`learnPaces`). */
+  paces?: Pace[];
+}
+
+/**
+ * A paced group: the route families limited together, and the pace they were at (requests/s); or, with
+ * `notThePace` (the share of answers refused then), a group whose 429s came whatever the pace, unpaced.
+ */
+export interface Pace {
+  families: string[];
+  rate: number;
+  notThePace?: number;
+}

@@ -3,7 +3,7 @@
  * documents (computed by spec/drift.ts), the verdict diff per check id, and the behaviour diff where both
  * answered the same generated request (status, shape, order), with identifiers, times and run tags masked.
  */
-import { masked, sameShape, type Behaviour } from '../http/behaviour.js';
+import { masked, sameShape, type Behaviour } from '../config/exchangeLog.js';
 import type { DocumentDrift } from '../openapi/drift.js';
 import type { CheckResult, ResultStatus, Results } from './results.js';
 

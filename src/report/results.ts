@@ -2,7 +2,7 @@
 import type { Level } from '../checks/check.js';
 import type { FailureKind } from '../checks/verdict.js';
 import type { TargetIdentity } from '../config/worker.js';
-import type { PacingSummary } from '../http/pacing/rateLimits.js';
+import type { PacingSummary } from '../config/pacingStatus.js';
 import type { CleanupSummary } from '../resources/cleanup.js';
 import type { Normalisation } from '../openapi/normalize.js';
 

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
-import type { Pace } from '../http/pacing/rateLimits.js';
+import type { Pace } from '../config/pacingStatus.js';
 import type { CheckResult, OperationSummary, Results, RunInfo } from './results.js';
 import { summarize } from './results.js';
 import { readWorkerConfig, runFiles } from '../config/worker.js';

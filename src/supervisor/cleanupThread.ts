@@ -7,10 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { appeared } from '../config/worker.js';
-import { distanceSample, readExchangeLog, servedAnswerTimes } from '../http/behaviour.js';
+import { readExchangeLog } from '../config/exchangeLog.js';
+import { distanceSample, servedAnswerTimes } from '../http/behaviour.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';
 import { WINDOW } from '../http/pacing/overlap.js';
-import type { PacingSummary } from '../http/pacing/rateLimits.js';
+import type { PacingSummary } from '../config/pacingStatus.js';
 import { profileNamed } from '../model/profiles/index.js';
 import type { RequestToSend } from '../openapi/request.js';
 import type { SuitesEnded } from '../report/vitestReporter.js';

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../support/browser.js';
 import { repoRoot, runCli, type CliRun } from '../support/runCli.js';
 import { readPin } from '../../src/managed/prefect.js';
-import { readExchangeLog } from '../../src/http/behaviour.js';
+import { readExchangeLog } from '../../src/config/exchangeLog.js';
 import type { Comparison } from '../../src/report/compare.js';
 import { gateVerdict, type Results } from '../../src/report/results.js';
 

@@ -9,7 +9,8 @@
  */
 import type { PacingStatus } from '../../config/pacingStatus.js';
 import { Overlap } from './overlap.js';
-import { type Pace, type PacingSummary, RateLimits, type Ticket } from './rateLimits.js';
+import type { Pace, PacingSummary } from '../../config/pacingStatus.js';
+import { RateLimits, type Ticket } from './rateLimits.js';
 import { type AfterUnavailable, ServerLoad } from './serverLoad.js';
 
 /** The answers whose times give the status's median answer time. */

@@ -28,7 +28,7 @@
  * A pace kept when turns were handed out instead let requests whose turns came while they waited for room
  * all start together, and sent every request a pause woke to the back of a line of turns seconds long.
  */
-import type { PacingStatus } from '../../config/pacingStatus.js';
+import type { Pace, PacingStatus, PacingSummary } from '../../config/pacingStatus.js';
 
 /** The family a request's path belongs to: its first segment (`/flow_runs/filter` → `flow_runs`). */
 export const routeFamily = (path: string): string => path.split('/').filter(Boolean)[0] ?? '';
@@ -182,29 +182,6 @@ interface FamilyPace {
 
 /** A 429 within this long of another family's joins that family's group. */
 const TOGETHER_MS = 60_000;
-
-export interface PacingSummary {
-  /** Answers 429, over the whole run. */
-  rateLimited: number;
-  /** Time requests spent waiting for their turn (a pause, a pace, --max-rate), summed over requests. */
-  waitedMs: number;
-  /** By route family: 429s, the time its requests waited, and the rate its group was paced at last (requests/s). */
-  byFamily: Record<string, { rateLimited: number; waitedMs: number; rate?: number; notThePace?: boolean }>;
-  /** --max-rate, when given. */
-  maxRate?: number;
-  /** The groups paced when the summary was made: what another client of the target starts from (`learnPaces`). */
-  paces?: Pace[];
-}
-
-/**
- * A paced group: the route families limited together, and the pace they were at (requests/s); or, with
- * `notThePace` (the share of answers refused then), a group whose 429s came whatever the pace, unpaced.
- */
-export interface Pace {
-  families: string[];
-  rate: number;
-  notThePace?: number;
-}
 
 export class RateLimits {
   private readonly families = new Map<string, FamilyPace>();

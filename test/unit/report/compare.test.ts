@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { compareRuns, comparisonVerdict, targetName } from '../../../src/report/compare.js';
 import { compareHtml, compareMarkdown } from '../../../src/report/compareReport.js';
-import type { Behaviour } from '../../../src/http/behaviour.js';
+import type { Behaviour } from '../../../src/config/exchangeLog.js';
 import type { CheckResult, Results } from '../../../src/report/results.js';
 import { resultsOf } from '../support.js';
 
