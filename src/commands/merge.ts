@@ -32,7 +32,7 @@ export async function mergeCommand(args: string[], flags: Env): Promise<number> 
   const startedWith = suitesStartWith(worker);
   const { code } = await startSuites({
     root: repoRoot,
-    reporters: reporters(),
+    reporters: reporters(worker),
     mergeReports: gathered,
     log,
   }).ended.finally(startedWith);

@@ -3,14 +3,14 @@ import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } fro
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { githubActions, quietRequested, type Config } from '../config/config.js';
-import { suitesStartWith, type WorkerStart } from '../config/worker.js';
+import { suitesStartWith, type ReporterOptions, type WorkerStart } from '../config/worker.js';
 import { chooseBaseline, shippedBaselines, type BaselineChoice, type ReleaseClues } from '../report/baselineChoice.js';
 import { htmlReport } from '../report/html.js';
 import { markdownSummary } from '../report/markdown.js';
 import { junitReport } from '../report/junit.js';
 import { exitCodeOf, type Results } from '../report/results.js';
 import { terminalSummary } from '../report/terminal.js';
-import { startSuites, type Suites } from '../supervisor/suitesInProcess.js';
+import { startSuites, type Reporters, type Suites } from '../supervisor/suitesInProcess.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -18,22 +18,30 @@ export function log(line: string): void {
   if (!quietRequested()) process.stderr.write(`conformance: ${line}\n`);
 }
 
-/** Every reporter of a run, by file: they replace the configured ones, as `--reporter` flags would. */
-export function reporters(): string[] {
-  const file = (name: string) => path.join(repoRoot, 'src', 'report', name);
+/**
+ * Every reporter of a run, by file, each with what the run hands it (its options: the reporters read no
+ * configuration of their own); they replace the configured ones, as `--reporter` flags would.
+ */
+export function reporters(start: WorkerStart): Reporters {
   return [
-    file('vitestReporter.ts'),
-    file('allureReporter.ts'),
+    reporter('vitestReporter.ts', start),
+    reporter('allureReporter.ts', start),
     // Annotations in GitHub Actions.
-    ...(githubActions().annotations ? [file('githubActionsReporter.ts')] : []),
+    ...(githubActions().annotations ? [reporter('githubActionsReporter.ts', start)] : []),
   ];
 }
 
+/** One of the suite's reporters, by file, with what the run hands it. */
+const reporter = (name: string, start: WorkerStart): [string, Record<string, unknown> & ReporterOptions] => [
+  path.join(repoRoot, 'src', 'report', name),
+  { start },
+];
+
 /** The suites of a run, by vitest in this process, given what they know at their start. */
 export function runSuites(start: WorkerStart): Suites {
-  const names = reporters();
+  const names: Reporters = reporters(start);
   // Progress unless asked to be quiet: a line rewritten in place at a terminal, plain lines in CI or a pipe.
-  if (!start.quiet) names.push(path.join(repoRoot, 'src', 'report', 'progress.ts'));
+  if (!start.quiet) names.push(reporter('progress.ts', start));
   // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge` (i/n: blob-i-n.json).
   const blobFile = start.shard && path.join(start.outDir, 'blob', `blob-${start.shard.replace('/', '-')}.json`);
   if (blobFile) names.push('blob');

@@ -45,6 +45,14 @@ type Decided = 'baseUrl' | 'documentPath' | 'baselinePath' | 'managed' | 'identi
 /** The worker configuration as the suites' process has it from its start: the run's, without what is decided later. */
 export type WorkerStart = Omit<WorkerConfig, Decided> & Partial<Pick<WorkerConfig, Decided>>;
 
+/**
+ * What the supervising CLI hands each of the run's reporters, as their constructor's options (vitest's
+ * `[file, options]`): they read no configuration of their own. Absent where vitest runs them without a run.
+ */
+export interface ReporterOptions {
+  start?: WorkerStart;
+}
+
 /** The target and the baseline asked for are left out: the CLI decides them (an `auto` baseline, a managed server). */
 export function workerStart(config: Config, run: Pick<WorkerConfig, 'runDir' | 'startedAt'>): WorkerStart {
   const { baseUrl: _target, baselinePath: _baseline, ...known } = config;

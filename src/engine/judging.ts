@@ -20,6 +20,7 @@ import type { CheckResult, RecordedExchange, ResultStatus } from '../report/resu
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise, familySendsNothing } from './detection.js';
 import { inTurnByLane } from './scheduler.js';
+import type { BudgetPlan, Case, FamiliesState, Judged } from './judgingState.js';
 import type { Session } from './session.js';
 
 function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
@@ -39,9 +40,6 @@ function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
 
 /** Reasons a check cannot be judged: a prerequisite it could not make, or a request read-only mode refused. */
 const cannotJudge = (e: unknown) => e instanceof Skip || e instanceof BlockedByReadOnly || isMissingPrerequisite(e);
-
-/** A verdict, or, for a check the run's budget or deadline did not reach, why it was not run. */
-export type Judged = { verdict: Verdict; ms: number } | { notRun: string };
 
 async function judge(session: Session, check: Check, op: Operation, variant: string | undefined): Promise<Judged> {
   const started = performance.now();
@@ -137,26 +135,8 @@ function fromExercise(session: Session, c: Case, priority: number | undefined): 
   );
 }
 
-/**
- * A budgeted run's plan, made by the first suite file: the cases of every family at once, in the order that
- * reaches the most detection per exchange first (detection.ts). The families that read the exercise
- * (contract, errors) know their cases only once their operations are exercised: the plan places each of
- * their (check, operation) pairs, exercises the operation at the first pair's place, and judges the cases
- * when their file comes.
- */
-interface BudgetPlan {
-  /** The judgements of the families that do not read the exercise. */
-  judged: Map<Family, Map<Case, Promise<Judged>>>;
-  /** The place of each (check, operation) of the families that read the exercise: `check-id OPERATION`. */
-  place: Map<string, number>;
-  /** The exercises each of those families waits for. */
-  exercised: Map<Family, Promise<unknown>>;
-}
-
-const plans = new WeakMap<Session, BudgetPlan>();
-
 function budgetPlan(session: Session): BudgetPlan {
-  const made = plans.get(session);
+  const made = session.judging.plan;
   if (made) return made;
   const cases = familiesOfRun().flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
   const isCore = (c: Case) => CORE.includes(session.model.collectionOf(c.op)?.name ?? '');
@@ -181,14 +161,8 @@ function budgetPlan(session: Session): BudgetPlan {
     place,
     exercised: new Map([...exercises].map(([family, all]) => [family, Promise.all(all)])),
   };
-  plans.set(session, plan);
+  session.judging.plan = plan;
   return plan;
-}
-
-export interface Case {
-  check: Check;
-  op: Operation;
-  variant: string | undefined;
 }
 
 function collectionLabel(session: Session, op: Operation): string {
@@ -299,8 +273,6 @@ function casesOf(session: Session, family: Family, known = true, only: (check: C
     );
 }
 
-const expecting = new WeakSet<Session>();
-
 /**
  * The exchanges the whole run is expected to send, written once for the progress line: the cases of every
  * selected check that sends (a check that reads nothing but its own answers tells whether it applies before
@@ -308,8 +280,8 @@ const expecting = new WeakSet<Session>();
  * and the exercise of every operation unless only checks that send nothing (spec's) run.
  */
 export function expectOnce(session: Session): void {
-  if (expecting.has(session) || session.config.shard) return;
-  expecting.add(session);
+  if (session.judging.expecting || session.config.shard) return;
+  session.judging.expecting = true;
   const selected = familiesOfRun().flatMap((family) => casesOf(session, family, false));
   const exercised = selected.some((c) => c.check.reads !== 'document') ? session.operations.length : 0;
   const sending = familiesOfRun().flatMap((family) => casesOf(session, family, true, (c) => c.reads === undefined));
@@ -319,29 +291,7 @@ export function expectOnce(session: Session): void {
 /** A budgeted run plans every family at once, unless sharded: a shard runs only some families' files. */
 const plansAcrossFamilies = (session: Session) => session.timeBox.budgeted && !session.config.shard;
 
-/** What the engine keeps of a run's families between their files. */
-interface FamiliesState {
-  /** The judgements of families scheduled before their file asked (the next family): all their cases. */
-  ahead: Map<Family, Map<Case, Promise<Judged>>>;
-  /** The judgements of the checks pulled forward (below), by family: a family's cases, or some of them. */
-  pulled: Map<Family, Map<Case, Promise<Judged>>>;
-  /** The families whose files have asked for their cases. */
-  registered: Set<Family>;
-  /** The route families the run has met a rate limit on, and pulled work forward for. */
-  limitedRoutes: Set<string>;
-}
-
-const families = new WeakMap<Session, FamiliesState>();
-
-function familiesOf(session: Session): FamiliesState {
-  let state = families.get(session);
-  if (!state)
-    families.set(
-      session,
-      (state = { ahead: new Map(), pulled: new Map(), registered: new Set(), limitedRoutes: new Set() }),
-    );
-  return state;
-}
+const familiesOf = (session: Session): FamiliesState => session.judging.families;
 
 /**
  * In a run without a budget, unsharded, a family's file schedules the next family's cases too, after its

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { buildRecipe, fillPath, paramsOfPath, type CaseContext } from '../cases/requests.js';
 import { SafeValues } from '../cases/safeValues.js';
 import { secretsOf } from '../config/config.js';
-import { handedOver, readWorkerConfig, runFiles, type WorkerConfig } from '../config/worker.js';
+import { handedOver, runFiles, type WorkerConfig, type WorkerStart } from '../config/worker.js';
 import { selectionLine } from '../config/config.js';
 import { selectsCheck, selectsOperation } from '../config/selection.js';
 import { allChecks, loadCheckModules } from '../checks/registry.js';
@@ -33,6 +33,7 @@ import { Ledger } from '../resources/ledger.js';
 import { FixturePool } from '../resources/pool.js';
 import { exerciseOperation, type ExerciseContext } from './exercise.js';
 import { Scheduler } from './scheduler.js';
+import { freshJudgingState, type JudgingState } from './judgingState.js';
 import { TimeBox } from './timeBox.js';
 
 export interface Session {
@@ -51,6 +52,8 @@ export interface Session {
   scheduler: Scheduler;
   /** The run's budget or deadline: when it is spent, nothing more is sent and what was not reached is not run. */
   timeBox: TimeBox;
+  /** What judging keeps between the families' files (engine/judgingState.ts). */
+  judging: JudgingState;
   /** Exercise one operation (once: later callers get the first one's promise), with the first caller's priority. */
   exercise(op: Operation, priority?: number): Promise<void>;
   /** Exercise every operation, a bounded number at a time (started once, by the first caller). */
@@ -78,9 +81,8 @@ const settingsOf = (config: WorkerConfig): CheckSettings => ({
   credentials: config.apiKey ? 'bearer' : config.authString ? 'basic' : undefined,
 });
 
-async function createSession(): Promise<Session> {
-  const start = readWorkerConfig();
-  if (!start) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
+/** The run's session, from what the suites knew at their start (the adapter reads it: config/worker.ts). */
+export async function createSession(start: WorkerStart): Promise<Session> {
   // vitest started while the CLI asked the target: the rest of the configuration comes when it has decided.
   const config = await handedOver(start);
   // The run's own checks join the suite's before any family asks for its cases.
@@ -244,6 +246,7 @@ async function createSession(): Promise<Session> {
     operations,
     baseline,
     checkContext,
+    judging: freshJudgingState(),
     scheduler,
     timeBox,
     exercise,
@@ -333,11 +336,4 @@ async function createSession(): Promise<Session> {
       };
     },
   };
-}
-
-let current: Promise<Session> | undefined;
-
-export function getSession(): Promise<Session> {
-  current ??= createSession();
-  return current;
 }

@@ -1,13 +1,13 @@
 /**
- * allure-vitest's reporter, writing to `<out>/allure-results` (a --reporter flag cannot pass
- * options). The labels, links and attachments come from the tests themselves (adapters/vitest/allureLabels.ts).
+ * allure-vitest's reporter, writing to `<out>/allure-results` (the run's folder, from the options the CLI
+ * hands it). The labels, links and attachments come from the tests themselves (adapters/vitest/allureLabels.ts).
  */
 import path from 'node:path';
 import AllureVitestReporter from 'allure-vitest/reporter';
-import { readWorkerConfig } from '../config/worker.js';
+import type { ReporterOptions } from '../config/worker.js';
 
 export default class ConformanceAllureReporter extends AllureVitestReporter {
-  constructor() {
-    super({ resultsDir: path.join(readWorkerConfig()?.outDir ?? 'reports', 'allure-results') });
+  constructor({ start }: ReporterOptions = {}) {
+    super({ resultsDir: path.join(start?.outDir ?? 'reports', 'allure-results') });
   }
 }

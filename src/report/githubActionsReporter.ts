@@ -6,7 +6,7 @@
  * other report does, where vitest's would count test cases.
  */
 import { GithubActionsReporter } from 'vitest/reporters';
-import { readWorkerConfig } from '../config/worker.js';
+import type { ReporterOptions } from '../config/worker.js';
 import { gates } from './results.js';
 import './taskMeta.js';
 
@@ -14,18 +14,20 @@ import './taskMeta.js';
 const escaped = (text: string) => text.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 
 export default class Annotations extends GithubActionsReporter {
-  constructor() {
+  private readonly gateShould: boolean;
+
+  constructor({ start }: ReporterOptions = {}) {
     super({ jobSummary: { enabled: false } });
+    this.gateShould = start?.gateShould ?? false;
   }
 
   override onTestRunEnd(...args: Parameters<GithubActionsReporter['onTestRunEnd']>): void {
     super.onTestRunEnd(...args);
     const [testModules] = args;
-    const gateShould = readWorkerConfig()?.gateShould ?? false;
     for (const module of testModules)
       for (const test of module.children.allTests()) {
         const r = test.meta().conformance;
-        if (r?.status !== 'failed' || gates(r.level, gateShould)) continue;
+        if (r?.status !== 'failed' || gates(r.level, this.gateShould)) continue;
         process.stdout.write(
           `::warning title=${escaped(`[${r.level}] ${r.id} ${r.operation}`).replace(/[:,]/g, ' ')}::${escaped(`${r.title}\n${r.message ?? ''}`)}\n`,
         );

@@ -13,7 +13,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import path from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
 import type { PacingStatus } from '../config/pacingStatus.js';
-import { readWorkerConfig, runFiles } from '../config/worker.js';
+import { runFiles, type ReporterOptions } from '../config/worker.js';
 import './taskMeta.js';
 
 /** In CI or a pipe, a line within a family this often. */
@@ -166,8 +166,7 @@ export default class ProgressReporter implements Reporter {
   private readonly inPlace: boolean;
   private readonly startedAt: number;
 
-  constructor() {
-    const config = readWorkerConfig();
+  constructor({ start: config }: ReporterOptions = {}) {
     this.inPlace = Boolean(this.out.isTTY) && !config?.ci;
     this.startedAt = config?.startedAt ? Date.parse(config.startedAt) : Date.now();
     if (config?.runDir) {

@@ -8,7 +8,7 @@ import type { Reporter, TestModule } from 'vitest/node';
 import type { Pace } from '../config/pacingStatus.js';
 import type { CheckResult, OperationSummary, Results, RunInfo } from './results.js';
 import { summarize } from './results.js';
-import { readWorkerConfig, runFiles } from '../config/worker.js';
+import { runFiles, type ReporterOptions, type WorkerStart } from '../config/worker.js';
 import './taskMeta.js';
 
 /** The run folder's `suites-ended`: what cleanup's client starts from (supervisor/cleanupThread.ts). */
@@ -48,6 +48,11 @@ function mergeOperations(lists: Array<{ session: string; operations: OperationSu
 
 export default class ResultsReporter implements Reporter {
   private started = Date.now();
+  private readonly config?: WorkerStart;
+
+  constructor({ start }: ReporterOptions = {}) {
+    this.config = start;
+  }
 
   onTestRunStart(): void {
     this.started = Date.now();
@@ -98,7 +103,7 @@ export default class ResultsReporter implements Reporter {
     };
     const operations = mergeOperations(operationLists);
     const requests = operations.reduce((n, o) => n + o.requests, 0);
-    const config = readWorkerConfig();
+    const config = this.config;
     const results: Results = {
       ...(runInfo ?? {
         tool: { name: 'unknown', version: '' },

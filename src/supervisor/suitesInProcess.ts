@@ -11,11 +11,14 @@
  */
 import type { Vitest } from 'vitest/node';
 
+/** Reporters by file or name, each with its options where it takes some (vitest's `[file, options]`). */
+export type Reporters = Array<string | [string, Record<string, unknown>]>;
+
 export interface SuitesOptions {
   /** The repository: the suite files and the reporters are found from it. */
   root: string;
   /** Every reporter, by file or name (they replace the configured ones, as `--reporter` flags would). */
-  reporters: string[];
+  reporters: Reporters;
   /** `i/n`: this shard's suite files only. */
   shard?: string;
   /** Where the blob reporter (named in `reporters`) writes. */

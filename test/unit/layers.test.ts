@@ -2,11 +2,12 @@
  * The one-way flow (docs/layout.md), enforced by dependency-cruiser with the repository's own rules:
  * the source passes them, and the rules catch an import of a later stage and a cycle.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { cruise, type IReporterOutput } from 'dependency-cruiser';
+import { parseSync } from '@swc/core';
 import { describe, expect, test } from 'vitest';
 import { repoRoot } from './support.js';
 
@@ -113,5 +114,62 @@ describe('the one-way flow', () => {
       'src/openapi/normalize.ts': "import type { Doc } from './load.js';\nexport const normalize = (d: Doc) => d;\n",
     });
     expect((await violations(dir)).some((v) => v.startsWith('no-circular: '))).toBe(true);
+  });
+
+  test('a report is built from results alone: its import of the HTTP client fails', async () => {
+    const dir = tree({
+      'src/http/behaviour.ts': 'export const masked = (t: string) => t;\n',
+      'src/report/compare.ts': "import { masked } from '../http/behaviour.js';\nexport const m = masked('x');\n",
+    });
+    expect(await violations(dir)).toEqual([
+      'reports-from-results-alone: src/report/compare.ts → src/http/behaviour.ts',
+    ]);
+  });
+});
+
+/** Every source file under a folder of src/, with its text. */
+function sources(under = ''): Array<{ file: string; text: string }> {
+  const root = path.join(repoRoot, 'src', under);
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ file: path.join('src', under, f), text: readFileSync(path.join(root, f), 'utf8') }));
+}
+
+/** The module-level declarations of a file that hold state: a let or var, or a const made a Map, Set, array or object. */
+function moduleState(text: string): string[] {
+  type Declarator = { id: { type: string; value?: string }; init?: { type: string; callee?: { value?: string } } };
+  type Item = { type: string; kind?: string; declarations?: Declarator[]; declaration?: Item };
+  const { body } = parseSync(text, { syntax: 'typescript' }) as unknown as { body: Item[] };
+  const holds = (init: Declarator['init']) =>
+    init !== undefined &&
+    (init.type === 'ArrayExpression' ||
+      init.type === 'ObjectExpression' ||
+      (init.type === 'NewExpression' && /^(Map|Set|WeakMap|WeakSet)$/.test(init.callee?.value ?? '')));
+  return body
+    .map((item) => (item.type === 'ExportDeclaration' ? item.declaration! : item))
+    .filter((item) => item.type === 'VariableDeclaration')
+    .flatMap((item) =>
+      item.declarations!.filter((d) => item.kind !== 'const' || holds(d.init)).map((d) => d.id.value ?? d.id.type),
+    );
+}
+
+describe('one configuration, handed over', () => {
+  test('the worker configuration is read by the adapter and the supervisor only; the reporters and the engine are handed it', () => {
+    const readers = sources()
+      .filter(
+        ({ file, text }) =>
+          /\breadWorkerConfig\(/.test(text) && !/^src\/(config\/worker\.ts|adapters\/|supervisor\/)/.test(file),
+      )
+      .map(({ file }) => file);
+    expect(readers).toEqual([]);
+  });
+
+  test('the engine keeps no state at module level: what a run keeps is its session', () => {
+    const held = sources('engine').flatMap(({ file, text }) => moduleState(text).map((name) => `${file}: ${name}`));
+    expect(held).toEqual([]);
+    // What the rule catches.
+    expect(
+      moduleState('let current: Promise<X> | undefined;\nconst plans = new WeakMap<A, B>();\nconst N = 3;\n'),
+    ).toEqual(['current', 'plans']);
   });
 });

@@ -9,10 +9,23 @@ import { reportedId, type Family } from '../../checks/check.js';
 import { declaredFamilies } from '../../checks/registry.js';
 import { skip } from '../../checks/verdict.js';
 import { exerciseBesideFamily, familyCases, readyForFamily, result } from '../../engine/judging.js';
-import { getSession, type Session } from '../../engine/session.js';
+import { readWorkerConfig } from '../../config/worker.js';
+import { createSession, type Session } from '../../engine/session.js';
 import { junitOutcomeOf } from '../../report/junit.js';
 import '../../report/taskMeta.js';
 import { labelForAllure } from './allureLabels.js';
+
+/** The run's one session in this worker, made when the first family asks for it. */
+let current: Promise<Session> | undefined;
+
+function getSession(): Promise<Session> {
+  if (!current) {
+    const start = readWorkerConfig();
+    if (!start) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
+    current = createSession(start);
+  }
+  return current;
+}
 
 export function registerFamily(session: Session, family: Family): void {
   // Every suite file carries the run's view of operations and target, so that shards merge whole.

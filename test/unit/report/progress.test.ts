@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import type { PacingStatus } from '../../../src/config/pacingStatus.js';
-import { runFiles } from '../../../src/config/worker.js';
+import { runFiles, type WorkerStart } from '../../../src/config/worker.js';
 import ProgressReporter, { ExchangeLogTail, familyChecks, heldBack, timeLeftMs } from '../../../src/report/progress.js';
 
 const line = (at: number) => `${JSON.stringify({ m: 'GET', s: 200, at })}\n`;
@@ -96,8 +96,7 @@ describe('what holds a run back, in a line', () => {
 describe('the progress reporter, with no check ending', () => {
   test('in CI, a line every 15 s while the run waits on its requests, and a new kind of hold at once', () => {
     const runDir = mkdtempSync(path.join(os.tmpdir(), 'progress-'));
-    const previous = process.env.CONFORMANCE_WORKER_CONFIG;
-    process.env.CONFORMANCE_WORKER_CONFIG = JSON.stringify({ runDir, ci: true, startedAt: new Date().toISOString() });
+    const start = { runDir, ci: true, startedAt: new Date().toISOString() } as WorkerStart;
     vi.useFakeTimers();
     const written: string[] = [];
     const write = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
@@ -105,7 +104,7 @@ describe('the progress reporter, with no check ending', () => {
       return true;
     });
     try {
-      const reporter = new ProgressReporter();
+      const reporter = new ProgressReporter({ start });
       reporter.onTestRunStart([]);
       // Before its first family, nothing to say.
       vi.advanceTimersByTime(5_000);
@@ -139,8 +138,6 @@ describe('the progress reporter, with no check ending', () => {
     } finally {
       write.mockRestore();
       vi.useRealTimers();
-      if (previous === undefined) delete process.env.CONFORMANCE_WORKER_CONFIG;
-      else process.env.CONFORMANCE_WORKER_CONFIG = previous;
     }
   });
 });
