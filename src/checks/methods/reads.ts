@@ -1,0 +1,117 @@
+/** The `methods` checks of GET (spec §4.1 rules 1 and 2): repeated alike, changing nothing, taking nothing from a body. */
+import { namedCollection } from '../../model/model.js';
+import type { Operation } from '../../openapi/operations.js';
+import { bodyDifference, volatileOf } from '../bodies.js';
+import type { CheckContext, Exchange } from '../context.js';
+import { fail, pass, skip, type Verdict } from '../verdict.js';
+import { countOf, readOf } from './shared.js';
+
+/**
+ * How many rounds methods.get-repeatable and methods.get-safe ask before a change they saw is the GETs' doing.
+ * A server with its services on writes by itself (the scheduler adds runs for deployments with schedules,
+ * late-run marking and the foreman change a run's state and a pool's status), and other clients write to a
+ * shared one: such a write can fall inside a round's few round trips once. A GET that changes what it reads
+ * changes it again in the next round; a change that does not come back was a write beside the GETs.
+ */
+const REPEAT_ROUNDS = 3;
+
+/**
+ * Asks `round` (its change, or undefined) until a round sees no change, at most REPEAT_ROUNDS times: that
+ * round's note names round 1's change as a write beside the GETs; `changed` is round 1's when every round saw one.
+ */
+async function untilNoChange(
+  round: () => Promise<Verdict | undefined>,
+): Promise<{ note?: string; changed?: undefined } | { changed: Verdict }> {
+  let first: Verdict | undefined;
+  for (let n = 1; n <= REPEAT_ROUNDS; n++) {
+    const changed = await round();
+    if (!changed) {
+      if (first?.status !== 'failed') return {};
+      return {
+        note: `round ${n} saw no change, where round 1 did (${first.failures[0].message}): a write beside the GETs, not theirs`,
+      };
+    }
+    first ??= changed;
+  }
+  return { changed: first! };
+}
+
+/** The same answer twice: status, then body (volatile fields left out). */
+function sameAnswer(a: Exchange, b: Exchange, ctx: CheckContext, what: string): Verdict | undefined {
+  if (a.status !== b.status)
+    return fail('answer.differs', 'status', `${what}: status ${a.status}, then ${b.status}`, [a, b], {
+      statuses: [a.status, b.status],
+    });
+  const diff = bodyDifference(a.json ?? a.body, b.json ?? b.body, volatileOf(ctx));
+  return diff ? fail('answer.differs', diff.key, `${what}: ${diff.text}`, [a, b]) : undefined;
+}
+
+/** Three identical GETs, answered alike. */
+export async function getRepeatable(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const built = await ctx.validRequest(op);
+  let status = 0;
+  const rounds = await untilNoChange(async () => {
+    const answers: Exchange[] = [];
+    for (let i = 0; i < 3; i++) answers.push(await ctx.send(built.request, op));
+    status = answers[0].status;
+    return answers
+      .slice(1)
+      .map((later) => sameAnswer(answers[0], later, ctx, 'identical GETs answered differently'))
+      .find(Boolean);
+  });
+  if (rounds.changed) return rounds.changed;
+  return pass([`3 GETs answered ${status} alike`, rounds.note].filter(Boolean).join('; '));
+}
+
+/** The object and its collection's count, the same before and after five GETs. */
+export async function getSafe(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const c = namedCollection(ctx.model, op)!;
+  const built = await ctx.validRequest(op);
+  const readPath = built.request.path.startsWith(`${c.path}/`) && op === c.read ? built.request.path : undefined;
+  const read = () => ctx.send(readPath ? readOf(c, readPath) : built.request);
+  // Side by side where order says nothing: nothing that writes runs beside a quiet check, so the reads
+  // before all GETs see one state, and the reads after the GETs another (three round trips, not nine).
+  let lastMs = 0;
+  const rounds = await untilNoChange(async () => {
+    const [before, countBefore] = await Promise.all([read(), countOf(ctx, op)]);
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 5 }, () => ctx.send(built.request, op)));
+    lastMs = Date.now() - started;
+    const [after, countAfter] = await Promise.all([read(), countOf(ctx, op)]);
+    const diff = bodyDifference(before.json, after.json, volatileOf(ctx));
+    if (diff) return fail('state.changed', diff.key, `the object changed after GETs: ${diff.text}`, [before, after]);
+    if (countBefore === countAfter) return undefined;
+    return fail(
+      'state.changed',
+      'count',
+      `the count of ${c.path} changed from ${countBefore} to ${countAfter} after GETs`,
+      [before, after],
+      { countBefore, countAfter },
+    );
+  });
+  const first = rounds.changed;
+  if (!first) return pass(rounds.note);
+  // A count that changed in every round: the GETs' doing, unless it changes as well with no GET between two
+  // counts (a server whose services or other clients add to the collection all the time).
+  if (first.status === 'failed' && first.failures[0].key === 'count') {
+    const before = await countOf(ctx, op);
+    await new Promise((r) => setTimeout(r, lastMs));
+    const after = await countOf(ctx, op);
+    if (before !== after)
+      return skip(
+        `the count of ${c.path} changed in each of ${REPEAT_ROUNDS} rounds of GETs, and from ${before} to ${after} with no GET between two counts: the collection moves by itself, and nothing tells a GET's change from the others'`,
+      );
+  }
+  return first;
+}
+
+/** A GET with a body, answered as the GET without one. */
+export async function getIgnoresBody(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const built = await ctx.validRequest(op);
+  const plain = await ctx.send(built.request, op);
+  const withBody = await ctx.send(
+    { ...built.request, json: { limit: 0, conformance: 'a GET body must be ignored' } },
+    op,
+  );
+  return sameAnswer(plain, withBody, ctx, 'the body changed the answer') ?? pass();
+}
