@@ -1,0 +1,84 @@
+/** What the `orchestration` checks share: flow runs made and read, states set, and the profile's rules asked for. */
+import type { Obj } from '../../model/oracle.js';
+import type { OrchestrationRules } from '../../model/profiles/profile.js';
+import type { Operation } from '../../openapi/operations.js';
+import { is2xx } from '../../openapi/request.js';
+import type { CheckContext, Exchange } from '../context.js';
+import { once } from '../once.js';
+import { Skip } from '../verdict.js';
+
+const CREATE_FLOW_RUN = /^POST \/deployments\/\{[^}]+\}\/create_flow_run\/?$/;
+const SET_STATE = /^POST \/flow_runs\/\{[^}]+\}\/set_state\/?$/;
+
+export const isCreateFlowRun = (op: Operation) => CREATE_FLOW_RUN.test(op.key);
+export const isSetState = (op: Operation) => SET_STATE.test(op.key);
+
+function flowRuns(ctx: CheckContext) {
+  const c = ctx.model.collections.get('/flow_runs');
+  if (!c?.create || !c.read) throw new Skip('the document has no /flow_runs create and read');
+  return c;
+}
+
+export function readRun(ctx: CheckContext, id: unknown): Promise<Exchange> {
+  const read = flowRuns(ctx).read!;
+  return ctx.send({ method: 'GET', template: read.path, path: read.path.replace(/\{[^}]+\}/, String(id)) });
+}
+
+export const stateType = (run: Exchange) => ((run.json as Obj | undefined)?.state as Obj | undefined)?.type;
+export const answerStatus = (ex: Exchange) => (ex.json as Obj | undefined)?.status;
+
+/** A fresh flow run of the run's own flow, in the state given. */
+export async function freshRun(ctx: CheckContext, state: Obj): Promise<Obj> {
+  const c = flowRuns(ctx);
+  const flow = await ctx.object('/flows', 'shared');
+  const ex = await ctx.send(
+    {
+      method: 'POST',
+      template: c.create!.path,
+      path: c.create!.path,
+      json: { flow_id: flow.id, tags: [ctx.settings.runTag], state },
+    },
+    c.create,
+  );
+  if (!is2xx(ex))
+    throw new Skip(`cannot create a flow run in state ${state.type}: ${ex.status} ${ex.body.slice(0, 200)}`);
+  return ex.json as Obj;
+}
+
+export function setState(
+  ctx: CheckContext,
+  op: Operation,
+  runId: unknown,
+  state: Obj,
+  force = false,
+  racing = false,
+): Promise<Exchange> {
+  const path = op.path.replace(/\{[^}]+\}/, String(runId));
+  return ctx.send(
+    { method: 'POST', template: op.path, path, json: { state, force }, ...(racing ? { racing } : {}) },
+    op,
+  );
+}
+
+export const scheduled = (offsetMs: number) => ({
+  type: 'SCHEDULED',
+  state_details: { scheduled_time: new Date(Date.now() + offsetMs).toISOString() },
+});
+
+/** One legal path SCHEDULED → PENDING → RUNNING → COMPLETED, judged by the checks that look at it. */
+export function legalPath(ctx: CheckContext, op: Operation) {
+  return once(ctx, 'legal path', async () => {
+    const run = await freshRun(ctx, scheduled(-60_000));
+    const steps: Array<{ to: string; answer: Exchange; read: Exchange }> = [];
+    for (const to of ['PENDING', 'RUNNING', 'COMPLETED']) {
+      const answer = await setState(ctx, op, run.id, { type: to });
+      steps.push({ to, answer, read: await readRun(ctx, run.id) });
+    }
+    return { steps, runId: run.id };
+  });
+}
+
+/** The profile's rules, or a skip where the profile documents none of this one. */
+export function profileRule(ctx: CheckContext, rule: Exclude<keyof OrchestrationRules, 'source'>): void {
+  if (!ctx.profile.orchestration?.[rule]) throw new Skip(`the ${ctx.profile.name} profile documents no such rule`);
+}
