@@ -13,7 +13,7 @@ import { selectionLine } from '../config/config.js';
 import { selectsCheck, selectsOperation } from '../config/selection.js';
 import { allChecks, loadCheckModules } from '../checks/registry.js';
 import { CORE } from '../checks/queryContext.js';
-import { problemWithValidExchange } from '../checks/contract.js';
+import { problemWithValidExchange } from '../checks/contract/judges.js';
 import type { Family } from '../checks/check.js';
 import type { CheckContext, CheckSettings, OperationRun } from '../checks/context.js';
 import { authHeaders } from '../http/auth.js';

@@ -274,7 +274,7 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
 export const replayId = (replay: Replay): string =>
   createHash('sha256').update(JSON.stringify(replay)).digest('hex').slice(0, 12);
 
-/** The input class a key names (a server error's, an unavailable or unanswered request's: contract.ts inputClass). */
+/** The input class a key names (a server error's, an unavailable or unanswered request's: contract/eachExchange.ts inputClass). */
 function keyClass({ kind, key }: Pick<BaselineEntry, 'kind' | 'key'>): string | undefined {
   if (kind === 'server-error') return key.split(' ')[1];
   return kind === 'unavailable' || kind === 'no-answer' ? key : undefined;

@@ -1,6 +1,6 @@
 /** Family `contract` on hand-built exchanges: for each rule, an exchange that passes and one that fails, with its kind and key. */
 import { describe, expect, test } from 'vitest';
-import { problemWithValidExchange } from '../../../src/checks/contract.js';
+import { problemWithValidExchange } from '../../../src/checks/contract/judges.js';
 import { type Reply, applies, exchange, fakeContext, judge, outcome } from './fake.js';
 import type { Sent } from '../../../src/checks/context.js';
 

@@ -1,0 +1,105 @@
+/**
+ * How a `contract` check judges: one judge over every exchange of the kinds it looks at (eachExchange); the
+ * check holds for an operation when every one passes, and each distinct (kind, key) of failure is reported
+ * once. A server error's key names the class of input that met it, and a generated body's fields its cause lies in.
+ */
+import type { NegativeKind } from '../../cases/negative.js';
+import type { Operation } from '../../openapi/operations.js';
+import { is2xx } from '../../openapi/request.js';
+import type { CheckContext, Exchange, ExchangeKind, Sent } from '../context.js';
+import { failAll, pass, skip, type Failure, type Verdict } from '../verdict.js';
+
+/** What is wrong with one exchange, or undefined. */
+export type ExchangeJudge = (op: Operation, sent: Sent, ctx: Pick<CheckContext, 'validate'>) => Failure | undefined;
+
+export const ofKinds =
+  (...k: ExchangeKind[]) =>
+  (s: Sent) =>
+    k.includes(s.kind);
+export const negative = (kind: NegativeKind) => (s: Sent) => s.kind === 'negative' && s.negative === kind;
+export const every = () => true;
+
+/**
+ * The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`.
+ * An edge is a generated valid body whose value was chosen rather than drawn: the same class, so that a cause
+ * an edge meets and a random body meets is one key.
+ */
+export const inputClass = (s: Sent): string =>
+  s.kind === 'negative' ? `negative:${s.negative}` : s.kind === 'edge' ? 'generated' : s.kind;
+
+/**
+ * The cause of a server error as a failure key: the input class and, for a generated body, the fields the
+ * cause lies in (`500 generated {work_pool_name}`), so that a known crash excuses only itself. A generated
+ * body whose cause lies in none of its fields (`500 generated {}`: it shrank to the valid request's own body,
+ * which the server took before) failed for the state earlier requests left, not for itself. A body never
+ * traced to its fields keeps the bare class.
+ */
+export const causeOf = (s: Sent): string =>
+  inputClass(s) === 'generated' && s.fields ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
+
+/** The server said 503 to this request, then dropped the connection on a retry: unavailable, not broken. */
+export const unavailableThenDropped = (ex: Exchange) => ex.status === 0 && (ex.earlier ?? []).includes(503);
+const stayedUnavailable = (ex: Exchange) => ex.status === 503 || unavailableThenDropped(ex);
+
+interface JudgeOptions {
+  /** Which exchanges the check looks at. */
+  looksAt: (sent: Sent) => boolean;
+  /** Judge exchanges the server stayed unavailable for too (only the checks about availability do). */
+  judgesUnavailable?: boolean;
+  /** The check asks for 2xx, which the profile says this operation cannot reach on this target. */
+  asks2xx?: boolean;
+}
+
+/**
+ * The rule of a contract check: its judge over every exchange of the kinds it looks at. It applies to an
+ * operation the run sent such exchanges for (an operation without a body has no invalid-body case), or
+ * could not exercise (then it is skipped, with the reason).
+ */
+export function eachExchange(
+  judge: ExchangeJudge,
+  { looksAt, judgesUnavailable = false, asks2xx = false }: JudgeOptions,
+) {
+  const appliesTo = (op: Operation, ctx: CheckContext): boolean => {
+    const run = ctx.exchangesOf(op);
+    return run.skipped !== undefined || run.sent.some(looksAt);
+  };
+  const judgeOperation = (op: Operation, ctx: CheckContext): Verdict => {
+    const run = ctx.exchangesOf(op);
+    if (run.skipped) return skip(run.skipped);
+    const ofThisKind = run.sent.filter(looksAt);
+    if (ofThisKind.length === 0) return skip('no exchange of this kind for the operation');
+    // A request that stayed 503 through the retries says nothing about statuses or schemas: contract.available reports it.
+    const relevant = judgesUnavailable ? ofThisKind : ofThisKind.filter((s) => !stayedUnavailable(s.exchange));
+    if (relevant.length === 0)
+      return skip(
+        `the server stayed unavailable (503) for all ${ofThisKind.length} exchange(s) of this kind; contract.available reports it`,
+      );
+    if (asks2xx && run.unreachable)
+      return relevant.every((s) => is2xx(s.exchange)) ? pass() : skip(`cannot reach 2xx here: ${run.unreachable}`);
+    const found: Array<{ sent: Sent; failure: Failure }> = [];
+    for (const sent of relevant) {
+      const f = judge(op, sent, ctx);
+      if (f) found.push({ sent, failure: f });
+    }
+    if (found.length === 0) return pass(`${relevant.length} exchange(s) checked`);
+    // The shrunk counterexample is the last generated failure: show it first. Each (kind, key) once, with its first exchanges.
+    const ordered = [found[found.length - 1], ...found.slice(0, -1)];
+    const distinct = new Map<string, Failure>();
+    for (const { sent, failure: f } of ordered) {
+      const seen = distinct.get(`${f.kind} ${f.key}`);
+      if (!seen) distinct.set(`${f.kind} ${f.key}`, f);
+      else if (seen.evidence.length < 2) seen.evidence.push(...f.evidence.slice(0, 1));
+      // Which replays showed each failure: two entries of one key are two causes, each with its own replay.
+      const shown = seen ?? f;
+      if (sent.replay && !shown.replays?.includes(sent.replay)) shown.replays = [...(shown.replays ?? []), sent.replay];
+    }
+    const generation = found.some((f) => f.sent.kind === 'generated') ? run.generation : undefined;
+    const replaysJudged = [...new Set(relevant.flatMap((s) => (s.replay ? [s.replay] : [])))];
+    return failAll([...distinct.values()], {
+      among: `${found.length} of ${relevant.length} exchange(s)`,
+      ...(generation ? { seed: generation.seed, path: generation.path } : {}),
+      ...(replaysJudged.length ? { replaysJudged } : {}),
+    });
+  };
+  return { appliesTo, run: judgeOperation, reads: 'exercise' as const };
+}
