@@ -1,5 +1,5 @@
 /** The check registry: ids unique and stable in form, family = prefix, levels in titles, clauses known, and docs/checks.md current. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BUILT_IN_FAMILIES, defineCheck, familyOf } from '../../../src/checks/check.js';
@@ -116,5 +116,42 @@ describe('checks declared by a module of the run', () => {
     expect(refused([probe('beta.one', { title: 'MUST probe' })])).toMatch(/must start with its level \(MAY\)/);
     expect(refused([probe('beta.one'), probe('beta.one')])).toMatch(/declared twice/);
     expect(refused([{ ...probe('beta.one'), id: 'beta.One' }])).toMatch(/is not <family>.<kebab-case name>/);
+  });
+});
+
+describe("docs/layout.md's checklists for adding a check and a family", () => {
+  const layout = readFileSync(path.join(repoRoot, 'docs', 'layout.md'), 'utf8');
+  const steps = layout.slice(layout.indexOf('Adding a check:'), layout.indexOf('`suites/` holds one thin'));
+
+  test('name the files every family has, and each exists for every family', () => {
+    for (const named of [
+      'src/checks/<family>.ts',
+      'test/unit/checks/<family>.test.ts',
+      'test/mutants/registry.ts',
+      'npm run docs:checks',
+      'BUILT_IN_FAMILIES',
+      'src/checks/registry.ts',
+      'suites/<family>.test.ts',
+    ])
+      expect(steps, named).toContain(named);
+    const registry = readFileSync(path.join(repoRoot, 'src', 'checks', 'registry.ts'), 'utf8');
+    for (const family of BUILT_IN_FAMILIES) {
+      for (const file of [`src/checks/${family}.ts`, `suites/${family}.test.ts`])
+        expect(existsSync(path.join(repoRoot, file)), file).toBe(true);
+      const own = path.join(repoRoot, 'test', 'unit', 'checks', `${family}.test.ts`);
+      const queries = readFileSync(path.join(repoRoot, 'test', 'unit', 'checks', 'queries.test.ts'), 'utf8');
+      expect(existsSync(own) || queries.includes(`'${family}.`), `a unit test of ${family}`).toBe(true);
+      expect(registry).toContain(`./${family}.js`);
+      expect(readFileSync(path.join(repoRoot, 'suites', `${family}.test.ts`), 'utf8')).toContain(
+        `registerSuite('${family}')`,
+      );
+    }
+  });
+
+  test('no family file over 300 lines, and each holds its records with named runs', () => {
+    for (const family of BUILT_IN_FAMILIES) {
+      const text = readFileSync(path.join(repoRoot, 'src', 'checks', `${family}.ts`), 'utf8');
+      expect(text.split('\n').length, family).toBeLessThanOrEqual(300);
+    }
   });
 });
