@@ -10,8 +10,8 @@ import { narrowsChecks, selectsOperation } from '../config/selection.js';
 import { handOver, runFiles, workerStart, type TargetIdentity } from '../config/worker.js';
 import { readExchangeLog } from '../config/exchangeLog.js';
 import { joinedPacing } from '../http/pacing/rateLimits.js';
-import { entryName, isExpired, loadBaseline, mergedBaseline } from '../report/baseline.js';
-import { namedBaselineFile, shippedBaselines } from '../report/baselineChoice.js';
+import { type Baseline, entryName, isExpired, loadBaseline, mergedBaseline } from '../report/baseline.js';
+import { type BaselineChoice, namedBaselineFile, shippedBaselines } from '../report/baselineChoice.js';
 import { reasonsNothingCounts, summarize, type Results } from '../report/results.js';
 import { verdictLine } from '../report/terminal.js';
 import { clearReplaced, discard, freshStagingFolder, publish, publishedList, shownPath } from '../report/publish.js';
@@ -20,8 +20,8 @@ import { addReplays } from '../report/replayLine.js';
 import { Ledger } from '../resources/ledger.js';
 import { runCredentials, readPin, startPrefect, type ManagedServer } from '../managed/prefect.js';
 import { installedRelease } from '../managed/releasePins.js';
-import { openThread, sibling } from '../supervisor/thread.js';
-import type { Suites } from '../supervisor/suitesInProcess.js';
+import { openThread, sibling, type Thread } from '../supervisor/thread.js';
+import type { Suites, SuitesEnd } from '../supervisor/suitesInProcess.js';
 import { repoRoot, log, runSuites, readResults, SHIPPED_BASELINES, baselineOf, writeReports } from './shared.js';
 
 /** A selection of none of the document's operations, said as the user gave it. */
@@ -52,6 +52,25 @@ function deletedObjects(ledger: string, cleanup: Results['cleanup']): Set<string
       .map((e) => e.id.toLowerCase())
       .filter((id) => !kept.has(id)),
   );
+}
+
+/** The managed Prefect of a run with no target; an unknown or uninstallable release, or a selection of none of its operations, is bad input. */
+async function startManagedServer(config: Config): Promise<ManagedServer> {
+  const version = readPin(config.prefectVersion).prefect;
+  // Where the suite ships the release's operations, a selection of none of them is known before anything
+  // starts (their keys: a selection by document tag waits for the document).
+  const shipped = config.documentSource || config.selection.tags ? undefined : shippedOperations(version);
+  if (shipped && !shipped.some((key) => selectsOperation(config.selection, operationOfKey(key))))
+    throw selectsNoOperation(config, shipped.length);
+  log(`no target configured: starting a managed Prefect ${version} server on ${config.database}`);
+  try {
+    // With an auth string and no target, the managed server is started with that auth (HTTP Basic).
+    const { bin } = await installedRelease(version, log);
+    return await startPrefect({ database: config.database, authString: config.authString, version, bin, log });
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError(`cannot start the managed Prefect server: ${(e as Error).message.split('\n')[0]}`);
+  }
 }
 
 /** A target's label, from what was found of it: `prefect 3.8.8 on sqlite`; baseline entries' `onlyOn` match it. */
@@ -115,6 +134,248 @@ function withRunCredentials(config: Config): Config {
   return authString ? { ...config, authString } : config;
 }
 
+type Preflight = Thread<typeof import('../supervisor/preflight.js')>;
+type Survey = Awaited<ReturnType<typeof import('../supervisor/preflight.js').surveyTarget>>;
+type TargetState = Awaited<ReturnType<typeof import('../supervisor/preflight.js').targetState>>;
+type Cleaned = Awaited<ReturnType<typeof import('../supervisor/cleanupThread.js').finish>>;
+type RunFiles = ReturnType<typeof runFiles>;
+
+/**
+ * The target's document, surveyed; for a base URL the user gave, at the API's root, which may lie under it
+ * (Prefect's `/api`): found and said, or named as bad input (http/apiRoot.ts).
+ */
+async function surveyedTarget(
+  preflight: Preflight,
+  config: Config,
+  writeTo: string,
+  given: string,
+  byUrl: boolean,
+): Promise<{ survey: Survey; baseUrl: string }> {
+  const credentials = { apiKey: config.apiKey, authString: config.authString };
+  const surveyAt = (at: string) =>
+    preflight.call('surveyTarget', {
+      ...credentials,
+      baseUrl: at,
+      source: config.documentSource ?? `${at}/openapi.json`,
+      timeoutMs: config.requestTimeoutMs,
+      writeTo,
+    });
+  let baseUrl = given;
+  let survey = await surveyAt(baseUrl);
+  if (byUrl) {
+    const root = await preflight.call('findApiRoot', {
+      ...credentials,
+      baseUrl,
+      timeoutMs: config.requestTimeoutMs,
+      operations: survey.operations,
+      serverUrls: survey.serverUrls,
+    });
+    if (root.moved) {
+      log(root.moved);
+      baseUrl = root.baseUrl;
+      // The document its root serves, rather than the one found above it.
+      if (!config.documentSource) survey = await surveyAt(baseUrl);
+    }
+  }
+  for (const n of survey.normalisations)
+    log(`the document needed a rewrite: ${n.description} (${n.count}×, first at ${n.first})`);
+  return { survey, baseUrl };
+}
+
+/** The baseline the rule chooses (report/baselineChoice.ts), what was found of the target, and the file the suites read. */
+function chosenBaseline(
+  config: Config,
+  files: RunFiles,
+  survey: Survey,
+  state: TargetState,
+  server: ManagedServer | undefined,
+) {
+  const chosen = baselineOf(config, survey.profile, {
+    given: config.serverVersion,
+    managed: server?.version,
+    reported: state.reported.find((v) => v.kind === 'release'),
+    operations: survey.operations.map((op) => op.key),
+  });
+  const identity: TargetIdentity = {
+    release: chosen.release,
+    database: server
+      ? { name: server.database, how: 'the managed server' }
+      : state.database && { name: state.database.database, how: state.database.how },
+    baselineFrom: chosen.borrowedFrom,
+  };
+  if (identity.database && !server) log(`database: ${identity.database.name ?? 'unknown'} (${identity.database.how})`);
+  // Neighbours' entries are merged into one file of the run's, which the suites read as any baseline.
+  const baselinePath = chosen.neighbours ? files.neighboursBaseline : chosen.path;
+  if (chosen.neighbours)
+    writeFileSync(baselinePath!, `${JSON.stringify(mergedBaseline(chosen.neighbours), null, 2)}\n`);
+  return { chosen, identity, baselinePath, baseline: loadBaseline(baselinePath) };
+}
+
+interface RunEnd {
+  config: Config;
+  startedAt: string;
+  baseUrl: string;
+  survey: Survey;
+  state: TargetState;
+  chosen: BaselineChoice;
+  baselinePath?: string;
+  identity: TargetIdentity;
+  baseline: Baseline;
+  cleaned: Cleaned;
+  suitesEnd: SuitesEnd;
+  interrupted: boolean;
+  files: RunFiles;
+  shownResults: string;
+}
+
+/** The run's results: the suites', with what the CLI found and did around them, and every reason the run cannot pass. */
+function resultsOfRun(end: RunEnd): Results {
+  const { config, survey, chosen, baselinePath, identity, cleaned } = end;
+  const results: Results = readResults(path.join(config.outDir, 'results.json')) ?? {
+    tool: TOOL,
+    target: { baseUrl: end.baseUrl, openapi: survey.openapi, apiVersion: survey.apiVersion, profile: survey.profile },
+    seed: config.seed,
+    runTag: config.runTag,
+    runs: config.runs,
+    readOnly: config.readOnly,
+    startedAt: end.startedAt,
+    durationMs: 0,
+    operations: [],
+    checks: [],
+    summary: summarize([], 0),
+    errors: ['the suites ended without writing results'],
+  };
+  const reported = end.state.reported;
+  if (reported.length) results.target.serverVersions = reported;
+  if (identity.release) results.target.serverVersion = identity.release.version;
+  results.baseline = chosen.neighbours
+    ? { files: chosen.neighbours.map((s) => path.relative(repoRoot, s.file)), why: chosen.why }
+    : { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
+  if (survey.normalisations.length) results.normalisations = survey.normalisations;
+  results.cleanup = cleaned.report;
+  // The rate limits cleanup met count with the suites'.
+  if (results.timing)
+    results.timing.pacing = results.timing.pacing
+      ? joinedPacing(results.timing.pacing, cleaned.pacing)
+      : cleaned.pacing;
+  const errors = (results.errors ??= []);
+  if (end.interrupted) errors.push('interrupted before the end of the run');
+  // A failure of vitest's own may leave results that look complete: the run cannot pass on them.
+  if (end.suitesEnd.failure) errors.push(end.suitesEnd.failure);
+  // A gate must never pass on a run that judged nothing, or on a target that never answered.
+  const statuses = readExchangeLog(end.files.exchanges).map((b) => b.s);
+  errors.push(...reasonsNothingCounts(results, statuses));
+  // An expired entry fails the run: the deviation it excused was due to be fixed, or the entry reviewed.
+  for (const e of end.baseline.entries.filter((x) => isExpired(x)))
+    errors.push(`baseline entry expired on ${e.expires}: ${entryName(e)} (${e.reason})`);
+  if (results.cleanup.failed.length) errors.push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
+  if (errors.length === 0) delete results.errors;
+  addReplays(results, end.shownResults, deletedObjects(end.files.ledger, results.cleanup));
+  results.summary.requests += end.state.requests + cleaned.requests;
+  results.durationMs = Date.now() - Date.parse(end.startedAt);
+  return results;
+}
+
+/**
+ * A selection of no check, or a check module that declares none, is known before any server is started or
+ * asked. A selection that leaves no check out cannot be one, and without check modules the target is asked
+ * at once, rather than after the registry has loaded.
+ */
+async function someCheckSelected(preflight: Preflight, config: Config): Promise<void> {
+  if (!narrowsChecks(config.selection) && config.checkModules.length === 0) return;
+  const checks = await preflight.call('checksSelected', {
+    selection: config.selection,
+    checkModules: config.checkModules,
+  });
+  if (checks.selected === 0)
+    throw new UsageError(
+      `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
+    );
+}
+
+/**
+ * Everything the suites are handed before they send anything: the target (the managed server started, or the
+ * URL's API root), its document surveyed, what it reports and what it is, and the baseline chosen for it.
+ * `started`: told of a managed server as soon as it runs, so that it is stopped whatever follows.
+ */
+async function preparedTarget(
+  preflight: Preflight,
+  config: Config,
+  files: RunFiles,
+  started: (server: ManagedServer) => void,
+) {
+  // Said before anything is sent: the target a user's Prefect settings name is theirs, not the suite's.
+  if (config.readOnlyBecause) log(`read-only: ${config.readOnlyBecause}`);
+  // A baseline file named is read before a server is started or asked: a wrong one is bad input, at once.
+  const named = namedBaselineFile(config.baselinePath);
+  if (named) loadBaseline(named);
+  const server = config.baseUrl ? undefined : await startManagedServer(config);
+  if (server) started(server);
+  const surveyed = await surveyedTarget(preflight, config, files.document, server?.baseUrl ?? config.baseUrl!, !server);
+  const { survey, baseUrl } = surveyed;
+  // A selection of nothing would judge nothing: bad input, not a pass.
+  if (!survey.operations.some((op) => selectsOperation(config.selection, op)))
+    throw selectsNoOperation(config, survey.operations.length);
+  const state = await preflight.call('targetState', {
+    apiKey: config.apiKey,
+    authString: config.authString,
+    baseUrl,
+    timeoutMs: config.requestTimeoutMs,
+    operations: survey.operations,
+    profile: survey.profile,
+    readOnly: config.readOnly,
+    // A label the user gave decides which entries apply; the managed server's database is known.
+    tellDatabase: !server && !config.targetLabel,
+  });
+  await preflight.end();
+  const reported = state.reported;
+  if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
+  const chosen = chosenBaseline(config, files, survey, state, server);
+  log(
+    `target ${survey.title} ${survey.apiVersion} (OpenAPI ${survey.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.chosen.why}`,
+  );
+  const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
+  const targetLabel = managed ?? config.targetLabel ?? labelOf(survey.profile, chosen.identity);
+  return { ...chosen, baseUrl, survey, state, managed, targetLabel };
+}
+
+/**
+ * The threads of a run: what the run asks before the suites start is asked in one that ends before they do
+ * (supervisor/preflight.ts). Cleanup waits for the suites' end in one of its own: vitest's reporters hold the
+ * main thread for seconds after the last request (allure's thousands of files), and the server would wait idle
+ * meanwhile; it loads its modules now, while the target is surveyed, rather than when the suites start sending.
+ */
+function runThreads() {
+  return {
+    preflight: openThread<typeof import('../supervisor/preflight.js')>(
+      sibling(import.meta.url, '../supervisor/preflight.js'),
+    ),
+    cleaning: openThread<typeof import('../supervisor/cleanupThread.js')>(
+      sibling(import.meta.url, '../supervisor/cleanupThread.js'),
+    ),
+  };
+}
+
+/**
+ * What cleanup watches, and its time: bounded too, as a target too slow for the run is often too slow to delete
+ * from. What is not reached is reported (with its path) as not deleted, and the run fails, rather than hanging.
+ */
+function cleanupWatch(config: Config, baseUrl: string, files: RunFiles) {
+  const seconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
+  return {
+    apiKey: config.apiKey,
+    authString: config.authString,
+    baseUrl,
+    timeoutMs: config.requestTimeoutMs,
+    ledger: files.ledger,
+    exchanges: files.exchanges,
+    suitesEnded: files.suitesEnded,
+    seconds,
+    why: `cleanup's time of ${seconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
+    maxRate: config.maxRate,
+  };
+}
+
 /**
  * `judged`: called when the suites have ended, before cleanup ends and the reports are written. `shownResults`:
  * where the user will find results.json, as replay lines name it.
@@ -140,144 +401,20 @@ export async function runInto(
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  // What the run asks before the suites start is asked in a thread that ends before they do (supervisor/preflight.ts).
-  const preflight = openThread<typeof import('../supervisor/preflight.js')>(
-    sibling(import.meta.url, '../supervisor/preflight.js'),
-  );
-  // Cleanup waits for the suites' end in a thread of its own: vitest's reporters hold the main thread for
-  // seconds after the last request (allure's ~4,000 files), and the server would wait idle meanwhile. It
-  // loads its modules now, while the target is surveyed, rather than when the suites start sending.
-  const cleaning = openThread<typeof import('../supervisor/cleanupThread.js')>(
-    sibling(import.meta.url, '../supervisor/cleanupThread.js'),
-  );
+  const { preflight, cleaning } = runThreads();
   let handedOver = false;
   try {
-    // A selection of no check, or a check module that declares none, is known before any server is started or
-    // asked. A selection that leaves no check out cannot be one, and without check modules the target is asked
-    // at once, rather than after the registry has loaded.
-    if (narrowsChecks(config.selection) || config.checkModules.length > 0) {
-      const checks = await preflight.call('checksSelected', {
-        selection: config.selection,
-        checkModules: config.checkModules,
-      });
-      if (checks.selected === 0)
-        throw new UsageError(
-          `the selection (${selectionLine(config)}) selects none of the ${checks.of} checks (see \`conformance checks\`)`,
-        );
-    }
+    await someCheckSelected(preflight, config);
     // vitest starts now, and its start (seconds) goes on while the target is started and surveyed: the
     // suites wait for what the preflight decides (handOver below) before they send anything.
     const start = workerStart(config, { runDir, startedAt });
     suites = runSuites(start);
-    let baseUrl = config.baseUrl;
-    // Said before anything is sent: the target a user's Prefect settings name is theirs, not the suite's.
-    if (config.readOnlyBecause) log(`read-only: ${config.readOnlyBecause}`);
-    // A baseline file named is read before a server is started or asked: a wrong one is bad input, at once.
-    const named = namedBaselineFile(config.baselinePath);
-    if (named) loadBaseline(named);
-    if (!baseUrl) {
-      // An unknown or uninstallable release is bad input, found before anything starts.
-      const version = readPin(config.prefectVersion).prefect;
-      // So is a selection of none of its operations, where the suite ships the release's operations (their
-      // keys: a selection by document tag waits for the document).
-      const shipped = config.documentSource || config.selection.tags ? undefined : shippedOperations(version);
-      if (shipped && !shipped.some((key) => selectsOperation(config.selection, operationOfKey(key))))
-        throw selectsNoOperation(config, shipped.length);
-      log(`no target configured: starting a managed Prefect ${version} server on ${config.database}`);
-      try {
-        // With an auth string and no target, the managed server is started with that auth (HTTP Basic).
-        const { bin } = await installedRelease(version, log);
-        server = await startPrefect({ database: config.database, authString: config.authString, version, bin, log });
-      } catch (e) {
-        if (e instanceof UsageError) throw e;
-        throw new UsageError(`cannot start the managed Prefect server: ${(e as Error).message.split('\n')[0]}`);
-      }
-      baseUrl = server.baseUrl;
-    }
-    const credentials = { apiKey: config.apiKey, authString: config.authString };
-    const surveyAt = (at: string) =>
-      preflight.call('surveyTarget', {
-        ...credentials,
-        baseUrl: at,
-        source: config.documentSource ?? `${at}/openapi.json`,
-        timeoutMs: config.requestTimeoutMs,
-        writeTo: files.document,
-      });
-    let survey = await surveyAt(baseUrl);
-    // A base URL the user gave may lack the path the API is served at (Prefect's `/api`): found, or named.
-    if (!server) {
-      const root = await preflight.call('findApiRoot', {
-        ...credentials,
-        baseUrl,
-        timeoutMs: config.requestTimeoutMs,
-        operations: survey.operations,
-        serverUrls: survey.serverUrls,
-      });
-      if (root.moved) {
-        log(root.moved);
-        baseUrl = root.baseUrl;
-        // The document its root serves, rather than the one found above it.
-        if (!config.documentSource) survey = await surveyAt(baseUrl);
-      }
-    }
-    for (const n of survey.normalisations)
-      log(`the document needed a rewrite: ${n.description} (${n.count}×, first at ${n.first})`);
-    const operations = survey.operations;
-    // A selection of nothing would judge nothing: bad input, not a pass.
-    if (!operations.some((op) => selectsOperation(config.selection, op)))
-      throw selectsNoOperation(config, operations.length);
-    const state = await preflight.call('targetState', {
-      ...credentials,
-      baseUrl,
-      timeoutMs: config.requestTimeoutMs,
-      operations,
-      profile: survey.profile,
-      readOnly: config.readOnly,
-      // A label the user gave decides which entries apply; the managed server's database is known.
-      tellDatabase: !server && !config.targetLabel,
+    const target = await preparedTarget(preflight, config, files, (started) => {
+      server = started;
     });
-    await preflight.end();
-    const reported = state.reported;
-    if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
-    const chosen = baselineOf(config, survey.profile, {
-      given: config.serverVersion,
-      managed: server?.version,
-      reported: reported.find((v) => v.kind === 'release'),
-      operations: operations.map((op) => op.key),
-    });
-    const identity: TargetIdentity = {
-      release: chosen.release,
-      database: server
-        ? { name: server.database, how: 'the managed server' }
-        : state.database && { name: state.database.database, how: state.database.how },
-      baselineFrom: chosen.borrowedFrom,
-    };
-    if (identity.database && !server)
-      log(`database: ${identity.database.name ?? 'unknown'} (${identity.database.how})`);
-    const baselinePath = chosen.neighbours ? files.neighboursBaseline : chosen.path;
-    if (chosen.neighbours)
-      writeFileSync(baselinePath!, `${JSON.stringify(mergedBaseline(chosen.neighbours), null, 2)}\n`);
-    const baseline = loadBaseline(baselinePath);
-    log(
-      `target ${survey.title} ${survey.apiVersion} (OpenAPI ${survey.openapi}) at ${baseUrl} (target from ${config.targetSource}); seed ${config.seed}; run tag ${config.runTag}; baseline: ${chosen.why}`,
-    );
-
-    const managed = server ? `prefect ${server.version} on ${server.database}` : undefined;
-    const targetLabel = managed ?? config.targetLabel ?? labelOf(survey.profile, identity);
-    // Cleanup's time is bounded too: a target too slow for the run is often too slow to delete from. What is
-    // not reached is reported (with its path) as not deleted, and the run fails, rather than the run hanging.
-    const cleanupSeconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
-    await cleaning.call('watch', {
-      ...credentials,
-      baseUrl,
-      timeoutMs: config.requestTimeoutMs,
-      ledger: files.ledger,
-      exchanges: files.exchanges,
-      suitesEnded: files.suitesEnded,
-      seconds: cleanupSeconds,
-      why: `cleanup's time of ${cleanupSeconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
-      maxRate: config.maxRate,
-    });
+    const { baseUrl, survey, state } = target;
+    await cleaning.call('watch', cleanupWatch(config, baseUrl, files));
+    const { baselinePath, managed, identity, targetLabel } = target;
     handOver(runDir, { baseUrl, documentPath: files.document, baselinePath, managed, identity, targetLabel });
     handedOver = true;
     const suitesEnd = await suites.ended;
@@ -291,48 +428,16 @@ export async function runInto(
       absentSideEffects: state.absentSideEffects,
     });
 
-    const resultsFile = path.join(config.outDir, 'results.json');
-    const expired = baseline.entries.filter((e) => isExpired(e));
-    const results: Results = readResults(resultsFile) ?? {
-      tool: TOOL,
-      target: { baseUrl, openapi: survey.openapi, apiVersion: survey.apiVersion, profile: survey.profile },
-      seed: config.seed,
-      runTag: config.runTag,
-      runs: config.runs,
-      readOnly: config.readOnly,
+    const results = resultsOfRun({
+      ...target,
+      config,
       startedAt,
-      durationMs: 0,
-      operations: [],
-      checks: [],
-      summary: summarize([], 0),
-      errors: ['the suites ended without writing results'],
-    };
-    if (reported.length) results.target.serverVersions = reported;
-    if (identity.release) results.target.serverVersion = identity.release.version;
-    results.baseline = chosen.neighbours
-      ? { files: chosen.neighbours.map((s) => path.relative(repoRoot, s.file)), why: chosen.why }
-      : { file: baselinePath && path.relative(repoRoot, baselinePath), why: chosen.why };
-    if (survey.normalisations.length) results.normalisations = survey.normalisations;
-    results.cleanup = cleaned.report;
-    // The rate limits cleanup met count with the suites'.
-    if (results.timing)
-      results.timing.pacing = results.timing.pacing
-        ? joinedPacing(results.timing.pacing, cleaned.pacing)
-        : cleaned.pacing;
-    if (interrupted) (results.errors ??= []).push('interrupted before the end of the run');
-    // A failure of vitest's own may leave results that look complete: the run cannot pass on them.
-    if (suitesEnd.failure) (results.errors ??= []).push(suitesEnd.failure);
-    // A gate must never pass on a run that judged nothing, or on a target that never answered.
-    const statuses = readExchangeLog(files.exchanges).map((b) => b.s);
-    for (const reason of reasonsNothingCounts(results, statuses)) (results.errors ??= []).push(reason);
-    // An expired entry fails the run: the deviation it excused was due to be fixed, or the entry reviewed.
-    for (const e of expired)
-      (results.errors ??= []).push(`baseline entry expired on ${e.expires}: ${entryName(e)} (${e.reason})`);
-    if (results.cleanup.failed.length)
-      (results.errors ??= []).push(`cleanup could not delete ${results.cleanup.failed.length} object(s)`);
-    addReplays(results, shownResults, deletedObjects(files.ledger, results.cleanup));
-    results.summary.requests += state.requests + cleaned.requests;
-    results.durationMs = Date.now() - Date.parse(startedAt);
+      cleaned,
+      suitesEnd,
+      interrupted,
+      files,
+      shownResults,
+    });
     return writeReports(results, config.outDir);
   } finally {
     await preflight.end();
