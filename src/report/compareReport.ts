@@ -23,7 +23,73 @@ const cell = (text: unknown) =>
     .replace(/\n/g, ' ')
     .slice(0, 300);
 
+/** A Markdown table of at most `limit` rows, with a line for the rest; nothing for no rows. */
+function markdownTable<T>(head: string, rows: T[], row: (x: T) => string, limit: number): string[] {
+  if (rows.length === 0) return [];
+  const more = rows.length > limit ? ['', `… and ${rows.length - limit} more in compare.json`] : [];
+  const columns = head.split('|').length - 2;
+  return [head, `|${'---|'.repeat(columns)}`, ...rows.slice(0, limit).map(row), ...more];
+}
+
+const countsLine = <T extends { kind: string }>(items: T[], none: string) =>
+  count(items, (x) => x.kind)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ') || none;
+
+function driftMarkdown(d: Comparison['drift'], limit: number): string[] {
+  if (!d) return ['not available'];
+  const breaking = d.changes.filter((x) => x.breaking).length;
+  return [
+    `A: ${d.a.title ?? ''} ${d.a.version ?? ''}, ${d.a.operations} operations · B: ${d.b.title ?? ''} ${d.b.version ?? ''}, ${d.b.operations} operations`,
+    '',
+    `**${breaking} breaking**, ${d.changes.length - breaking} non-breaking: ${countsLine(d.changes, 'no change')}`,
+    '',
+    ...markdownTable(
+      '| | operation | where | change | detail |',
+      d.changes,
+      (x) =>
+        `| ${x.breaking ? 'breaking' : 'non-breaking'} | ${cell(x.operation)} | ${cell(x.where)} | ${x.kind} | ${cell(x.detail)} |`,
+      limit,
+    ),
+  ];
+}
+
+function verdictsMarkdown(v: Comparison['verdicts'], limit: number): string[] {
+  if (!v) return ['not available'];
+  const { shown, folded } = listedChanges(v.changes);
+  const side = (x: VerdictChange['a']) => (x ? `${x.status}: ${cell(x.message)}` : '-');
+  return [
+    verdictsLine(v.compared, shown, folded),
+    '',
+    ...markdownTable(
+      '| change | check | operation | A | B |',
+      shown,
+      (x) => `| ${x.kind} | \`${x.id}\` | ${cell(x.operation)} | ${side(x.a)} | ${side(x.b)} |`,
+      limit,
+    ),
+  ];
+}
+
+function behaviourMarkdown(b: Comparison['behaviour'], limit: number): string[] {
+  if (!b) return ['not available'];
+  return [
+    `${b.matched} distinct requests sent to both (A sent ${b.requestsA}, B ${b.requestsB}; ${b.onlyA} only to A, ${b.onlyB} only to B); ids, times and run tags masked.`,
+    '',
+    countsLine(b.differences, 'no difference'),
+    '',
+    ...markdownTable(
+      '| difference | operation | request | A | B |',
+      b.differences,
+      (x) => `| ${x.kind} | ${cell(x.operation)} | \`${cell(x.request)}\` | ${cell(x.a)} | ${cell(x.b)} |`,
+      limit,
+    ),
+  ];
+}
+
 export function compareMarkdown(c: Comparison, limit = 100): string {
+  const sides = [c.a, c.b].map(
+    (side, i) => `- ${'AB'[i]}: ${side.target ?? '-'} (seed ${side.seed ?? '-'}, ${side.checks ?? 0} checks)`,
+  );
   const lines = [
     `# Comparison: A = ${c.a.label} · B = ${c.b.label}`,
     '',
@@ -31,79 +97,21 @@ export function compareMarkdown(c: Comparison, limit = 100): string {
     '',
     COMPARISON_RULE,
     '',
+    ...(c.a.target || c.b.target ? [...sides, ''] : []),
+    ...c.notes.flatMap((n) => [`> ${n}`, '']),
+    ...(c.edition ? ['## Editions', '', ...editionLines(c.edition).map((l) => `- ${l}`), ''] : []),
+    '## 1. Document drift',
+    '',
+    ...driftMarkdown(c.drift, limit),
+    '',
+    '## 2. Verdicts per check',
+    '',
+    ...verdictsMarkdown(c.verdicts, limit),
+    '',
+    '## 3. Behaviour on the same requests',
+    '',
+    ...behaviourMarkdown(c.behaviour, limit),
   ];
-  if (c.a.target || c.b.target)
-    lines.push(
-      `- A: ${c.a.target ?? '-'} (seed ${c.a.seed ?? '-'}, ${c.a.checks ?? 0} checks)`,
-      `- B: ${c.b.target ?? '-'} (seed ${c.b.seed ?? '-'}, ${c.b.checks ?? 0} checks)`,
-      '',
-    );
-  for (const n of c.notes) lines.push(`> ${n}`, '');
-
-  if (c.edition) lines.push('## Editions', '', ...editionLines(c.edition).map((l) => `- ${l}`), '');
-  lines.push('## 1. Document drift', '');
-  if (c.drift) {
-    const d = c.drift;
-    const breaking = d.changes.filter((x) => x.breaking);
-    lines.push(
-      `A: ${d.a.title ?? ''} ${d.a.version ?? ''}, ${d.a.operations} operations · B: ${d.b.title ?? ''} ${d.b.version ?? ''}, ${d.b.operations} operations`,
-      '',
-    );
-    lines.push(
-      `**${breaking.length} breaking**, ${d.changes.length - breaking.length} non-breaking: ${
-        count(d.changes, (x) => x.kind)
-          .map(([k, n]) => `${n} ${k}`)
-          .join(', ') || 'no change'
-      }`,
-      '',
-    );
-    if (d.changes.length) {
-      lines.push('| | operation | where | change | detail |', '|---|---|---|---|---|');
-      for (const x of d.changes.slice(0, limit))
-        lines.push(
-          `| ${x.breaking ? 'breaking' : 'non-breaking'} | ${cell(x.operation)} | ${cell(x.where)} | ${x.kind} | ${cell(x.detail)} |`,
-        );
-      if (d.changes.length > limit) lines.push('', `… and ${d.changes.length - limit} more in compare.json`);
-    }
-  } else lines.push('not available');
-
-  lines.push('', '## 2. Verdicts per check', '');
-  if (c.verdicts) {
-    const v = c.verdicts;
-    const { shown, folded } = listedChanges(v.changes);
-    lines.push(verdictsLine(v.compared, shown, folded), '');
-    if (shown.length) {
-      lines.push('| change | check | operation | A | B |', '|---|---|---|---|---|');
-      for (const x of shown.slice(0, limit))
-        lines.push(
-          `| ${x.kind} | \`${x.id}\` | ${cell(x.operation)} | ${x.a ? `${x.a.status}: ${cell(x.a.message)}` : '-'} | ${x.b ? `${x.b.status}: ${cell(x.b.message)}` : '-'} |`,
-        );
-      if (shown.length > limit) lines.push('', `… and ${shown.length - limit} more in compare.json`);
-    }
-  } else lines.push('not available');
-
-  lines.push('', '## 3. Behaviour on the same requests', '');
-  if (c.behaviour) {
-    const b = c.behaviour;
-    lines.push(
-      `${b.matched} distinct requests sent to both (A sent ${b.requestsA}, B ${b.requestsB}; ${b.onlyA} only to A, ${b.onlyB} only to B); ids, times and run tags masked.`,
-      '',
-    );
-    lines.push(
-      `${
-        count(b.differences, (x) => x.kind)
-          .map(([k, n]) => `${n} ${k}`)
-          .join(', ') || 'no difference'
-      }`,
-      '',
-    );
-    if (b.differences.length) {
-      lines.push('| difference | operation | request | A | B |', '|---|---|---|---|---|');
-      for (const x of b.differences.slice(0, limit))
-        lines.push(`| ${x.kind} | ${cell(x.operation)} | \`${cell(x.request)}\` | ${cell(x.a)} | ${cell(x.b)} |`);
-      if (b.differences.length > limit) lines.push('', `… and ${b.differences.length - limit} more in compare.json`);
-    }
-  } else lines.push('not available');
   return `${lines.join('\n')}\n`;
 }
 
