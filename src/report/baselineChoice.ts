@@ -123,41 +123,58 @@ export function chooseBaseline(
   if (named === 'none') return { why: 'none (--baseline none)', ...known };
   const file = namedBaselineFile(named);
   if (file) return { path: file, why: `${file} (given)`, ...known };
-  if (release) {
-    const target = `the target is ${profile} ${release.version} (${release.from})`;
-    const own = shipped.find((s) => s.release === release.version);
-    if (own) return { path: own.file, why: `${shown(own.file)} (auto: ${target})`, release };
-    const near = sameMinor(release.version, shipped);
-    if (near)
-      return {
-        path: near.file,
-        why: `${shown(near.file)} (auto: ${target}; the suite ships no baseline for it, so the nearest release of ${minorOf(release.version)} it ships one for; an entry that does not show is reported, not gated)`,
-        release,
-        borrowedFrom: near.release,
-      };
-    const neighbours = neighboursOf(release.version, shipped);
-    if (neighbours.length) {
-      const names = neighbours.map((s) => `${profile} ${s.release}`).join(' and ');
-      const files = neighbours.map((s) => shown(s.file)).join(' + ');
-      const around =
-        neighbours.length === 2
-          ? 'the shipped releases on either side of it'
-          : `the nearest shipped release (none is ${compareReleases(neighbours[0].release, release.version) < 0 ? 'newer' : 'older'})`;
-      const excusing =
-        neighbours.length === 2
-          ? 'an entry of either excuses the failure it names'
-          : 'its entries excuse the failures they name';
-      return {
-        neighbours,
-        why: `${files} (auto: ${target}; the suite ships no baseline for it or for another ${minorOf(release.version)} release, so ${neighbours.length === 2 ? 'those' : 'that'} of ${names}, ${around}: ${excusing}, and one that does not show is reported, not gated)`,
-        release,
-      };
-    }
+  return release ? byRelease(release, profile, shipped, shown) : byDocument(profile, clues, shipped, shown);
+}
+
+/** A target whose release is known: its own baseline, else one of its minor, else its neighbours'. */
+function byRelease(
+  release: NonNullable<BaselineChoice['release']>,
+  profile: string,
+  shipped: ShippedBaseline[],
+  shown: (file: string) => string,
+): BaselineChoice {
+  const target = `the target is ${profile} ${release.version} (${release.from})`;
+  const own = shipped.find((s) => s.release === release.version);
+  if (own) return { path: own.file, why: `${shown(own.file)} (auto: ${target})`, release };
+  const near = sameMinor(release.version, shipped);
+  if (near)
+    return {
+      path: near.file,
+      why: `${shown(near.file)} (auto: ${target}; the suite ships no baseline for it, so the nearest release of ${minorOf(release.version)} it ships one for; an entry that does not show is reported, not gated)`,
+      release,
+      borrowedFrom: near.release,
+    };
+  const neighbours = neighboursOf(release.version, shipped);
+  if (neighbours.length === 0)
     return { why: `none (auto: ${target}, and the suite ships no baseline at all; every deviation counts)`, release };
-  }
-  // A document without `/admin` routes (the hosted edition's) is compared without theirs: releases differ
-  // there most (3.6.29's and 3.8.8's documents differ only by /admin/storage), and the edition has none of
-  // them. Of releases whose documents are as near, the newest: a hosted edition runs current code.
+  const names = neighbours.map((s) => `${profile} ${s.release}`).join(' and ');
+  const files = neighbours.map((s) => shown(s.file)).join(' + ');
+  const both = neighbours.length === 2;
+  const around = both
+    ? 'the shipped releases on either side of it'
+    : `the nearest shipped release (none is ${compareReleases(neighbours[0].release, release.version) < 0 ? 'newer' : 'older'})`;
+  const excusing = both
+    ? 'an entry of either excuses the failure it names'
+    : 'its entries excuse the failures they name';
+  return {
+    neighbours,
+    why: `${files} (auto: ${target}; the suite ships no baseline for it or for another ${minorOf(release.version)} release, so ${both ? 'those' : 'that'} of ${names}, ${around}: ${excusing}, and one that does not show is reported, not gated)`,
+    release,
+  };
+}
+
+/**
+ * A target whose release could not be read: the baseline of the shipped release whose document is nearest.
+ * A document without `/admin` routes (the hosted edition's) is compared without theirs: releases differ there
+ * most (3.6.29's and 3.8.8's documents differ only by /admin/storage), and the edition has none of them. Of
+ * releases whose documents are as near, the newest: a hosted edition runs current code.
+ */
+function byDocument(
+  profile: string,
+  clues: ReleaseClues,
+  shipped: ShippedBaseline[],
+  shown: (file: string) => string,
+): BaselineChoice {
   const admin = (op: string) => / \/admin\//.test(op);
   const comparable = clues.operations.some(admin)
     ? (ops: string[]) => ops
