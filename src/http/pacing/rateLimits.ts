@@ -380,23 +380,35 @@ export class RateLimits {
       const g = this.groupOf(name, f, now);
       g.pausedUntil = Math.max(g.pausedUntil, now + Math.min(stated.resetMs, RETRY_AFTER_CAP_MS));
     }
-    if (status !== 429) {
-      if (status === 0) return;
-      f.accepted.push(now);
-      while (f.accepted.length && f.accepted[0] < now - MEASURE_MS) f.accepted.shift();
-      // Every second without a 429 the pace rises a little: a limit that was raised, or set low, is found again.
-      // Only while the pace is spent (requests started at it over the last second): a second without a 429 at
-      // less than the pace says nothing of the limit, and a pace raised through the quiet end of the suites,
-      // or while requests waited for room in flight rather than for the pace (33 a second to 45 behind a
-      // limit of 33), sent cleanup's deletes into the limit at once.
-      const g = f.group;
-      if (g?.rate && !stated?.rate && now > g.changedAt) {
-        if (startsWithin(g, now) >= (SPENT_SHARE * g.rate * SPENT_MS) / 1000)
-          g.rate *= (1 + INCREASE_PER_SECOND) ** ((now - g.changedAt) / 1000);
-        g.changedAt = now;
-      }
-      return;
-    }
+    if (status === 429) this.refused(name, f, headers, stated, now);
+    else if (status !== 0) this.accepted(f, stated, now);
+  }
+
+  /**
+   * An answer that was not a 429. Every second without a 429 the pace rises a little: a limit that was raised, or
+   * set low, is found again. Only while the pace is spent (requests started at it over the last second): a second
+   * without a 429 at less than the pace says nothing of the limit, and a pace raised through the quiet end of the
+   * suites, or while requests waited for room in flight rather than for the pace, sent cleanup's deletes into the
+   * limit at once.
+   */
+  private accepted(f: FamilyPace, stated: StatedLimit | undefined, now: number): void {
+    f.accepted.push(now);
+    while (f.accepted.length && f.accepted[0] < now - MEASURE_MS) f.accepted.shift();
+    const g = f.group;
+    if (!g?.rate || stated?.rate || now <= g.changedAt) return;
+    if (startsWithin(g, now) >= (SPENT_SHARE * g.rate * SPENT_MS) / 1000)
+      g.rate *= (1 + INCREASE_PER_SECOND) ** ((now - g.changedAt) / 1000);
+    g.changedAt = now;
+  }
+
+  /** A 429: the group paused for its Retry-After, and paced, or judged not the pace's (notThePace). */
+  private refused(
+    name: string,
+    f: FamilyPace,
+    headers: Record<string, string>,
+    stated: StatedLimit | undefined,
+    now: number,
+  ): void {
     f.rateLimited++;
     f.refused.push(now);
     while (f.refused.length && f.refused[0] < now - MEASURE_MS) f.refused.shift();
@@ -427,12 +439,18 @@ export class RateLimits {
     g.pausedUntil = Math.max(g.pausedUntil, now + wait);
     g.limitedAt = now;
     if (stated?.rate || (inPause && !joins)) return;
-    // A 429 outside a pause, or a family that joins the group (it spent the group's budget too): the group
-    // was sent faster than its limit. Unpaced, or with a family more, its pace becomes a little under the rate
-    // the group's answers were accepted at just before (the limit's own rate, once its budget was spent);
-    // paced, a tenth under itself. A family that joins while a fall is judged waits for the judgement.
-    // Never under half the pace the first 429 set: a server that refuses a share of requests whatever their
-    // rate (a throttle, not a limit) would otherwise have the pace fall with every 429, towards nothing.
+    this.paceLower(g, joins, now);
+  }
+
+  /**
+   * A 429 outside a pause, or a family that joins the group (it spent the group's budget too): the group was
+   * sent faster than its limit. Unpaced, or with a family more, its pace becomes a little under the rate the
+   * group's answers were accepted at just before (the limit's own rate, once its budget was spent); paced, a
+   * tenth under itself. A family that joins while a fall is judged waits for the judgement. Never under half
+   * the pace the first 429 set: a server that refuses a share of requests whatever their rate (a throttle, not a
+   * limit) would otherwise have the pace fall with every 429, towards nothing.
+   */
+  private paceLower(g: LimitGroup, joins: boolean, now: number): void {
     if (g.rate === undefined || (joins && !g.sinceFall)) {
       const accepted = this.acceptedRate(g, now);
       if (accepted === undefined) return;
