@@ -8,7 +8,7 @@ import { is2xx, type RequestToSend } from '../openapi/request.js';
 import { defineCheck } from './check.js';
 import type { CheckContext, Exchange } from './context.js';
 import { sampledReads } from './sampledReads.js';
-import { fail, pass, Skip, statusKey } from './verdict.js';
+import { fail, pass, Skip, statusKey, type Verdict } from './verdict.js';
 
 const HEALTH = /^GET \/(health|ready)\/?$/;
 
@@ -30,6 +30,38 @@ async function sendWith(ctx: CheckContext, op: Operation, change: Partial<Reques
 
 const protectedSample = (op: Operation, ctx: CheckContext) => sampledReads(ctx.model).has(op);
 
+async function required(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const ex = await sendWith(ctx, op, { withoutAuth: true });
+  return refused(ex.status)
+    ? pass(`answered ${ex.status}`)
+    : fail('status.unexpected', statusKey(ex), `without credentials it answered ${ex.status || ex.error}`, [ex]);
+}
+
+async function wrongRefused(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const ex = await sendWith(ctx, op, { withoutAuth: true, headers: wrongCredentials(ctx) });
+  return refused(ex.status)
+    ? pass(`answered ${ex.status}`)
+    : fail('status.unexpected', statusKey(ex), `with wrong credentials it answered ${ex.status || ex.error}`, [ex]);
+}
+
+async function rightAccepted(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const ex = await sendWith(ctx, op, {});
+  return is2xx(ex)
+    ? pass(`answered ${ex.status}`)
+    : fail('status.unexpected', statusKey(ex), `with the configured credentials it answered ${ex.status || ex.error}`, [
+        ex,
+      ]);
+}
+
+async function healthExemption(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const ex = await sendWith(ctx, op, { withoutAuth: true });
+  return pass(
+    is2xx(ex)
+      ? `exempt: answered ${ex.status} without credentials`
+      : `protected: answered ${ex.status} without credentials`,
+  );
+}
+
 export const authChecks = [
   defineCheck({
     id: 'auth.required',
@@ -38,12 +70,7 @@ export const authChecks = [
     catches: 1,
     title: 'MUST refuse a protected operation without credentials (401 or 403)',
     appliesTo: protectedSample,
-    run: async (op, ctx) => {
-      const ex = await sendWith(ctx, op, { withoutAuth: true });
-      return refused(ex.status)
-        ? pass(`answered ${ex.status}`)
-        : fail('status.unexpected', statusKey(ex), `without credentials it answered ${ex.status || ex.error}`, [ex]);
-    },
+    run: required,
   }),
   defineCheck({
     id: 'auth.wrong-refused',
@@ -51,12 +78,7 @@ export const authChecks = [
     clause: '5',
     title: 'MUST refuse a protected operation with wrong credentials (401 or 403)',
     appliesTo: protectedSample,
-    run: async (op, ctx) => {
-      const ex = await sendWith(ctx, op, { withoutAuth: true, headers: wrongCredentials(ctx) });
-      return refused(ex.status)
-        ? pass(`answered ${ex.status}`)
-        : fail('status.unexpected', statusKey(ex), `with wrong credentials it answered ${ex.status || ex.error}`, [ex]);
-    },
+    run: wrongRefused,
   }),
   defineCheck({
     id: 'auth.right-accepted',
@@ -64,17 +86,7 @@ export const authChecks = [
     clause: '5',
     title: 'MUST serve a protected operation with the right credentials',
     appliesTo: protectedSample,
-    run: async (op, ctx) => {
-      const ex = await sendWith(ctx, op, {});
-      return is2xx(ex)
-        ? pass(`answered ${ex.status}`)
-        : fail(
-            'status.unexpected',
-            statusKey(ex),
-            `with the configured credentials it answered ${ex.status || ex.error}`,
-            [ex],
-          );
-    },
+    run: rightAccepted,
   }),
   defineCheck({
     id: 'auth.health-exemption',
@@ -83,13 +95,6 @@ export const authChecks = [
       'open: the spec does not show the authentication of a local server, nor which endpoints need it (5): reported, never failed; 5',
     title: 'MAY serve health endpoints without credentials (reported, never failed)',
     appliesTo: (op) => HEALTH.test(op.key),
-    run: async (op, ctx) => {
-      const ex = await sendWith(ctx, op, { withoutAuth: true });
-      return pass(
-        is2xx(ex)
-          ? `exempt: answered ${ex.status} without credentials`
-          : `protected: answered ${ex.status} without credentials`,
-      );
-    },
+    run: healthExemption,
   }),
 ];

@@ -25,165 +25,165 @@ const CLAUSE = '4.3 rule 5; 8';
 
 const refusedWith4xx = (status: number) => status >= 400 && status < 500;
 
+async function windows(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const { q, key } = await corpusOf(ctx, op, 2);
+  const sort = untiedSort(ctx, op);
+  if (!sort) return skip('no sort value without ties (ID_* or NAME_*) to page by');
+  const base = { ...q.scope(key), sort };
+  const full = await q.query(op, { ...base, limit: 200 });
+  if (!is2xx(full.exchange))
+    return fail('status.unexpected', statusKey(full.exchange), `the whole result answered ${full.exchange.status}`, [
+      full.exchange,
+    ]);
+  const n = full.ids.length;
+  let shown: Verdict | undefined;
+  const { seed, runs } = ctx.settings;
+  const windows = new JudgedOnce<boolean>();
+  const windowOf = (limit: number, offset: number) => q.query(op, { ...base, limit, offset });
+  const limits = fc.integer({ min: 1, max: n + 1 });
+  const offsets = fc.integer({ min: 0, max: n + 1 });
+  const property = fc.asyncProperty(limits, offsets, (limit, offset) =>
+    // The run ends at the first failure, so an outcome reused is a window that agreed.
+    windows.outcome(`${limit} ${offset}`, async () => {
+      const { exchange, ids } = await ahead.answer(`${limit} ${offset}`, () => windowOf(limit, offset));
+      const expected = full.ids.slice(offset, offset + limit);
+      if (JSON.stringify(ids) === JSON.stringify(expected)) return true;
+      shown = fail(
+        'aggregate.mismatch',
+        'window',
+        `limit ${limit}, offset ${offset}: ${JSON.stringify(ids)}; the window is ${JSON.stringify(expected)}`,
+        [exchange, full.exchange],
+        { limit, offset },
+      );
+      return false;
+    }),
+  );
+  const params = { seed, numRuns: runs, endOnFailure: true };
+  // The draws' windows, asked side by side before the property judges them one by one.
+  const ahead = new SentAhead(
+    drawsOf([limits, offsets], params).map(([limit, offset]) => ({
+      key: `${limit} ${offset}`,
+      send: () => windowOf(limit, offset),
+    })),
+  );
+  const result = await fc.check(property, params);
+  // The time box stopped sending mid-property: not run, never a counterexample.
+  if (result.errorInstance instanceof SendingStopped) throw result.errorInstance;
+  return result.failed
+    ? ({ ...shown!, seed, path: result.counterexamplePath ?? undefined } as Verdict)
+    : pass(`${result.numRuns - windows.repeats} distinct windows of ${n} objects, sorted ${sort}`);
+}
+
+async function limitZero(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const { q, key } = await corpusOf(ctx, op);
+  const { exchange } = await q.query(op, { ...q.scope(key), limit: 0 });
+  if (!is2xx(exchange))
+    return fail('status.unexpected', statusKey(exchange), `limit 0 answered ${exchange.status}`, [exchange]);
+  return Array.isArray(exchange.json) && exchange.json.length === 0
+    ? pass()
+    : fail('aggregate.mismatch', 'limit 0', `limit 0 returned ${(exchange.json as Obj[]).length} object(s)`, [
+        exchange,
+      ]);
+}
+
+async function maximumLimit(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const { q, key } = await corpusOf(ctx, op);
+  const max = q.models.get(key)?.limit?.maximum ?? ctx.profile.maxLimit;
+  if (max === undefined) return skip('neither the document nor the profile gives a maximum limit');
+  const ok = await q.query(op, { ...q.scope(key), limit: max });
+  const over = await q.query(op, { ...q.scope(key), limit: max + 1 });
+  if (!is2xx(ok.exchange))
+    return fail('input.refused', statusKey(ok.exchange), `limit ${max} answered ${ok.exchange.status}`, [ok.exchange], {
+      limit: max,
+    });
+  return refusedWith4xx(over.exchange.status)
+    ? pass(`${max} accepted, ${max + 1} → ${over.exchange.status}`)
+    : fail(
+        'input.accepted',
+        statusKey(over.exchange),
+        `limit ${max + 1} answered ${over.exchange.status}`,
+        [over.exchange],
+        { limit: max + 1 },
+      );
+}
+
+async function negativeRefused(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const { q, key } = await corpusOf(ctx, op);
+  for (const extra of [{ limit: -1 }, { offset: -1 }]) {
+    const { exchange } = await q.query(op, { ...q.scope(key), ...extra });
+    if (!refusedWith4xx(exchange.status))
+      return fail(
+        'input.accepted',
+        `${Object.keys(extra)[0]} ${statusKey(exchange)}`,
+        `${JSON.stringify(extra)} answered ${exchange.status}`,
+        [exchange],
+        extra,
+      );
+  }
+  return pass();
+}
+
+async function offsetPastEnd(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const { q, key } = await corpusOf(ctx, op);
+  const { exchange } = await q.query(op, { ...q.scope(key), offset: q.ids(key).length + 5 });
+  if (!is2xx(exchange))
+    return fail('status.unexpected', statusKey(exchange), `answered ${exchange.status}`, [exchange]);
+  return Array.isArray(exchange.json) && exchange.json.length === 0
+    ? pass()
+    : fail('aggregate.mismatch', 'past the end', `returned ${(exchange.json as Obj[]).length} object(s) past the end`, [
+        exchange,
+      ]);
+}
+
 export const paginationChecks = [
   defineCheck({
     id: 'pagination.windows',
-    isolation: 'reads',
-    exchangesPerCase: 11,
     level: 'MUST',
     clause: CLAUSE,
     catches: 2,
     title: 'MUST return consecutive windows of the sorted result for limit and offset, with no gap and no duplicate',
+    exchangesPerCase: 11,
+    isolation: 'reads',
     appliesTo: isCoreFilter,
-    run: async (op, ctx) => {
-      const { q, key } = await corpusOf(ctx, op, 2);
-      const sort = untiedSort(ctx, op);
-      if (!sort) return skip('no sort value without ties (ID_* or NAME_*) to page by');
-      const base = { ...q.scope(key), sort };
-      const full = await q.query(op, { ...base, limit: 200 });
-      if (!is2xx(full.exchange))
-        return fail(
-          'status.unexpected',
-          statusKey(full.exchange),
-          `the whole result answered ${full.exchange.status}`,
-          [full.exchange],
-        );
-      const n = full.ids.length;
-      let shown: Verdict | undefined;
-      const { seed, runs } = ctx.settings;
-      const windows = new JudgedOnce<boolean>();
-      const windowOf = (limit: number, offset: number) => q.query(op, { ...base, limit, offset });
-      const limits = fc.integer({ min: 1, max: n + 1 });
-      const offsets = fc.integer({ min: 0, max: n + 1 });
-      const property = fc.asyncProperty(limits, offsets, (limit, offset) =>
-        // The run ends at the first failure, so an outcome reused is a window that agreed.
-        windows.outcome(`${limit} ${offset}`, async () => {
-          const { exchange, ids } = await ahead.answer(`${limit} ${offset}`, () => windowOf(limit, offset));
-          const expected = full.ids.slice(offset, offset + limit);
-          if (JSON.stringify(ids) === JSON.stringify(expected)) return true;
-          shown = fail(
-            'aggregate.mismatch',
-            'window',
-            `limit ${limit}, offset ${offset}: ${JSON.stringify(ids)}; the window is ${JSON.stringify(expected)}`,
-            [exchange, full.exchange],
-            { limit, offset },
-          );
-          return false;
-        }),
-      );
-      const params = { seed, numRuns: runs, endOnFailure: true };
-      // The draws' windows, asked side by side before the property judges them one by one.
-      const ahead = new SentAhead(
-        drawsOf([limits, offsets], params).map(([limit, offset]) => ({
-          key: `${limit} ${offset}`,
-          send: () => windowOf(limit, offset),
-        })),
-      );
-      const result = await fc.check(property, params);
-      // The time box stopped sending mid-property: not run, never a counterexample.
-      if (result.errorInstance instanceof SendingStopped) throw result.errorInstance;
-      return result.failed
-        ? ({ ...shown!, seed, path: result.counterexamplePath ?? undefined } as Verdict)
-        : pass(`${result.numRuns - windows.repeats} distinct windows of ${n} objects, sorted ${sort}`);
-    },
+    run: windows,
   }),
   defineCheck({
     id: 'pagination.limit-zero',
-    isolation: 'reads',
     level: 'MUST',
     clause: CLAUSE,
     catches: 1,
     title: 'MUST return nothing for limit 0',
+    isolation: 'reads',
     appliesTo: isCoreFilter,
-    run: async (op, ctx) => {
-      const { q, key } = await corpusOf(ctx, op);
-      const { exchange } = await q.query(op, { ...q.scope(key), limit: 0 });
-      if (!is2xx(exchange))
-        return fail('status.unexpected', statusKey(exchange), `limit 0 answered ${exchange.status}`, [exchange]);
-      return Array.isArray(exchange.json) && exchange.json.length === 0
-        ? pass()
-        : fail('aggregate.mismatch', 'limit 0', `limit 0 returned ${(exchange.json as Obj[]).length} object(s)`, [
-            exchange,
-          ]);
-    },
+    run: limitZero,
   }),
   defineCheck({
     id: 'pagination.maximum-limit',
-    isolation: 'reads',
-    exchangesPerCase: 2,
     level: 'MUST',
     clause: CLAUSE,
     title: 'MUST accept the maximum limit and refuse one more with a 4xx',
+    exchangesPerCase: 2,
+    isolation: 'reads',
     appliesTo: isCoreFilter,
-    run: async (op, ctx) => {
-      const { q, key } = await corpusOf(ctx, op);
-      const max = q.models.get(key)?.limit?.maximum ?? ctx.profile.maxLimit;
-      if (max === undefined) return skip('neither the document nor the profile gives a maximum limit');
-      const ok = await q.query(op, { ...q.scope(key), limit: max });
-      const over = await q.query(op, { ...q.scope(key), limit: max + 1 });
-      if (!is2xx(ok.exchange))
-        return fail(
-          'input.refused',
-          statusKey(ok.exchange),
-          `limit ${max} answered ${ok.exchange.status}`,
-          [ok.exchange],
-          { limit: max },
-        );
-      return refusedWith4xx(over.exchange.status)
-        ? pass(`${max} accepted, ${max + 1} → ${over.exchange.status}`)
-        : fail(
-            'input.accepted',
-            statusKey(over.exchange),
-            `limit ${max + 1} answered ${over.exchange.status}`,
-            [over.exchange],
-            { limit: max + 1 },
-          );
-    },
+    run: maximumLimit,
   }),
   defineCheck({
     id: 'pagination.negative-refused',
-    isolation: 'reads',
-    exchangesPerCase: 2,
     level: 'MUST',
     clause: CLAUSE,
     title: 'MUST refuse a negative limit or offset with a 4xx',
+    exchangesPerCase: 2,
+    isolation: 'reads',
     appliesTo: isCoreFilter,
-    run: async (op, ctx) => {
-      const { q, key } = await corpusOf(ctx, op);
-      for (const extra of [{ limit: -1 }, { offset: -1 }]) {
-        const { exchange } = await q.query(op, { ...q.scope(key), ...extra });
-        if (!refusedWith4xx(exchange.status))
-          return fail(
-            'input.accepted',
-            `${Object.keys(extra)[0]} ${statusKey(exchange)}`,
-            `${JSON.stringify(extra)} answered ${exchange.status}`,
-            [exchange],
-            extra,
-          );
-      }
-      return pass();
-    },
+    run: negativeRefused,
   }),
   defineCheck({
     id: 'pagination.offset-past-end',
-    isolation: 'reads',
     level: 'MUST',
     clause: CLAUSE,
     title: 'MUST return nothing for an offset past the end',
+    isolation: 'reads',
     appliesTo: isCoreFilter,
-    run: async (op, ctx) => {
-      const { q, key } = await corpusOf(ctx, op);
-      const { exchange } = await q.query(op, { ...q.scope(key), offset: q.ids(key).length + 5 });
-      if (!is2xx(exchange))
-        return fail('status.unexpected', statusKey(exchange), `answered ${exchange.status}`, [exchange]);
-      return Array.isArray(exchange.json) && exchange.json.length === 0
-        ? pass()
-        : fail(
-            'aggregate.mismatch',
-            'past the end',
-            `returned ${(exchange.json as Obj[]).length} object(s) past the end`,
-            [exchange],
-          );
-    },
+    run: offsetPastEnd,
   }),
 ];

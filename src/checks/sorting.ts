@@ -108,6 +108,13 @@ async function judgeSorted(
       );
 }
 
+function sortingDefault(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const value = coreFilterModel(ctx.model, coreModelOf(ctx.model, op)!)!.sort!.default!;
+  const describe = (ok: boolean, how: string) =>
+    ok ? `no sort: ordered as ${value} (${how})` : `no sort: not in the documented default order ${value}: ${how}`;
+  return judgeSorted(op, ctx, value, undefined, describe);
+}
+
 export const sortingChecks = [
   defineCheck({
     id: 'sorting.by-value',
@@ -123,17 +130,12 @@ export const sortingChecks = [
   }),
   defineCheck({
     id: 'sorting.default',
-    isolation: 'reads',
     level: 'MUST',
     clause: '4.3 rule 6; OpenAPI document (sort default)',
     title: 'MUST order by the documented default sort when the request names none',
+    isolation: 'reads',
     appliesTo: (op, ctx) =>
       isCoreFilter(op, ctx) && coreFilterModel(ctx.model, coreModelOf(ctx.model, op)!)?.sort?.default !== undefined,
-    run: (op, ctx) => {
-      const value = coreFilterModel(ctx.model, coreModelOf(ctx.model, op)!)!.sort!.default!;
-      const describe = (ok: boolean, how: string) =>
-        ok ? `no sort: ordered as ${value} (${how})` : `no sort: not in the documented default order ${value}: ${how}`;
-      return judgeSorted(op, ctx, value, undefined, describe);
-    },
+    run: sortingDefault,
   }),
 ];

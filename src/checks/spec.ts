@@ -17,61 +17,81 @@ const createOf = (op: Operation, ctx: CheckContext) => {
   return c?.create === op ? c : undefined;
 };
 
+function pluralCollections(op: Operation, ctx: CheckContext): Verdict {
+  const c = createOf(op, ctx)!;
+  return /s$/.test(c.name) ? pass() : violated(c.name, `${op.path}: collection "${c.name}" (${c.path}) is not plural`);
+}
+
+function snakeCaseRoutes(op: Operation): Verdict {
+  const bad = op.path.split('/').filter((s) => s && !s.startsWith('{') && !SNAKE.test(s));
+  return bad.length
+    ? violated(bad.join(' '), `${op.path}: ${bad.map((s) => `"${s}"`).join(', ')} not snake_case`)
+    : pass();
+}
+
+function noNeedlessNesting(op: Operation, ctx: CheckContext): Verdict {
+  const c = createOf(op, ctx)!;
+  const elsewhere = [...ctx.model.collections.values()].find(
+    (o) => o !== c && o.parentParams.length === 0 && o.name !== c.name && o.name.endsWith(`_${c.name}`),
+  );
+  return elsewhere
+    ? violated(c.path, `${c.path} nests "${c.name}", whose members are also reached at ${elsewhere.path}`)
+    : pass();
+}
+
+function queryInBody(op: Operation): Verdict {
+  const bad = op.parameters.filter((p) => p.in === 'query' && QUERY_FOR_BODY.test(p.name)).map((p) => p.name);
+  return bad.length ? violated(bad.join(' '), `${op.key} takes ${bad.join(', ')} in the query string`) : pass();
+}
+
+function jsonResponseSchema(op: Operation): Verdict {
+  const success = Object.entries(op.responses).filter(([s]) => /^2/.test(s));
+  if (success.length === 0) return violated('none', `${op.key} documents no success response`);
+  // A success documented with no content (a 204, or a 200 a server answers without a body) is described:
+  // the document says there is no body to have a schema.
+  const described = ([s, r]: (typeof success)[number]) =>
+    s === '204' ||
+    Object.keys(r.content).length === 0 ||
+    Object.entries(r.content).some(([ct, schema]) => /json/.test(ct) && schema && Object.keys(schema).length > 0);
+  if (success.some(described)) return pass();
+  const shown = success.map(([s, r]) => `${s} ${Object.keys(r.content).join(',') || '(no content)'}`).join('; ');
+  return violated(success.map(([s]) => s).join(' '), `${op.key} documents ${shown} without a JSON schema`);
+}
+
 export const specChecks = [
   defineCheck({
     id: 'spec.plural-collections',
-    reads: 'document',
     level: 'MUST',
     clause: '1 convention 1',
     title: 'MUST name collections in the plural',
+    reads: 'document',
     appliesTo: (op, ctx) => createOf(op, ctx) !== undefined,
-    run: (op, ctx) => {
-      const c = createOf(op, ctx)!;
-      return /s$/.test(c.name)
-        ? pass()
-        : violated(c.name, `${op.path}: collection "${c.name}" (${c.path}) is not plural`);
-    },
+    run: pluralCollections,
   }),
   defineCheck({
     id: 'spec.snake-case-routes',
-    reads: 'document',
     level: 'MUST',
     clause: '1 convention 3',
     title: 'MUST write route segments in snake_case',
-    run: (op) => {
-      const bad = op.path.split('/').filter((s) => s && !s.startsWith('{') && !SNAKE.test(s));
-      return bad.length
-        ? violated(bad.join(' '), `${op.path}: ${bad.map((s) => `"${s}"`).join(', ')} not snake_case`)
-        : pass();
-    },
+    reads: 'document',
+    run: snakeCaseRoutes,
   }),
   defineCheck({
     id: 'spec.no-needless-nesting',
-    reads: 'document',
     level: 'SHOULD',
     clause: '1 convention 4',
     title: 'SHOULD nest a collection only when its members cannot be reached outside the parent',
+    reads: 'document',
     appliesTo: (op, ctx) => (createOf(op, ctx)?.parentParams.length ?? 0) > 0,
-    run: (op, ctx) => {
-      const c = createOf(op, ctx)!;
-      const elsewhere = [...ctx.model.collections.values()].find(
-        (o) => o !== c && o.parentParams.length === 0 && o.name !== c.name && o.name.endsWith(`_${c.name}`),
-      );
-      return elsewhere
-        ? violated(c.path, `${c.path} nests "${c.name}", whose members are also reached at ${elsewhere.path}`)
-        : pass();
-    },
+    run: noNeedlessNesting,
   }),
   defineCheck({
     id: 'spec.query-in-body',
-    reads: 'document',
     level: 'MUST',
     clause: '1 convention 5',
     title: 'MUST take filtering, sorting and pagination in the POST body, not the query string',
-    run: (op) => {
-      const bad = op.parameters.filter((p) => p.in === 'query' && QUERY_FOR_BODY.test(p.name)).map((p) => p.name);
-      return bad.length ? violated(bad.join(' '), `${op.key} takes ${bad.join(', ')} in the query string`) : pass();
-    },
+    reads: 'document',
+    run: queryInBody,
   }),
   defineCheck({
     id: 'spec.get-without-body',
@@ -85,22 +105,10 @@ export const specChecks = [
   }),
   defineCheck({
     id: 'spec.json-response-schema',
-    reads: 'document',
     level: 'MAY',
     clause: '1 (the complete interface can be described by an OpenAPI document)',
     title: 'MAY document a JSON response schema for success (or a success without a body)',
-    run: (op) => {
-      const success = Object.entries(op.responses).filter(([s]) => /^2/.test(s));
-      if (success.length === 0) return violated('none', `${op.key} documents no success response`);
-      // A success documented with no content (a 204, or a 200 a server answers without a body) is described:
-      // the document says there is no body to have a schema.
-      const described = ([s, r]: (typeof success)[number]) =>
-        s === '204' ||
-        Object.keys(r.content).length === 0 ||
-        Object.entries(r.content).some(([ct, schema]) => /json/.test(ct) && schema && Object.keys(schema).length > 0);
-      if (success.some(described)) return pass();
-      const shown = success.map(([s, r]) => `${s} ${Object.keys(r.content).join(',') || '(no content)'}`).join('; ');
-      return violated(success.map(([s]) => s).join(' '), `${op.key} documents ${shown} without a JSON schema`);
-    },
+    reads: 'document',
+    run: jsonResponseSchema,
   }),
 ];
