@@ -7,6 +7,7 @@ import { JudgedOnce } from '../cases/distinct.js';
 import { drawsOf, SentAhead } from '../cases/sentAhead.js';
 import { bodyOf, filterBodyArbitrary, filterCases, noFilterCase, tripleOf, type Criterion } from '../cases/filters.js';
 import { SendingStopped, type Exchange, type CheckContext } from './context.js';
+import type { FilterModel } from '../model/filters.js';
 import { evaluate, Unsupported, withReading, type FilterSemantics, type Obj } from '../model/oracle.js';
 import { emptyPatternsApplied, isOpenOperand } from '../model/profiles/operators.js';
 import { is2xx } from '../openapi/request.js';
@@ -73,6 +74,55 @@ function setDifference(server: string[], oracle: Set<string>) {
   return { extra: server.filter((id) => !oracle.has(id)), missing: [...oracle].filter((id) => !server.includes(id)) };
 }
 
+/** A drawn filter as sent, with the oracle's answer; undefined for a filter the oracle cannot evaluate. */
+function oracleQuery(q: QueryContext, model: FilterModel, key: string) {
+  return ({ body, or }: { body: Obj; or: boolean }) => {
+    try {
+      const expected = evaluate(model, q.semantics, q.built.corpus, body);
+      const sent = scoped(body, key, q.ids(key), or);
+      return { sent, expected, key: JSON.stringify(sent) };
+    } catch (e) {
+      if (e instanceof Unsupported) return undefined;
+      throw e;
+    }
+  };
+}
+
+/** What agreed with the oracle, and what was implementation-defined or read only in part. */
+function agreedLine(
+  edges: number,
+  generated: number,
+  implementationDefined: Set<string>,
+  otherReadings: Set<string>,
+  unread: number,
+): string {
+  const empty = implementationDefined.size
+    ? `; implementation-defined: the server applies an empty pattern as "%" (null excluded) on ${[...implementationDefined].sort().join(', ')}`
+    : '';
+  const readings = [...otherReadings].map((r) => `; implementation-defined: ${r}`).join('');
+  const partly = unread
+    ? `; ${unread} or_ filter(s) selected more than ${OR_PAGES * PAGE} of the server's objects: judged only by what they should not select of the run's`
+    : '';
+  return `${edges} edge and ${generated} distinct generated filters agreed with the oracle${empty}${readings}${partly}`;
+}
+
+/** The last mismatch, shrunk where the property could, as the check's failure with its seed and path. */
+function mismatchVerdict(l: Mismatch, seed: number, path: string | undefined): Verdict {
+  const { extra, missing } = setDifference(l.server, l.oracle);
+  const criteria = [...new Set(l.criteria.map(tripleOf))].sort();
+  return {
+    ...fail(
+      'oracle.mismatch',
+      criteria.join(' ') || 'scope',
+      `${JSON.stringify(l.body)} → server ${l.exchange.status}: ${extra.length} more than the oracle (${extra.slice(0, 3).join(', ')}), ${missing.length} fewer (${missing.slice(0, 3).join(', ')})`,
+      [l.exchange],
+      { criteria, extra: extra.length, missing: missing.length, status: l.exchange.status },
+    ),
+    seed,
+    path,
+  } as Verdict;
+}
+
 async function oracle(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const { q, key } = await corpusOf(ctx, op, 0);
   const model = q.models.get(key);
@@ -131,17 +181,7 @@ async function oracle(op: Operation, ctx: CheckContext): Promise<Verdict> {
     }
     return { body: sent, criteria, server: is2xx(exchange) ? ids : [], oracle: expected, exchange };
   };
-  /** A drawn filter as sent, with the oracle's answer; undefined for a filter the oracle cannot evaluate. */
-  const queryOf = ({ body, or }: { body: Obj; or: boolean }) => {
-    try {
-      const expected = evaluate(model, q.semantics, q.built.corpus, body);
-      const sent = scoped(body, key, q.ids(key), or);
-      return { sent, expected, key: JSON.stringify(sent) };
-    } catch (e) {
-      if (e instanceof Unsupported) return undefined;
-      throw e;
-    }
-  };
+  const queryOf = oracleQuery(q, model, key);
   const filters = filterBodyArbitrary(model, cases);
   const property = fc.asyncProperty(filters, async (drawn) => {
     const query = queryOf(drawn);
@@ -168,30 +208,15 @@ async function oracle(op: Operation, ctx: CheckContext): Promise<Verdict> {
   if (stopped && !last) throw result.errorInstance;
   if (!result.failed)
     return pass(
-      `${examples.length} edge and ${result.numRuns - examples.length - agreed.repeats} distinct generated filters agreed with the oracle${
-        implementationDefined.size
-          ? `; implementation-defined: the server applies an empty pattern as "%" (null excluded) on ${[...implementationDefined].sort().join(', ')}`
-          : ''
-      }${[...otherReadings].map((r) => `; implementation-defined: ${r}`).join('')}${
-        unread
-          ? `; ${unread} or_ filter(s) selected more than ${OR_PAGES * PAGE} of the server's objects: judged only by what they should not select of the run's`
-          : ''
-      }`,
+      agreedLine(
+        examples.length,
+        result.numRuns - examples.length - agreed.repeats,
+        implementationDefined,
+        otherReadings,
+        unread,
+      ),
     );
-  const l = last!;
-  const { extra, missing } = setDifference(l.server, l.oracle);
-  const criteria = [...new Set(l.criteria.map(tripleOf))].sort();
-  return {
-    ...fail(
-      'oracle.mismatch',
-      criteria.join(' ') || 'scope',
-      `${JSON.stringify(l.body)} → server ${l.exchange.status}: ${extra.length} more than the oracle (${extra.slice(0, 3).join(', ')}), ${missing.length} fewer (${missing.slice(0, 3).join(', ')})`,
-      [l.exchange],
-      { criteria, extra: extra.length, missing: missing.length, status: l.exchange.status },
-    ),
-    seed,
-    path: stopped ? undefined : (result.counterexamplePath ?? undefined),
-  } as Verdict;
+  return mismatchVerdict(last!, seed, stopped ? undefined : (result.counterexamplePath ?? undefined));
 }
 
 async function seedExample(op: Operation, ctx: CheckContext): Promise<Verdict> {
