@@ -106,8 +106,8 @@ function scheduleJudgements(session: Session, cases: Case[], priority?: number):
 /**
  * The preparations of a family's isolated checks (checks/check.ts: `prepare`), queued before every judgement
  * of the family: they run side by side, beside the judgements before them, and the isolated judgements find
- * their work done rather than doing it with nothing beside them (behind 100 ms, a DELETE scenario's creates
- * were two of its six round trips). Their errors are met by the judgements, which ask for the same work. Not
+ * their work done rather than doing it with nothing beside them (a DELETE scenario's creates are round trips
+ * of their own, which a far target makes long). Their errors are met by the judgements, which ask for the same work. Not
  * in a time-boxed run, whose plan spends the budget case by case.
  */
 function schedulePreparations(session: Session, cases: Case[], priority?: number): void {
@@ -345,7 +345,7 @@ export function familyCases(
   const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
   const planned = plan && !familyReadsExercise(family) ? plan.judged.get(family)! : state.ahead.get(family);
   // Checks that read the document alone send nothing (spec's): judged in their tests, not through the
-  // scheduler, where ~630 judgements would queue before the exercise started beside them (or after it).
+  // scheduler, where their hundreds of judgements would queue before the exercise started beside them (or after it).
   const inTheirTests = !planned && !plan && familySendsNothing(family);
   const queued =
     planned ??

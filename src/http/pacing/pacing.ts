@@ -116,8 +116,8 @@ export class Pacing {
    * typical answer over the requests it may work on at once. Those in flight then reach it spread out, about
    * `atServer` at a time, not in the bursts an answer wakes (up to all in flight at once): a server of one
    * process works on a burst's requests interleaved, and a write among them holds SQLite's lock the longer,
-   * which widens the writes' spacing (behind 100 ms: the exercise's writes three in four took 13–18 ms there
-   * rather than 17–22, and 8–16 % more went in the same time). A near target's requests are not spaced.
+   * which widens the writes' spacing (the bench measures the difference: docs/performance.md). A near target's
+   * requests are not spaced.
    */
   startWaitMs(): number {
     if (!this.overlap.far) return 0;

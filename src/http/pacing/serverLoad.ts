@@ -96,8 +96,8 @@ export class ServerLoad {
    * has one writer): a write that reached it while an earlier one held the lock waited for that one, and the
    * wait is the earlier write's time, not its own. So its own time starts where the earlier writes' ended at
    * the server (their answers, less the way back; the same whether the way is paid there or back). Counted
-   * whole, the waits of the writes that won a round of 503s widened the spacing for the next 64 writes
-   * (behind 100 ms, 111 ms between writes whose own time was ~30).
+   * whole, the waits of the writes that won a round of 503s widened the spacing for the next 64 writes, several
+   * times the writes' own time.
    */
   wrote(ms: number, now = performance.now(), floorMs = 0): void {
     const startedAt = now - ms;
