@@ -1,15 +1,23 @@
 /**
- * `npm run conformance [-- command] [flags]`: the command line. Commands, flags and help come from commander,
- * flags from the one option table (config/options.ts); each command is a module of src/commands/. Bad input:
- * one line on stderr and exit code 2.
+ * `npm run conformance [-- command] [flags]`: the command line. It assembles the commands, each of which
+ * declares its own arguments, flags and help (src/commands/declare/, the run flags from the one option table,
+ * config/options.ts) and loads its module of src/commands/ when chosen. Bad input: one line on stderr and exit
+ * code 2.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, Option } from 'commander';
-import { checkModulesFrom, UsageError, type Env } from './config/config.js';
+import { Command, CommanderError } from 'commander';
+import { UsageError } from './config/config.js';
 import { flagsNpmTook } from './config/npmRun.js';
-import { CONFIG_OPTION, OPTION_GROUPS, RUN_OPTIONS, type RunOption, SECRET_VARIABLES } from './config/options.js';
+import { RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
+import { declareBaseline } from './commands/declare/baseline.js';
+import { declareChecks } from './commands/declare/checks.js';
+import { declareCompare } from './commands/declare/compare.js';
+import { declareMerge } from './commands/declare/merge.js';
+import { declareReplay } from './commands/declare/replay.js';
+import { declareRun } from './commands/declare/run.js';
+import { type CommandResult, commonRunFlags, EXAMPLES } from './commands/declare/runFlags.js';
 import { TOOL } from './report/tool.js';
 import { knownVersions, readPin } from './managed/prefect.js';
 import { repoRoot, SHIPPED_BASELINES } from './commands/shared.js';
@@ -30,85 +38,12 @@ function versionText(): string {
   ].join('\n');
 }
 
-/** The flags a command was given, as the variables they set (values from the environment or defaults are not flags). */
-function givenFlags(command: Command): Env {
-  const env: Env = {};
-  for (const option of [...RUN_OPTIONS, CONFIG_OPTION]) {
-    const key = new Option(option.flag).attributeName();
-    if (command.getOptionValueSource(key) !== 'cli') continue;
-    const value = command.getOptionValue(key) as string | boolean;
-    env[option.env] = value === true ? '1' : String(value);
-  }
-  return env;
-}
-
-/**
- * The run flags on a command that runs the suite. `listed`: in its help (run's); compare and replay take
- * them too, for the runs they make, and their help points at run's rather than repeating 33 flags.
- */
-function addRunOptions(command: Command, listed = true): Command {
-  const all = [...RUN_OPTIONS, CONFIG_OPTION];
-  if (!listed) command.addHelpText('after', '\nThe run flags (`conformance run --help`) apply to the runs it makes.');
-  for (const group of OPTION_GROUPS)
-    for (const flag of group.flags) {
-      const option = all.find((o) => o.flag === flag)!;
-      // The default and the variable are part of the description: commander's own .env() and .default() would
-      // read them itself, and the file's values must sit between the environment and the defaults.
-      const extra = `(${option.default ? `default: ${option.default}; ` : ''}env: ${option.env})`;
-      const added = new Option(flagWithValue(option), `${option.description} ${extra}`).helpGroup(group.heading);
-      command.addOption(listed ? added : added.hideHelp());
-    }
-  return command;
-}
-
-/** An option as help shows it: its flag, and the placeholder of its value. */
-const flagWithValue = (option: RunOption) => (option.value ? `${option.flag} <${option.value}>` : option.flag);
-
-/**
- * The run flags most runs need, in the root's help, in run's groups (what to test, what to run, how to judge,
- * how fast, where the results go) and described as RUN_OPTIONS describes them (one source for help).
- */
-const COMMON_RUN_FLAGS = new Set([
-  '--base-url',
-  '--read-only',
-  '--operations',
-  '--families',
-  '--baseline',
-  '--gate-should',
-  '--budget',
-  '--out',
-]);
-
-function commonRunFlags(): string {
-  return OPTION_GROUPS.map((group) => {
-    const flags = group.flags.filter((flag) => COMMON_RUN_FLAGS.has(flag));
-    if (flags.length === 0) return '';
-    const lines = flags.map((flag) => {
-      const option = RUN_OPTIONS.find((o) => o.flag === flag)!;
-      return `  ${flagWithValue(option).padEnd(29)} ${option.description}${option.default ? ` (default: ${option.default})` : ''}`;
-    });
-    return `${group.heading}\n${lines.join('\n')}\n`;
-  })
-    .filter(Boolean)
-    .join('\n');
-}
-
-/** What `run --help` ends with: the commands people start from. */
-const EXAMPLES = [
-  'conformance                                        a managed local Prefect, every check; reports in reports/',
-  'conformance --base-url https://prefect.example/api your server (CONFORMANCE_API_KEY for its key)',
-  'conformance --base-url URL --read-only             against production: reads only',
-  'conformance --families filters,sorting --budget 60 two families, at most a minute of sending',
-  'conformance replay reports --check contract.no-5xx rerun a failing check of the last run',
-];
-const RUN_EXAMPLES = `\nExamples:\n${EXAMPLES.map((e) => `  ${e}`).join('\n')}`;
-
 /**
  * The command line: commands, flags and help, by commander; every error one line and exit 2. Each command's
  * module loads when the command is chosen: a run's main thread never loads the checks, the HTTP client or the
  * validators, which its threads hold.
  */
-function program(result: { code: number }): Command {
+function program(result: CommandResult): Command {
   const secrets = SECRET_VARIABLES.map((v) => `  ${v.env.padEnd(26)} ${v.description}`).join('\n');
   const root = new Command('conformance')
     .description('Conformance suite for the Orchestration REST API (Prefect server and compatible implementations)')
@@ -140,110 +75,9 @@ function program(result: { code: number }): Command {
     process.stdout.write(`${versionText()}\n`);
     throw new CommanderError(0, 'commander.version', 'version');
   });
-  addRunOptions(
-    root
-      .command('run', { isDefault: true })
-      .description('run the suite against a target (the default command) and write the reports')
-      .addHelpText('after', RUN_EXAMPLES),
-  ).action(async (_opts, command: Command) => {
-    const { runCommand } = await import('./commands/run.js');
-    result.code = await runCommand(givenFlags(command));
-  });
-  addRunOptions(
-    root
-      .command('compare')
-      .argument(
-        '<a>',
-        'side A: results.json (or its folder), an OpenAPI document, a URL, managed:sqlite, managed:postgres or managed:prefect@X[/postgres]',
-      )
-      .argument('<b>', 'side B, the same kinds')
-      .description(
-        'compare two runs, documents or targets (URL and managed sides are run with the same seed); exit 1 when B regressed',
-      ),
-    false,
-  ).action(async (a: string, b: string, _opts, command: Command) => {
-    const { compareCommand } = await import('./commands/compare.js');
-    result.code = await compareCommand(a, b, givenFlags(command));
-  });
-  addRunOptions(
-    root
-      .command('replay')
-      .argument('[results]', "an earlier run's results.json or its folder (default: <out>/results.json)")
-      .option('--check <id>', 'only the failures of this check (its id, with or without the variant)')
-      .option('--operation <key>', 'only the failures on this operation ("METHOD /path")')
-      .option('--known', 'the known deviations (xfail) too')
-      .description(
-        "rerun exactly the failing cases of an earlier run (same checks, same operations, the recorded seed and baseline) against the target, say whether each still fails, and exit with the rerun's verdict",
-      ),
-    false,
-  ).action(
-    async (
-      results: string | undefined,
-      opts: { check?: string; operation?: string; known?: boolean },
-      command: Command,
-    ) => {
-      const { replayCommand } = await import('./commands/replay.js');
-      result.code = await replayCommand(results, opts, givenFlags(command));
-    },
-  );
-  root
-    .command('merge')
-    .argument('[dirs...]', 'folders of blob reports (default: <out>/blob)')
-    .option('--out <dir>', 'where the merged reports go', 'reports')
-    .description('merge the blob reports of a sharded run (--shard i/n) into one set of reports')
-    .action(async (dirs: string[], _opts, command: Command) => {
-      const { mergeCommand } = await import('./commands/merge.js');
-      result.code = await mergeCommand(dirs, givenFlags(command));
-    });
-  const baseline = root.command('baseline').description('maintain a baseline of known deviations');
-  baseline
-    .command('update')
-    .description("write a baseline from a run's results: keyed entries for its failures, others kept")
-    .option('--from <file>', "the run's results.json", '<out>/results.json')
-    .option('--baseline <file>', 'the baseline to start from (CONFORMANCE_BASELINE)')
-    .option('--out <file>', 'where to write the new baseline', 'baseline.json beside --from')
-    .action(async (opts: { from?: string; baseline?: string; out?: string }, command: Command) => {
-      const given = (name: string) =>
-        command.getOptionValueSource(name) === 'cli' ? (opts as Record<string, string>)[name] : undefined;
-      const { baselineUpdate } = await import('./commands/baseline.js');
-      result.code = baselineUpdate(given('from'), given('baseline'), given('out'));
-    });
-  baseline
-    .command('verify')
-    .description('whether each entry still shows on the target, from a run against it (exit 1 when one is stale)')
-    .option('--from <file>', "the run's results.json", '<out>/results.json')
-    .option('--baseline <file>', 'the baseline to verify', 'the one the run applied')
-    .action(async (opts: { from?: string; baseline?: string }, command: Command) => {
-      const given = (name: string) =>
-        command.getOptionValueSource(name) === 'cli' ? (opts as Record<string, string>)[name] : undefined;
-      const { baselineVerify } = await import('./commands/baseline.js');
-      result.code = baselineVerify(given('from'), given('baseline'));
-    });
-  baseline
-    .command('findings')
-    .description("write the real deviations the shipped baselines name, for the server's maintainers")
-    .option('--out <file>', 'where to write them', 'docs/findings.md')
-    .action(async (opts: { out?: string }, command: Command) => {
-      const { baselineFindings } = await import('./commands/baseline.js');
-      result.code = await baselineFindings(command.getOptionValueSource('out') === 'cli' ? opts.out : undefined);
-    });
-  root
-    .command('checks')
-    .description('list every check: id, family, level, clause and title')
-    .option('--json', 'as JSON')
-    .option('--markdown', 'as a Markdown table')
-    .option(
-      '--check-modules <files>',
-      'with the checks of these modules of your own (comma-separated), as a run with --check-modules has them',
-    )
-    .action(async (opts: { json?: boolean; markdown?: boolean; checkModules?: string }) => {
-      if (opts.json && opts.markdown) throw new UsageError('checks: --json or --markdown, not both');
-      const modules = checkModulesFrom(
-        opts.checkModules ? { CONFORMANCE_CHECK_MODULES: opts.checkModules } : undefined,
-      );
-      const { checksCommand } = await import('./commands/checks.js');
-      result.code = await checksCommand(opts.json ? 'json' : opts.markdown ? 'markdown' : 'text', modules);
-    });
+  // Each command declares its own arguments, flags and help (commands/declare/).
+  for (const declare of [declareRun, declareCompare, declareReplay, declareMerge, declareBaseline, declareChecks])
+    declare(root, result);
   return root;
 }
 
