@@ -10,7 +10,8 @@ export interface Parameter {
   schema: Schema;
 }
 
-export interface ResponseSpec {
+/** A response the document declares for a status: its content types and their schemas. */
+export interface DocumentedResponse {
   /** Content type → schema (undefined when the response declares a type without a schema). */
   content: Record<string, Schema | undefined>;
 }
@@ -25,7 +26,7 @@ export interface Operation {
   tags: string[];
   parameters: Parameter[];
   requestBody?: { required: boolean; content: Record<string, Schema | undefined> };
-  responses: Record<string, ResponseSpec>;
+  responses: Record<string, DocumentedResponse>;
   deprecated: boolean;
 }
 
@@ -74,7 +75,7 @@ export function indexOperations(doc: OpenApiDocument): Operation[] {
           content[ct] = media.schema;
         requestBody = { required: body.required === true, content };
       }
-      const responses: Record<string, ResponseSpec> = {};
+      const responses: Record<string, DocumentedResponse> = {};
       for (const [status, r] of Object.entries((raw.responses as Record<string, unknown>) ?? {})) {
         const response = resolveRef<Record<string, unknown>>(doc, r);
         const content: Record<string, Schema | undefined> = {};
@@ -112,7 +113,7 @@ export function documentsStatus(op: Operation, status: number): boolean {
   return Object.keys(op.responses).some((k) => k === s || (k.length === 3 && /^[1-5]XX$/i.test(k) && k[0] === s[0]));
 }
 
-export function responseFor(op: Operation, status: number): ResponseSpec | undefined {
+export function responseFor(op: Operation, status: number): DocumentedResponse | undefined {
   const s = String(status);
   return op.responses[s] ?? op.responses[`${s[0]}XX`] ?? op.responses[`${s[0]}xx`] ?? op.responses.default;
 }

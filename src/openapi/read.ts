@@ -19,7 +19,7 @@ export interface ServedDocument {
  * The document is large and a server may build it on first request (Prefect takes over a second): it gets
  * a deadline of its own, never shorter than this, whatever the per-request timeout of API operations is.
  */
-export const SPEC_TIMEOUT_FLOOR_MS = 30_000;
+export const DOCUMENT_TIMEOUT_FLOOR_MS = 30_000;
 
 async function fetchText(url: string, headers: Record<string, string>, timeoutMs: number): Promise<string> {
   let status: number;
@@ -49,7 +49,7 @@ export async function readDocument(
     text = await fetchText(
       source,
       { accept: 'application/json', ...(opts.headers ?? {}) },
-      Math.max(opts.timeoutMs ?? 0, SPEC_TIMEOUT_FLOOR_MS),
+      Math.max(opts.timeoutMs ?? 0, DOCUMENT_TIMEOUT_FLOOR_MS),
     );
   else {
     try {

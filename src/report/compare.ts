@@ -1,6 +1,6 @@
 /**
  * Side by side: two runs (or two documents) of the API, A and B. Three parts: document drift between their
- * documents (computed by spec/drift.ts), the verdict diff per check id, and the behaviour diff where both
+ * documents (computed by openapi/drift.ts), the verdict diff per check id, and the behaviour diff where both
  * answered the same generated request (status, shape, order), with identifiers, times and run tags masked.
  */
 import { masked, sameShape, type Behaviour } from '../config/exchangeLog.js';
