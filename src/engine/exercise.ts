@@ -22,7 +22,7 @@ import type { Replay } from '../report/baseline.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
 import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
-import type { Operation } from '../openapi/operations.js';
+import type { Operation, Schema } from '../openapi/operations.js';
 import type { SchemaValidators } from '../openapi/validators.js';
 
 export interface ExerciseContext {
@@ -145,162 +145,160 @@ const parsedBody = (text?: string): unknown => {
   }
 };
 
-export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Promise<OperationRun> {
-  const run: OperationRun = { op, sent: [] };
-  const safety = ctx.cases.profile.safety(op);
-  const record = ctx.cases.model.recordOf(op);
-  if (ctx.readOnly && !record.reads) return { ...run, skipped: 'read-only mode: the operation changes state' };
-  if (safety?.disposableOnly && !ctx.disposable)
-    return { ...run, skipped: `${safety.reason} (on a disposable target, --disposable runs it)` };
-  const uncompilable = ctx.validators.uncompilable(op);
-  if (uncompilable) return { ...run, skipped: uncompilable };
-  run.unreachable = ctx.cases.profile.unreachable?.(op);
+/** One operation's exercise as it goes: what it sends with, and what it has sent. */
+interface Exercise {
+  ctx: ExerciseContext;
+  op: Operation;
+  run: OperationRun;
+  built: BuiltRequest;
+}
 
-  const send = async (
-    kind: ExchangeKind,
-    request: RequestToSend,
-    pathParams: Record<string, unknown>,
-    extra: Partial<Sent> = {},
-  ) => {
-    const exchange = await ctx.client.send(request);
-    ctx.pool.noteCreated(op, exchange, pathParams, request.json);
-    ctx.pool.noteDeleted(request, exchange);
-    run.sent.push({ kind, exchange, ...extra });
-    return exchange;
+/** Send one request of the exercise, note what it made or deleted, and record it with its kind. */
+async function send(
+  ex: Pick<Exercise, 'ctx' | 'op' | 'run'>,
+  kind: ExchangeKind,
+  request: RequestToSend,
+  pathParams: Record<string, unknown>,
+  extra: Partial<Sent> = {},
+): Promise<Exchange> {
+  const exchange = await ex.ctx.client.send(request);
+  ex.ctx.pool.noteCreated(ex.op, exchange, pathParams, request.json);
+  ex.ctx.pool.noteDeleted(request, exchange);
+  ex.run.sent.push({ kind, exchange, ...extra });
+  return exchange;
+}
+
+/**
+ * One row of edges. Where the server does not take it as the row's validity asks (a valid body refused or
+ * crashing, an invalid one accepted), its fields go one at a time, so that the cause is named by its field and
+ * no field's edge hides behind another's refusal; the row itself is judged only when no single field shows
+ * what it showed (the cause lies in the fields together).
+ */
+async function sendEdgeRow(ex: Exercise, row: EdgeRow, base: Record<string, unknown>, renames: boolean): Promise<void> {
+  const { ctx, op, run, built } = ex;
+  // An edge of one of an object's names comes with fresh others (renamedAfresh), and so does every request
+  // on a base that renames.
+  const withOtherNamesFresh = (json: Record<string, unknown>, fields: string[]) =>
+    renames || fields.some((f) => ctx.cases.safe.isNameField(f)) ? renamedAfresh(ctx, json, fields) : json;
+  const asSent = (json: Record<string, unknown>, fields: string[]): [ExchangeKind, RequestToSend, Partial<Sent>] => {
+    const detail = `edge ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
+    const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
+    return row.valid
+      ? ['edge', request, { detail, fields }]
+      : ['negative', { ...request, refusedBeforeData: true }, { negative: 'out-of-range', detail }];
   };
+  const unexpected = (exchange: Exchange) =>
+    row.valid
+      ? ctx.problemWithValidExchange(op, exchange) !== undefined ||
+        (exchange.status >= 400 && exchange.status < 500 && exchange.status !== 404 && exchange.status !== 409)
+      : exchange.status !== 0 && (exchange.status < 400 || exchange.status >= 500) && exchange.status !== 503;
+  const [kind, request, extra] = asSent(row.json, row.fields);
+  if (row.fields.length === 1) return void (await send(ex, kind, request, built.pathParams, extra));
+  const exchange = await ctx.client.send(request);
+  ctx.pool.noteCreated(op, exchange, built.pathParams, request.json);
+  if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra });
+  let shown = false;
+  for (const field of row.fields) {
+    const [k, single, detail] = asSent(singleField(row, field, base), [field]);
+    const alone = await send(ex, k, single, built.pathParams, detail);
+    shown ||= Math.floor(alone.status / 100) === Math.floor(exchange.status / 100);
+  }
+  if (!shown) run.sent.push({ kind, exchange, ...extra });
+}
 
-  /**
-   * One row of edges. Where the server does not take it as the row's validity asks (a valid body refused or
-   * crashing, an invalid one accepted), its fields go one at a time, so that the cause is named by its field and
-   * no field's edge hides behind another's refusal; the row itself is judged only when no single field shows
-   * what it showed (the cause lies in the fields together).
-   */
-  const sendEdgeRow = async (row: EdgeRow, base: Record<string, unknown>, renames: boolean) => {
-    // An edge of one of an object's names comes with fresh others (renamedAfresh), and so does every request
-    // on a base that renames.
-    const withOtherNamesFresh = (json: Record<string, unknown>, fields: string[]) =>
-      renames || fields.some((f) => ctx.cases.safe.isNameField(f)) ? renamedAfresh(ctx, json, fields) : json;
-    const asSent = (json: Record<string, unknown>, fields: string[]): [ExchangeKind, RequestToSend, Partial<Sent>] => {
-      const detail = `edge ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
-      const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
-      return row.valid
-        ? ['edge', request, { detail, fields }]
-        : ['negative', { ...request, refusedBeforeData: true }, { negative: 'out-of-range', detail }];
-    };
-    const unexpected = (exchange: Exchange) =>
-      row.valid
-        ? ctx.problemWithValidExchange(op, exchange) !== undefined ||
-          (exchange.status >= 400 && exchange.status < 500 && exchange.status !== 404 && exchange.status !== 409)
-        : exchange.status !== 0 && (exchange.status < 400 || exchange.status >= 500) && exchange.status !== 503;
-    const [kind, request, extra] = asSent(row.json, row.fields);
-    if (row.fields.length === 1) return void (await send(kind, request, built.pathParams, extra));
-    const exchange = await ctx.client.send(request);
-    ctx.pool.noteCreated(op, exchange, built.pathParams, request.json);
-    if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra });
-    let shown = false;
-    for (const field of row.fields) {
-      const [k, single, detail] = asSent(singleField(row, field, base), [field]);
-      const alone = await send(k, single, built.pathParams, detail);
-      shown ||= Math.floor(alone.status / 100) === Math.floor(exchange.status / 100);
-    }
-    if (!shown) run.sent.push({ kind, exchange, ...extra });
+/** Each field's edges, deterministically, before the random bodies: a seed changes only the random part that follows. */
+async function sendEdges(ex: Exercise, schema: Schema, recipeBody: Record<string, unknown>): Promise<void> {
+  const { ctx, op, built } = ex;
+  const profile = ctx.cases.profile;
+  const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
+  for (const { body: base, keepsNames, renames } of edgeBases(ctx, op, recipeBody)) {
+    const rows = edgeRows({
+      doc: ctx.cases.model.doc,
+      bodySchema: schema,
+      body: base,
+      keeps: (f) =>
+        f in built.refs ||
+        f === 'tags' ||
+        (profile.fieldsNeverSent ?? []).includes(f) ||
+        (keepsNames && ctx.cases.safe.isNameField(f)),
+      isName,
+      // Each operation's own: POST /variables/ and PATCH /variables/{id} padded one name to its length, and
+      // which of the two answered 409 followed the order they happened to reach the server in.
+      nameStem: `${ctx.cases.safe.runTag}-edge${createHash('sha1').update(op.key).digest('hex').slice(0, 4)}`,
+      accepts: (json) => ctx.validators.validate(schema, json) === undefined,
+    });
+    for (const row of rows) await sendEdgeRow(ex, row, base, renames);
+  }
+}
+
+/** The random valid bodies (a fast-check property), shrunk on a failure; their server errors' fields named. */
+async function sendGenerated(ex: Exercise): Promise<void> {
+  const { ctx, op, run, built } = ex;
+  const arb = bodyArbitrary(ctx.cases, op, built.refs);
+  if (!arb) return;
+  // One seed per operation, derived from the run's seed: a replay of one operation needs only its key.
+  const seed = (ctx.seed + stableHash(op.key)) % 2 ** 31;
+  // Shrinking is bounded by a count of requests, not by time, so that a replay sends the same ones.
+  let budget = ctx.runs + SHRINK_BUDGET;
+  const judged = new JudgedOnce<boolean>();
+  const result = await fc.check(
+    fc.asyncProperty(arb, (body) =>
+      judged.outcome(JSON.stringify(body), async () => {
+        if (budget-- <= 0) return true;
+        const exchange = await send(ex, 'generated', { ...built.request, json: body }, built.pathParams);
+        return ctx.problemWithValidExchange(op, exchange) === undefined;
+      }),
+    ),
+    { seed, numRuns: ctx.runs, endOnFailure: false, maxSkipsPerRun: 10 },
+  );
+  // The time box stopped sending mid-property: not run, never a counterexample.
+  if (result.errorInstance instanceof SendingStopped) throw result.errorInstance;
+  run.generation = {
+    seed,
+    runs: ctx.runs,
+    path: result.failed ? (result.counterexamplePath ?? undefined) : undefined,
+    counterexample: result.failed ? result.counterexample?.[0] : undefined,
   };
+  // Every random body that failed is on the way to the counterexample: its cause lies where that one's does.
+  // Only a server error's key names its fields (contract.no-5xx).
+  const tag = ctx.cases.safe.runTag;
+  const cause = result.failed ? changedFields(result.counterexample?.[0], built.request.json, tag) : undefined;
+  for (const sent of run.sent)
+    if (sent.kind === 'generated' && sent.exchange.status >= 500)
+      sent.fields = cause ?? changedFields(parsedBody(sent.exchange.requestBody), built.request.json, tag);
+}
 
-  let built: BuiltRequest;
-  try {
-    built = await buildRecipeOnceMore(ctx, op);
-  } catch (e) {
-    if (isMissingPrerequisite(e)) return { ...run, skipped: `prerequisite missing: ${e.message}` };
-    if (e instanceof BlockedByReadOnly) return { ...run, skipped: e.message };
-    throw e;
+/** The invalid bodies, each of a kind of its own, and the valid body sent as text/plain. */
+async function sendInvalid(ex: Exercise, schema: Schema): Promise<void> {
+  const { ctx, built } = ex;
+  for (const negative of negativeCases(ctx.cases.model.doc, schema, built.request.json, ctx.validators)) {
+    const body: Partial<RequestToSend> =
+      negative.raw !== undefined
+        ? { json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
+        : { json: negative.json };
+    const negativeRequest: RequestToSend = { ...built.request, ...body, refusedBeforeData: true };
+    await send(ex, 'negative', negativeRequest, built.pathParams, { negative: negative.kind, detail: negative.detail });
   }
-  await send('recipe', built.request, built.pathParams);
+  // In the exercise, so that every check of every answer judges it: a server error here is contract.no-5xx's
+  // (MUST), whether the body was refused is errors.wrong-content-type's (SHOULD). It takes turns as a write:
+  // a server that does not read the body (Prefect) serves the request as if it had none.
+  const textPlain: RequestToSend = {
+    ...built.request,
+    json: undefined,
+    raw: JSON.stringify(built.request.json ?? {}),
+    headers: { 'content-type': 'text/plain' },
+  };
+  await send(ex, 'wrong-content-type', textPlain, built.pathParams, { detail: 'the JSON body sent as text/plain' });
+}
 
-  const schema = record.bodySchema;
-  const mayGenerate = safety?.generated ?? true;
-  const recipeBody = objectBody(built.request.json);
-  if (schema && mayGenerate && recipeBody) {
-    // Edges first, deterministically: a seed changes only the random part that follows.
-    const profile = ctx.cases.profile;
-    const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
-    for (const { body: base, keepsNames, renames } of edgeBases(ctx, op, recipeBody)) {
-      const rows = edgeRows({
-        doc: ctx.cases.model.doc,
-        bodySchema: schema,
-        body: base,
-        keeps: (f) =>
-          f in built.refs ||
-          f === 'tags' ||
-          (profile.fieldsNeverSent ?? []).includes(f) ||
-          (keepsNames && ctx.cases.safe.isNameField(f)),
-        isName,
-        // Each operation's own: POST /variables/ and PATCH /variables/{id} padded one name to its length, and
-        // which of the two answered 409 followed the order they happened to reach the server in.
-        nameStem: `${ctx.cases.safe.runTag}-edge${createHash('sha1').update(op.key).digest('hex').slice(0, 4)}`,
-        accepts: (json) => ctx.validators.validate(schema, json) === undefined,
-      });
-      for (const row of rows) await sendEdgeRow(row, base, renames);
-    }
-  }
-  if (schema && mayGenerate) {
-    const arb = bodyArbitrary(ctx.cases, op, built.refs);
-    if (arb) {
-      // One seed per operation, derived from the run's seed: a replay of one operation needs only its key.
-      const seed = (ctx.seed + stableHash(op.key)) % 2 ** 31;
-      // Shrinking is bounded by a count of requests, not by time, so that a replay sends the same ones.
-      let budget = ctx.runs + SHRINK_BUDGET;
-      const judged = new JudgedOnce<boolean>();
-      const result = await fc.check(
-        fc.asyncProperty(arb, (body) =>
-          judged.outcome(JSON.stringify(body), async () => {
-            if (budget-- <= 0) return true;
-            const exchange = await send('generated', { ...built.request, json: body }, built.pathParams);
-            return ctx.problemWithValidExchange(op, exchange) === undefined;
-          }),
-        ),
-        { seed, numRuns: ctx.runs, endOnFailure: false, maxSkipsPerRun: 10 },
-      );
-      // The time box stopped sending mid-property: not run, never a counterexample.
-      if (result.errorInstance instanceof SendingStopped) throw result.errorInstance;
-      run.generation = {
-        seed,
-        runs: ctx.runs,
-        path: result.failed ? (result.counterexamplePath ?? undefined) : undefined,
-        counterexample: result.failed ? result.counterexample?.[0] : undefined,
-      };
-      // Every random body that failed is on the way to the counterexample: its cause lies where that one's does.
-      // Only a server error's key names its fields (contract.no-5xx).
-      const tag = ctx.cases.safe.runTag;
-      const cause = result.failed ? changedFields(result.counterexample?.[0], built.request.json, tag) : undefined;
-      for (const sent of run.sent)
-        if (sent.kind === 'generated' && sent.exchange.status >= 500)
-          sent.fields = cause ?? changedFields(parsedBody(sent.exchange.requestBody), built.request.json, tag);
-    }
-    for (const negative of negativeCases(ctx.cases.model.doc, schema, built.request.json, ctx.validators)) {
-      const body: Partial<RequestToSend> =
-        negative.raw !== undefined
-          ? { json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
-          : { json: negative.json };
-      const negativeRequest: RequestToSend = { ...built.request, ...body, refusedBeforeData: true };
-      await send('negative', negativeRequest, built.pathParams, { negative: negative.kind, detail: negative.detail });
-    }
-    // In the exercise, so that every check of every answer judges it: a server error here is contract.no-5xx's
-    // (MUST), whether the body was refused is errors.wrong-content-type's (SHOULD). It takes turns as a write:
-    // a server that does not read the body (Prefect) serves the request as if it had none.
-    const textPlain: RequestToSend = {
-      ...built.request,
-      json: undefined,
-      raw: JSON.stringify(built.request.json ?? {}),
-      headers: { 'content-type': 'text/plain' },
-    };
-    await send('wrong-content-type', textPlain, built.pathParams, { detail: 'the JSON body sent as text/plain' });
-  }
-
+/** The bodies the baseline's entries replay, as their entries give them. */
+async function sendReplays(ex: Exercise): Promise<void> {
+  const { ctx, op, built } = ex;
   for (const replay of ctx.replays(op)) {
     for (let i = 0; i < (replay.repeat ?? 1); i++) {
       const overlay = replay.overlay ? withFreshNames(replay.overlay, () => ctx.cases.safe.name()) : undefined;
       const json = restrained(ctx.cases, op, overlay ? { ...(built.request.json as object), ...overlay } : replay.json);
-      await send(replay.kind, { ...built.request, json }, built.pathParams, {
+      await send(ex, replay.kind, { ...built.request, json }, built.pathParams, {
         negative: replay.negative,
         detail: "the baseline's replayed body",
         replay: replay.id,
@@ -310,11 +308,46 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
       });
     }
   }
+}
 
+/** Why the operation is not exercised at all, if it is not: read-only mode, a shared target, a schema that does not compile. */
+function notExercised(ctx: ExerciseContext, op: Operation): string | undefined {
+  const safety = ctx.cases.profile.safety(op);
+  if (ctx.readOnly && !ctx.cases.model.recordOf(op).reads) return 'read-only mode: the operation changes state';
+  if (safety?.disposableOnly && !ctx.disposable)
+    return `${safety.reason} (on a disposable target, --disposable runs it)`;
+  return ctx.validators.uncompilable(op);
+}
+
+export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Promise<OperationRun> {
+  const run: OperationRun = { op, sent: [] };
+  const skipped = notExercised(ctx, op);
+  if (skipped) return { ...run, skipped };
+  run.unreachable = ctx.cases.profile.unreachable?.(op);
+  let built: BuiltRequest;
+  try {
+    built = await buildRecipeOnceMore(ctx, op);
+  } catch (e) {
+    if (isMissingPrerequisite(e)) return { ...run, skipped: `prerequisite missing: ${e.message}` };
+    if (e instanceof BlockedByReadOnly) return { ...run, skipped: e.message };
+    throw e;
+  }
+  const ex: Exercise = { ctx, op, run, built };
+  await send(ex, 'recipe', built.request, built.pathParams);
+  const record = ctx.cases.model.recordOf(op);
+  const schema = record.bodySchema;
+  const mayGenerate = ctx.cases.profile.safety(op)?.generated ?? true;
+  const recipeBody = objectBody(built.request.json);
+  if (schema && mayGenerate && recipeBody) await sendEdges(ex, schema, recipeBody);
+  if (schema && mayGenerate) {
+    await sendGenerated(ex);
+    await sendInvalid(ex, schema);
+  }
+  await sendReplays(ex);
   if (record.named || record.actsOn) {
     try {
       const params = await resolvePathParams(ctx.cases, op, 'unknown');
-      await send('unknown', { ...built.request, path: withPath(op, params) }, params);
+      await send(ex, 'unknown', { ...built.request, path: withPath(op, params) }, params);
     } catch (e) {
       if (!isMissingPrerequisite(e)) throw e;
     }
