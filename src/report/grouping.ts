@@ -52,12 +52,12 @@ export function groupBy<T>(items: T[], key: (x: T) => string): Array<[string, T[
   return [...groups].sort((a, b) => b[1].length - a[1].length || a[0].localeCompare(b[0]));
 }
 
-/** A group's size and line, for each reason checks were skipped: what page one's table and the terminal list. */
-export function skipReasons(
-  checks: ReadonlyArray<{ status: string; message?: string }>,
-): Array<{ count: number; reason: string }> {
+/** The skipped checks by reason, the largest group first, each with its line: what page one's table and the terminal list. */
+export function skipReasons<T extends { status: string; message?: string }>(
+  checks: readonly T[],
+): Array<{ reason: string; checks: T[] }> {
   return groupBy(
     checks.filter((c) => c.status === 'skipped'),
     (c) => shape(c.message ?? ''),
-  ).map(([, list]) => ({ count: list.length, reason: groupShape(list.map((c) => c.message ?? '')) }));
+  ).map(([, list]) => ({ reason: groupShape(list.map((c) => c.message ?? '')), checks: list }));
 }

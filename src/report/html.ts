@@ -16,7 +16,7 @@ import {
   type Results,
   timeTaken,
 } from './results.js';
-import { groupBy, groupShape, shape } from './grouping.js';
+import { groupBy, groupShape, skipReasons } from './grouping.js';
 import { groupReplay } from './replayLine.js';
 
 const STATUSES: ResultStatus[] = ['failed', 'error', 'xpass', 'xfail', 'passed', 'skipped'];
@@ -107,8 +107,9 @@ function failureGroups(r: Results): string {
       .map(([key, list]) => {
         const [id, kind] = key.split('\u0000');
         const example = list[0];
+        const replay = groupReplay(example);
         return `<li data-group-check="${esc(id)}" data-group-kind="${esc(kind)}"><details><summary><b class="n" data-testid="group-count">${list.length}</b> <span class="lvl">${example.level}</span> <code>${esc(id)}</code> <span class="kind">${esc(kind)}</span> <span class="msg">${esc(groupShape(list.map((c) => c.message ?? '')))}</span></summary>
-<p>example: <span class="op">${esc(example.operation)}</span></p><pre>${esc((example.message ?? '').slice(0, 1500))}</pre>${example.repro ? `<pre class="curl">${esc(example.repro)}</pre>` : ''}${example.reproNote ? `<p>${esc(example.reproNote)}</p>` : ''}${groupReplay(example) ? `<p>replay the group:</p><pre class="replay" data-field="group-replay">${esc(groupReplay(example)!)}</pre>` : ''}
+<p>example: <span class="op">${esc(example.operation)}</span></p><pre>${esc((example.message ?? '').slice(0, 1500))}</pre>${example.repro ? `<pre class="curl">${esc(example.repro)}</pre>` : ''}${example.reproNote ? `<p>${esc(example.reproNote)}</p>` : ''}${replay ? `<p>replay the group:</p><pre class="replay" data-field="group-replay">${esc(replay)}</pre>` : ''}
 <p>every instance:</p><ul class="instances">${list.map((c) => `<li><span class="op">${esc(c.operation)}</span> <code>${esc(c.key ?? '')}</code></li>`).join('')}</ul></details></li>`;
       })
       .join('\n')}</ul>`;
@@ -126,15 +127,12 @@ function failureGroups(r: Results): string {
 
 /** Why checks were skipped, grouped by the reason's shape. */
 function skipGroups(r: Results): string {
-  const groups = groupBy(
-    r.checks.filter((c) => c.status === 'skipped'),
-    (c) => shape(c.message ?? ''),
-  );
+  const groups = skipReasons(r.checks);
   if (groups.length === 0) return '<p data-testid="skip-groups-none">no check was skipped</p>';
   return `<table class="skips" data-testid="skip-groups"><thead><tr><th>checks</th><th>reason</th><th>for example</th></tr></thead><tbody>${groups
     .map(
-      ([, list]) =>
-        `<tr><td class="n">${list.length}</td><td>${esc(groupShape(list.map((c) => c.message ?? '')))}</td><td class="op">${esc(
+      ({ reason, checks: list }) =>
+        `<tr><td class="n">${list.length}</td><td>${esc(reason)}</td><td class="op">${esc(
           [...new Set(list.map((c) => `${c.id} ${c.operation}`))].slice(0, 3).join(' · '),
         )}</td></tr>`,
     )

@@ -26,7 +26,10 @@ function skipLines(results: Results): string[] {
           },
         ]
       : []),
-    ...skipReasons(results.checks.filter((c) => !c.message?.includes('read-only mode'))),
+    ...skipReasons(results.checks.filter((c) => !c.message?.includes('read-only mode'))).map(({ reason, checks }) => ({
+      count: checks.length,
+      reason,
+    })),
   ].sort((a, b) => b.count - a.count);
   if (reasons.length === 0) return [];
   const more = reasons.length - SKIP_REASONS_SHOWN;

@@ -34,17 +34,16 @@ describe("a group's shape", () => {
 
 describe('skip reasons', () => {
   test('one line per reason, the largest first, with the count of checks', () => {
-    const skipped = (message: string) => ({ status: 'skipped', message });
-    expect(
-      skipReasons([
-        skipped('no credentials configured'),
-        { status: 'passed' },
-        skipped('needs 2 objects'),
-        skipped('no credentials configured'),
-        skipped('needs 3 objects'),
-        skipped('needs 3 objects'),
-      ]),
-    ).toEqual([
+    const skipped = (message: string): { status: string; message?: string } => ({ status: 'skipped', message });
+    const reasons = skipReasons([
+      skipped('no credentials configured'),
+      { status: 'passed' },
+      skipped('needs 2 objects'),
+      skipped('no credentials configured'),
+      skipped('needs 3 objects'),
+      skipped('needs 3 objects'),
+    ]).map(({ reason, checks }) => ({ count: checks.length, reason }));
+    expect(reasons).toEqual([
       { count: 3, reason: 'needs 2 or 3 objects' },
       { count: 2, reason: 'no credentials configured' },
     ]);
