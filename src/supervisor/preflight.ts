@@ -46,13 +46,20 @@ export interface SurveyTarget extends Credentials {
   writeTo: string;
 }
 
+/** The status a GET of `url` answers (its body left unread); a refused or timed-out connection throws. */
+async function statusOf(url: string, target: Credentials & { timeoutMs: number }): Promise<number> {
+  const res = await fetch(url, {
+    headers: authHeaders(target),
+    signal: AbortSignal.timeout(Math.min(target.timeoutMs, 15000)),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
 /** Any HTTP answer at all means the target is reachable; a refused or timed-out connection does not. */
 async function assertReachable(target: SurveyTarget): Promise<void> {
   try {
-    await fetch(`${target.baseUrl}/health`, {
-      headers: authHeaders(target),
-      signal: AbortSignal.timeout(Math.min(target.timeoutMs, 15000)),
-    });
+    await statusOf(`${target.baseUrl}/health`, target);
   } catch (e) {
     throw new UsageError(`target unreachable: ${target.baseUrl} (${unreachableReason(e, target.baseUrl)})`);
   }
@@ -97,18 +104,7 @@ export interface RootRequest extends Credentials {
 
 /** The API's root at or under the base URL the user gave (http/apiRoot.ts); a network error counts as no answer. */
 export async function findApiRoot(request: RootRequest): Promise<ApiRoot> {
-  const ask = async (url: string) => {
-    try {
-      const res = await fetch(url, {
-        headers: authHeaders(request),
-        signal: AbortSignal.timeout(Math.min(request.timeoutMs, 15000)),
-      });
-      await res.body?.cancel();
-      return res.status;
-    } catch {
-      return 0;
-    }
-  };
+  const ask = (url: string) => statusOf(url, request).catch(() => 0);
   return apiRoot(request.baseUrl, request.operations, request.serverUrls, ask);
 }
 
