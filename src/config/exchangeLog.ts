@@ -32,7 +32,8 @@ export interface Behaviour {
   ord?: string[];
 }
 
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+/** A UUID anywhere in a text (global: for replace and matchAll). */
+export const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const TIME = /\d{4}-\d{2}-\d{2}[T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?/g;
 /** How many items of an array its shape and order look at. */
 export const MAX_ITEMS = 500;

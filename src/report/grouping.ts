@@ -3,8 +3,8 @@
  * and a group is shown with real numbers (every member's, where they agree; the values or their range where
  * they do not), never a placeholder a reader takes for a template.
  */
+import { UUID } from '../config/exchangeLog.js';
 
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 /** A number is a token of its own: digits within a word (charset=utf-8, /v2/) are part of it. */
 const NUMBER = /(?<![\w.-])\d+(\.\d+)?(?![\w.-])/g;
 

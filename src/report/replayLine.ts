@@ -4,6 +4,7 @@
  * and baseline. A curl line repeats one request only, and the object it names may be gone (cleanup deleted
  * the run's own objects): the replay makes what the case needs anew.
  */
+import { UUID } from '../config/exchangeLog.js';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CheckResult, Results } from './results.js';
@@ -58,8 +59,6 @@ export function replayLine(
 /** The replay of a group: its example's line without the operation, which replays the check on every operation. */
 export const groupReplay = (example: Pick<CheckResult, 'replay' | 'operation'>): string | undefined =>
   example.replay?.replace(` --operation ${shellWord(example.operation)}`, '');
-
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 
 /** What a curl line naming an object the run made and cleanup deleted says: it no longer reproduces by itself. */
 export const DELETED_NOTE =
