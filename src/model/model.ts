@@ -247,25 +247,19 @@ function recordOperation(model: ApiModel, op: Operation): OperationRecord {
     const ref = model.referenceFor(op, p.name, 'path');
     if (ref) pathRefs[p.name] = ref;
   }
+  const actsOn = named || reads ? undefined : actionParamOf(model, op);
   const mutates = new Set<string>();
   if (['DELETE', 'PATCH', 'PUT'].includes(op.method)) {
     if (named) mutates.add(named.param);
-  } else if (op.method === 'POST' && !reads && collection) {
-    // An action on the object (`/flow_runs/{id}/set_state`, `/deployments/{id}/pause_deployment`) changes it too.
-    const path = op.path.replace(/\/$/, '');
-    for (const [param, ref] of Object.entries(pathRefs))
-      if (
-        ref.collection === collection.path &&
-        /^\/[\w-]+$/.test(path.slice(path.indexOf(`{${param}}`) + param.length + 2))
-      )
-        mutates.add(param);
   }
+  // An action on the object (`/flow_runs/{id}/set_state`, `/deployments/{id}/pause_deployment`) changes it too.
+  else if (op.method === 'POST' && actsOn) mutates.add(actsOn.param);
   return {
     op,
     collection,
     reads,
     named,
-    actsOn: named || reads ? undefined : actionParamOf(model, op),
+    actsOn,
     bodySchema: jsonBodySchema(op),
     pathRefs,
     bodyRefs: bodyReferences(model, op),
