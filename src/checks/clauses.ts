@@ -3,6 +3,7 @@
  * can show the rule beside the failure without the spec at hand. Keys are the clause references the
  * checks use: a section, or a section and its numbered rule.
  */
+import type { Level } from './check.js';
 const SPEC_TEXT: Record<string, string> = {
   '1': '§1 What the service does: conventions the API follows (plural collection names, snake_case, reads with complex arguments as POST with a body).',
   '2': '§2 Resources and their fields.',
@@ -34,7 +35,7 @@ const SPEC_TEXT: Record<string, string> = {
     "The target's profile: behaviour the target documents beyond the spec (for Prefect, its orchestration rules).",
 };
 
-/** The words of the RFCs a clause cites, and the level each gives its rule. */
+/** The words of the RFCs a clause cites, and the level each gives its rule; `rfcRule` finds a part's. */
 const RFC_RULES: Record<string, { level: Level; text: string }> = {
   'RFC 9110 §9.1': {
     level: 'SHOULD',
@@ -46,7 +47,11 @@ const RFC_RULES: Record<string, { level: Level; text: string }> = {
   },
 };
 
-type Level = 'MUST' | 'SHOULD' | 'MAY';
+/** The RFC rule a clause's part cites, by its reference (`RFC 9110 §15.5.6`), if it is one the suite knows. */
+function rfcRule(part: string): { ref: string; level: Level; text: string } | undefined {
+  const ref = Object.keys(RFC_RULES).find((r) => part.startsWith(r));
+  return ref ? { ref, ...RFC_RULES[ref]! } : undefined;
+}
 
 /**
  * The level each source gives the rules it states. The spec states its rules as facts of the API ("GET, PUT
@@ -97,8 +102,8 @@ export const OPEN = 'open:';
 export function levelOfClause(clause: string): { source: string; level: Level | 'open' } | undefined {
   const first = clause.split(';')[0]!.trim();
   if (first.startsWith(OPEN)) return { source: first, level: 'open' };
-  const rfc = Object.keys(RFC_RULES).find((ref) => first.startsWith(ref));
-  if (rfc) return { source: rfc, level: RFC_RULES[rfc]!.level };
+  const rfc = rfcRule(first);
+  if (rfc) return { source: rfc.ref, level: rfc.level };
   const ref = /^(\d+(?:\.\d+)?(?: (?:rule|convention) \d+)?|OpenAPI document|profile)\b/.exec(first)?.[1];
   const level = ref && SPEC_LEVELS[ref];
   return level ? { source: ref!, level } : undefined;
@@ -140,7 +145,7 @@ export function unknownClauseParts(clause: string): string[] {
     .filter((part) => {
       const ref = /^(\d+(?:\.\d+)?(?: rule \d+)?)\b/.exec(part)?.[1];
       if (ref) return SPEC_TEXT[ref] === undefined;
-      if (/^RFC \d+/.test(part)) return !Object.keys(RFC_RULES).some((rule) => part.startsWith(rule));
+      if (/^RFC \d+/.test(part)) return rfcRule(part) === undefined;
       return !/^(OpenAPI document|profile|open:)/.test(part);
     });
 }
@@ -152,8 +157,8 @@ export function clauseText(clause: string): string {
     .map((part) => part.trim())
     .filter(Boolean)
     .map((part) => {
-      const rfc = Object.keys(RFC_RULES).find((rule) => part.startsWith(rule));
-      if (rfc) return RFC_RULES[rfc]!.text;
+      const rfc = rfcRule(part);
+      if (rfc) return rfc.text;
       const ref = /^(\d+(?:\.\d+)?(?: rule \d+)?|OpenAPI document|profile)(.*)$/.exec(part);
       const text = ref ? SPEC_TEXT[ref[1]] : undefined;
       return text ? `${text}${ref![2] ? ` ${ref![2].trim()}` : ''}` : part;
