@@ -83,10 +83,10 @@ function labelOf(profile: string, identity: TargetIdentity): string {
 /**
  * One run: everything is written to a fresh staging folder and moved into the report folder when the run
  * ends. A run that fails before its suites start (an unreachable target, a selection of nothing, a bad
- * baseline) leaves the previous reports as they were. Once the suites have judged, the previous run's
- * entries of the names this run has written go (clearReplaced), while cleanup ends.
+ * baseline) leaves the previous reports as they were. Once the suites have judged, what earlier runs left
+ * under the suite's names goes (clearReplaced), while cleanup ends. `verdictLast`: the run's last line is its
+ * verdict (replay prints its cases first, then the verdict itself).
  */
-/** `verdictLast`: the run's last line is its verdict (replay prints its cases first, then the verdict itself). */
 export async function runCommand(
   flags: Env,
   overrides: Env = {},

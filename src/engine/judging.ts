@@ -20,7 +20,7 @@ import type { CheckResult, RecordedExchange, ResultStatus } from '../report/resu
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise, familySendsNothing } from './detection.js';
 import { inTurnByLane } from './scheduler.js';
-import type { BudgetPlan, Case, FamiliesState, Judged } from './judgingState.js';
+import type { BudgetPlan, Case, Judged } from './judgingState.js';
 import type { Session } from './session.js';
 
 function recorded(ex: Exchange, managedBaseUrl?: string): RecordedExchange {
@@ -107,8 +107,8 @@ function scheduleJudgements(session: Session, cases: Case[], priority?: number):
  * The preparations of a family's isolated checks (checks/check.ts: `prepare`), queued before every judgement
  * of the family: they run side by side, beside the judgements before them, and the isolated judgements find
  * their work done rather than doing it with nothing beside them (a DELETE scenario's creates are round trips
- * of their own, which a far target makes long). Their errors are met by the judgements, which ask for the same work. Not
- * in a time-boxed run, whose plan spends the budget case by case.
+ * of their own, which a far target makes long). Their errors are met by the judgements, which ask for the
+ * same work. Not in a time-boxed run, whose plan spends the budget case by case.
  */
 function schedulePreparations(session: Session, cases: Case[], priority?: number): void {
   for (const c of cases) {
@@ -291,8 +291,6 @@ export function expectOnce(session: Session): void {
 /** A budgeted run plans every family at once, unless sharded: a shard runs only some families' files. */
 const plansAcrossFamilies = (session: Session) => session.timeBox.budgeted && !session.config.shard;
 
-const familiesOf = (session: Session): FamiliesState => session.judging.families;
-
 /**
  * In a run without a budget, unsharded, a family's file schedules the next family's cases too, after its
  * own (the scheduler starts them in the same order as before): they go to the target while vitest reports
@@ -305,7 +303,7 @@ function scheduleNextFamily(session: Session, family: Family): void {
   const order = familiesOfRun();
   const next = order[order.indexOf(family) + 1];
   if (!next) return;
-  const { ahead } = familiesOf(session);
+  const { ahead } = session.judging.families;
   if (!ahead.has(next))
     ahead.set(
       next,
@@ -322,7 +320,7 @@ function besidePulled(
   family: Family,
   schedule: (cases: Case[]) => Map<Case, Promise<Judged>>,
 ): Map<Case, Promise<Judged>> {
-  const pulled = familiesOf(session).pulled.get(family);
+  const pulled = session.judging.families.pulled.get(family);
   if (!pulled) return schedule(casesOf(session, family));
   const pulledChecks = new Set([...pulled.keys()].map((c) => c.check));
   const rest = schedule(casesOf(session, family, true, (check) => !pulledChecks.has(check)));
@@ -340,7 +338,7 @@ export function familyCases(
   session: Session,
   family: Family,
 ): { cases: Case[]; verdictOf: (c: Case) => Promise<Judged> } {
-  const state = familiesOf(session);
+  const state = session.judging.families;
   state.registered.add(family);
   const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
   const planned = plan && !familyReadsExercise(family) ? plan.judged.get(family)! : state.ahead.get(family);
@@ -411,7 +409,7 @@ const PULLED_FORWARD = -1;
  */
 function pullForward(session: Session, route: string): void {
   if (session.timeBox.budgeted || session.config.shard) return;
-  const { ahead, pulled, registered, limitedRoutes } = familiesOf(session);
+  const { ahead, pulled, registered, limitedRoutes } = session.judging.families;
   if (limitedRoutes.has(route)) return;
   limitedRoutes.add(route);
   const besideAnything = (c: Check) => (c.isolation === undefined || c.isolation === 'reads') && c.reads === undefined;
