@@ -13,7 +13,7 @@ import { resolveRef, type Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';
 import type { CheckContext } from './context.js';
-import { scoped } from './filters.js';
+import { scoped } from './filters/oracle.js';
 import { corpusOf, isCoreQuery, queryContext } from './queryContext.js';
 import { fail, pass, Skip, statusKey, type Verdict } from './verdict.js';
 

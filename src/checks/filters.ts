@@ -5,74 +5,25 @@
 import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
 import { drawsOf, SentAhead } from '../cases/sentAhead.js';
-import { bodyOf, filterBodyArbitrary, filterCases, noFilterCase, tripleOf, type Criterion } from '../cases/filters.js';
-import { SendingStopped, type Exchange, type CheckContext } from './context.js';
+import { bodyOf, filterBodyArbitrary, filterCases, noFilterCase, tripleOf } from '../cases/filters.js';
+import { SendingStopped, type CheckContext } from './context.js';
 import type { FilterModel } from '../model/filters.js';
-import { evaluate, Unsupported, withReading, type FilterSemantics, type Obj } from '../model/oracle.js';
-import { emptyPatternsApplied, isOpenOperand } from '../model/profiles/operators.js';
+import { evaluate, Unsupported, type Obj } from '../model/oracle.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';
 import type { Operation } from '../openapi/operations.js';
 import { coreModelOf, corpusOf, isCoreFilter, type QueryContext, requireCorpus } from './queryContext.js';
 import { fail, pass, skip, type Verdict } from './verdict.js';
-
-/** The page a filter is asked for; an `or_` filter's answer that fills it is read on (`ownAcrossPages`). */
-const PAGE = 200;
-/** Pages an `or_` filter is read to, at most: past them the run's own objects may lie unread. */
-const OR_PAGES = 10;
-
-/** Scope a body to the run's own objects: `id.any_` ANDed in, unless the filter ORs its fields. */
-export function scoped(body: Obj, own: string, ids: string[], or: boolean): Obj {
-  if (or) return { ...body, limit: PAGE };
-  const ownFilter = { ...((body[own] as Obj) ?? {}) };
-  ownFilter.id = { ...((ownFilter.id as Obj) ?? {}), any_: (ownFilter.id as Obj | undefined)?.any_ ?? ids };
-  return { ...body, [own]: ownFilter, limit: PAGE };
-}
-
-/**
- * The run's own objects among all an `or_` filter selects, page after page from the first answer. Such a
- * filter cannot be scoped (the run's ids would be one more alternative), so on a server that holds more than
- * a page of matching objects the run's own may lie past the first page. Read on until a page is not full, up
- * to OR_PAGES pages; `complete` is false when the last page read was still full. `exchange` is the first
- * page's, or the page that was refused: the answer a failure shows.
- */
-async function ownAcrossPages(
-  q: QueryContext,
-  op: Operation,
-  sent: Obj,
-  first: { exchange: Exchange; ids: string[] },
-): Promise<{ exchange: Exchange; ids: string[]; complete: boolean }> {
-  const ids = new Set(first.ids);
-  let page = first.exchange;
-  for (let n = 1; ; n++) {
-    if (!is2xx(page)) return { exchange: page, ids: [...ids], complete: true };
-    const full = Array.isArray(page.json) && page.json.length >= PAGE;
-    if (!full || n >= OR_PAGES) return { exchange: first.exchange, ids: [...ids], complete: !full };
-    const next = await q.query(op, { ...sent, offset: n * PAGE });
-    for (const id of next.ids) ids.add(id);
-    page = next.exchange;
-  }
-}
-
-/** The semantics with empty patterns read the other way the spec allows. */
-const withEmptyPatternsApplied = (semantics: FilterSemantics): FilterSemantics => ({
-  ...semantics,
-  operators: { ...semantics.operators, ...emptyPatternsApplied },
-});
-
-/** A filter the server answered otherwise than the oracle. */
-interface Mismatch {
-  body: Obj;
-  criteria: Criterion[];
-  server: string[];
-  oracle: Set<string>;
-  exchange: Exchange;
-}
-
-/** Two answers as sets of ids: equal, or what one has more and fewer of. */
-function setDifference(server: string[], oracle: Set<string>) {
-  return { extra: server.filter((id) => !oracle.has(id)), missing: [...oracle].filter((id) => !server.includes(id)) };
-}
+import {
+  type Drawn,
+  judgeFilter,
+  type Mismatch,
+  OR_PAGES,
+  type OracleRun,
+  PAGE,
+  scoped,
+  setDifference,
+} from './filters/oracle.js';
 
 /** A drawn filter as sent, with the oracle's answer; undefined for a filter the oracle cannot evaluate. */
 function oracleQuery(q: QueryContext, model: FilterModel, key: string) {
@@ -131,76 +82,37 @@ async function oracle(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const cases = filterCases(ctx.model.doc, model, q.semantics, q.built.corpus, q.built.bound, ctx.settings.runTag);
   for (const [triple, reason] of cases.unknown) ctx.noteFilterCoverage(triple, { skipped: reason });
   if (!cases.triples.size) return skip(noFilterCase(key, cases));
-  let last: Mismatch | undefined;
-  const implementationDefined = new Set<string>();
-  const otherReadings = new Set<string>();
-  let unread = 0;
-  const examples = cases.examples.map(
-    (c) => [{ body: bodyOf([c]), criteria: [c], or: false }] as [{ body: Obj; criteria: Criterion[]; or: boolean }],
-  );
+  const examples = cases.examples.map((c) => [{ body: bodyOf([c]), criteria: [c], or: false }] as [Drawn]);
   const { runs, seed } = ctx.settings;
-  let budget = examples.length + runs * 3 + 40;
-  const agreed = new JudgedOnce<Mismatch | undefined>();
-  /** The server's answer to a filter, against the oracle's: undefined when they agree. */
-  const compare = async (
-    body: Obj,
-    sent: Obj,
-    criteria: Criterion[],
-    expected: Set<string>,
-    or: boolean,
-  ): Promise<Mismatch | undefined> => {
-    if (budget-- <= 0) return undefined;
-    for (const c of criteria) ctx.noteFilterCoverage(tripleOf(c), { checked: 1 });
-    const first = await ahead.answer(JSON.stringify(sent), () => q.query(op, sent));
-    const { exchange, ids, complete } = or ? await ownAcrossPages(q, op, sent, first) : { ...first, complete: true };
-    const same = (oracle: Set<string>) => ids.length === oracle.size && ids.every((id) => oracle.has(id));
-    if (is2xx(exchange) && same(expected)) return undefined;
-    // An empty pattern means what the implementation makes of it: either reading agrees, and is reported.
-    const open = criteria.filter((c) => isOpenOperand(c.operator, c.operand)).map(tripleOf);
-    if (
-      is2xx(exchange) &&
-      open.length > 0 &&
-      same(evaluate(model, withEmptyPatternsApplied(q.semantics), q.built.corpus, body))
-    ) {
-      for (const triple of open) implementationDefined.add(triple);
-      return undefined;
-    }
-    // A criterion the spec leaves open, read the other way a release of the profile reads it.
-    for (const reading of q.semantics.otherReadings ?? []) {
-      const concerned = criteria.filter((c) => reading.applies(c));
-      if (!is2xx(exchange) || !concerned.length) continue;
-      if (same(evaluate(model, withReading(q.semantics, reading), q.built.corpus, body))) {
-        otherReadings.add(reading.description);
-        return undefined;
-      }
-    }
-    // Read to its last page, an or_ filter that still selects more can only be judged by what it should not select.
-    if (is2xx(exchange) && !complete && ids.every((id) => expected.has(id))) {
-      unread++;
-      return undefined;
-    }
-    return { body: sent, criteria, server: is2xx(exchange) ? ids : [], oracle: expected, exchange };
+  const run: OracleRun = {
+    ctx,
+    op,
+    q,
+    model,
+    budget: examples.length + runs * 3 + 40,
+    implementationDefined: new Set(),
+    otherReadings: new Set(),
+    unread: 0,
   };
+  let last: Mismatch | undefined;
+  // A filter drawn again (or met again while shrinking) is judged by its first answer, not sent twice.
+  const agreed = new JudgedOnce<Mismatch | undefined>();
   const queryOf = oracleQuery(q, model, key);
   const filters = filterBodyArbitrary(model, cases);
   const property = fc.asyncProperty(filters, async (drawn) => {
     const query = queryOf(drawn);
     if (!query) return true;
-    const mismatch = await agreed.outcome(query.key, () =>
-      compare(drawn.body, query.sent, drawn.criteria, query.expected, drawn.or),
-    );
+    const mismatch = await agreed.outcome(query.key, () => judgeFilter(run, drawn, query.sent, query.expected));
     if (mismatch) last = mismatch;
     return !mismatch;
   });
   const params = { seed, numRuns: examples.length + runs * 3, examples, endOnFailure: false };
-  // The draws' filters, sent side by side before the property judges them one by one.
-  const ahead = new SentAhead(
+  run.ahead = new SentAhead(
     drawsOf([filters], params).map(([drawn]) => {
       const query = queryOf(drawn);
       return query && { key: query.key, send: () => q.query(op, query.sent) };
     }),
   );
-  // A filter drawn again (or met again while shrinking) is judged by its first answer, not sent twice.
   const result = await fc.check(property, params);
   // The time box stopped sending mid-property: not run, never a counterexample; unless a mismatch was
   // already seen (then stopped while shrinking): that failure stands, unshrunk, without a replay path.
@@ -211,9 +123,9 @@ async function oracle(op: Operation, ctx: CheckContext): Promise<Verdict> {
       agreedLine(
         examples.length,
         result.numRuns - examples.length - agreed.repeats,
-        implementationDefined,
-        otherReadings,
-        unread,
+        run.implementationDefined,
+        run.otherReadings,
+        run.unread,
       ),
     );
   return mismatchVerdict(last!, seed, stopped ? undefined : (result.counterexamplePath ?? undefined));

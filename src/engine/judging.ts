@@ -15,7 +15,7 @@ import { runFiles } from '../config/worker.js';
 import { BlockedByReadOnly, HttpClient, NOT_RUN, SendingStopped, sendingFor, type Exchange } from '../http/client.js';
 import { routeFamily } from '../http/pacing/rateLimits.js';
 import type { Operation } from '../openapi/operations.js';
-import { applyBaseline, entriesFor } from '../report/baseline.js';
+import { applyBaseline, type BaselineJudgement, entriesFor } from '../report/baseline.js';
 import type { CheckResult, RecordedExchange, ResultStatus } from '../report/results.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise, familySendsNothing } from './detection.js';
@@ -204,12 +204,6 @@ export function result(
         ...(judged.unexcused.includes(f) ? {} : { baselined: true }),
       }))
     : undefined;
-  const entries = judged.excusedBy.length
-    ? judged.excusedBy
-    : judged.notShown.length
-      ? judged.notShown
-      : judged.unconfirmed;
-  const conditional = judged.excusedBy.find((e) => e.conditional)?.conditional;
   return {
     id,
     check: check.id,
@@ -233,24 +227,34 @@ export function result(
     path: verdict.status === 'failed' ? verdict.path : undefined,
     replaysJudged: verdict.status === 'failed' ? verdict.replaysJudged : undefined,
     evidence,
-    baseline: entries.length
+    baseline: baselineNote(judged),
+  };
+}
+
+/** What the baseline said of a result: the entries that excused it, or that expected a failure it did not show. */
+function baselineNote<F>(judged: BaselineJudgement<F>): CheckResult['baseline'] {
+  const entries = judged.excusedBy.length
+    ? judged.excusedBy
+    : judged.notShown.length
+      ? judged.notShown
+      : judged.unconfirmed;
+  if (!entries.length) return undefined;
+  const conditional = judged.excusedBy.find((e) => e.conditional)?.conditional;
+  return {
+    reason: entries[0].reason,
+    expires: entries[0].expires,
+    excused: judged.excusedBy.map(({ kind, key }) => ({ kind, key })),
+    notShown: judged.notShown.map(({ kind, key }) => ({ kind, key })),
+    ...(conditional ? { conditional } : {}),
+    ...(judged.unconfirmed.length
       ? {
-          reason: entries[0].reason,
-          expires: entries[0].expires,
-          excused: judged.excusedBy.map(({ kind, key }) => ({ kind, key })),
-          notShown: judged.notShown.map(({ kind, key }) => ({ kind, key })),
-          ...(conditional ? { conditional } : {}),
-          ...(judged.unconfirmed.length
-            ? {
-                unconfirmed: judged.unconfirmed.map(({ kind, key, conditional }) => ({
-                  kind,
-                  key,
-                  conditional: conditional!,
-                })),
-              }
-            : {}),
+          unconfirmed: judged.unconfirmed.map(({ kind, key, conditional }) => ({
+            kind,
+            key,
+            conditional: conditional!,
+          })),
         }
-      : undefined,
+      : {}),
   };
 }
 

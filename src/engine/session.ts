@@ -81,6 +81,21 @@ const settingsOf = (config: WorkerConfig): CheckSettings => ({
   credentials: config.apiKey ? 'bearer' : config.authString ? 'basic' : undefined,
 });
 
+/** What a session is made of, built once from the configuration and handed to the parts below. */
+interface Parts {
+  config: WorkerConfig;
+  files: ReturnType<typeof runFiles>;
+  redactor: Redactor;
+  client: HttpClient;
+  document: LoadedDocument;
+  model: ApiModel;
+  cases: CaseContext;
+  pool: FixturePool;
+  scheduler: Scheduler;
+  /** Each operation's exercise, once it is done. */
+  done: Map<Operation, OperationRun>;
+}
+
 /** The run's session, from what the suites knew at their start (the adapter reads it: config/worker.ts). */
 export async function createSession(start: WorkerStart): Promise<Session> {
   // vitest started while the CLI asked the target: the rest of the configuration comes when it has decided.
@@ -90,21 +105,7 @@ export async function createSession(start: WorkerStart): Promise<Session> {
   const suitesStartedAt = new Date().toISOString();
   const files = runFiles(config.runDir);
   const redactor = new Redactor(secretsOf(config));
-  const client = new HttpClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    authString: config.authString,
-    timeoutMs: config.requestTimeoutMs,
-    concurrency: config.concurrency,
-    redactor,
-    exchangeLog: files.exchanges,
-    statusFile: files.pacingStatus,
-    runTag: config.runTag,
-    // GETs and the documented read POSTs (design.md: filter, count, history, paginate).
-    isRead: (request) => isReadOperation({ method: request.method, path: request.template }),
-    readOnly: config.readOnly,
-    maxRate: config.maxRate,
-  });
+  const client = clientFor(config, files, redactor);
   // The CLI validated the document and wrote it to the run folder before starting the suites.
   const document = await loadDocument(config.documentPath, {
     headers: authHeaders(config),
@@ -118,7 +119,6 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     borrowedFrom: config.identity?.baselineFrom,
   });
   const validators = new SchemaValidators(document.doc);
-  const validate: CheckContext['validate'] = (schema, value) => validators.validate(schema, value);
   const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), config.readOnly);
   const cases: CaseContext = {
     model,
@@ -127,8 +127,11 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     profile: profileFor(document),
   };
   pool.attach(cases);
+  const { scheduler, timeBox } = schedulerFor(client, config);
+  const parts: Parts = { config, files, redactor, client, document, model, cases, pool, scheduler, done: new Map() };
+  const validate: CheckContext['validate'] = (schema, value) => validators.validate(schema, value);
   const operations = model.operations.filter((op) => selectsOperation(config.selection, op));
-  const exerciseContext: ExerciseContext = {
+  const exercise = exerciserFor(parts, {
     cases,
     client,
     pool,
@@ -139,103 +142,9 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     disposable: config.disposable,
     problemWithValidExchange: (op, ex) => problemWithValidExchange(validate, op, ex),
     replays: (op) => replaysFor(baseline, op.key),
-  };
-  const done = new Map<Operation, OperationRun>();
-  // Judgements mostly send one request after another: twice the client's limit keeps it full, and the
-  // client bounds what is in flight. A judgement whose request waits for its turn (a rate limit) holds no
-  // place: others go on meanwhile.
-  const scheduler = new Scheduler(() => client.inFlightLimit * 2 + client.waitingForTurn);
-  client.onRoom = () => queueMicrotask(() => scheduler.pump());
-  const timeBox = new TimeBox(config, (reason) => {
-    client.stopSending(reason);
-    scheduler.refuse(() => new SendingStopped(`${NOT_RUN} ${reason}`));
   });
-
-  const byRoute = new Map(model.operations.map((op) => [op.key, op]));
-  /**
-   * A request of a check's: sent, and what it created recorded for cleanup, on behalf of `op` or of the
-   * document's operation it was sent to (whatever the check expected of it, a 2xx may have made something),
-   * and what it deleted of the run's.
-   */
-  const send: CheckContext['send'] = async (request, op) => {
-    const exchange = await client.send(request);
-    const sentTo = op ?? byRoute.get(`${request.method} ${request.template}`);
-    // The path's parameters: an object made under a parent (a pool's queue) is deleted under it.
-    if (sentTo) pool.noteCreated(sentTo, exchange, paramsOfPath(request.template, request.path), request.json);
-    pool.noteDeleted(request, exchange);
-    return exchange;
-  };
-  /** Filter coverage by the family of the check that noted it (the sender of its requests), then by triple. */
-  const coverage = new Map<Family, Map<string, { checked: number; skipped?: string }>>();
-  let corpus: ReturnType<CheckContext['corpus']> | undefined;
-  let corpusBuilt = false;
-
-  const checkContext: CheckContext = {
-    model,
-    profile: cases.profile,
-    settings: settingsOf(config),
-    validRequest: (op) => buildRecipe(cases, op),
-    send,
-    object: (collectionPath, mode) => pool.object(collectionPath, mode),
-    async itemPath(collection, obj) {
-      const params: Record<string, unknown> = { [collection.item!.param]: obj[collection.idField] };
-      for (const parent of collection.parentParams) {
-        const ref = model.referenceFor(collection.create ?? collection.read!, parent, 'path');
-        params[parent] = ref ? await pool.value(ref, 'shared') : undefined;
-      }
-      return fillPath(collection.item!.path, params);
-    },
-    exchangesOf(op) {
-      const r = done.get(op);
-      if (!r) throw new Error(`${op.key} was not exercised yet`);
-      return r;
-    },
-    validate,
-    // The first check that asks has the corpus built, in a job of its own that may write (its checks send
-    // only reads, and run beside quiet and alone ones), ahead of every job queued; they all wait for it
-    // without holding a place in the scheduler (behind a rate limit the building takes seconds, and jobs that
-    // do not need it go meanwhile).
-    corpus: () => {
-      if (corpusBuilt) return corpus!;
-      if (!corpus) {
-        corpus = scheduler.run(
-          'shared',
-          () => sendingFor('corpus', () => buildCorpus({ model, runTag: config.runTag, send })),
-          CORPUS_FIRST,
-        );
-        corpus.then(
-          () => (corpusBuilt = true),
-          () => (corpusBuilt = true),
-        );
-      }
-      return scheduler.meanwhile(corpus);
-    },
-    noteFilterCoverage(triple, outcome) {
-      const family = senderFamily(currentSender() ?? 'other');
-      const noted = coverage.get(family) ?? coverage.set(family, new Map()).get(family)!;
-      const seen = noted.get(triple);
-      if ('checked' in outcome) noted.set(triple, { checked: (seen?.checked ?? 0) + outcome.checked });
-      else if (!seen) noted.set(triple, { checked: 0, skipped: outcome.skipped });
-    },
-  };
-
+  const { checkContext, filterCoverage } = checkContextFor(parts, validate);
   let exercised: Promise<void> | undefined;
-  const exercising = new Map<Operation, Promise<void>>();
-  const exercise: Session['exercise'] = (op, priority) => {
-    let run = exercising.get(op);
-    if (!run) {
-      run = scheduler
-        .run('shared', () => sendingFor('exercise', () => exerciseOperation(exerciseContext, op)), priority)
-        .catch((e: unknown) => {
-          // Not reached before the budget or deadline: its checks are not run, never judged on nothing.
-          if (e instanceof SendingStopped) return { op, sent: [], skipped: e.message, notRun: true };
-          throw e;
-        })
-        .then((r) => void done.set(op, r));
-      exercising.set(op, run);
-    }
-    return run;
-  };
   let firstVerdictAt: string | undefined;
   return {
     config,
@@ -260,80 +169,230 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     noteVerdict() {
       firstVerdictAt ??= new Date().toISOString();
     },
-    filterCoverage: (family) =>
-      [...(coverage.get(family) ?? [])].map(([triple, c]) => ({
-        triple,
-        checked: c.checked,
-        skipped: c.checked ? undefined : c.skipped,
-      })),
-    operationSummaries() {
-      return model.operations.map((op) => {
-        const r = done.get(op);
-        const counts = client.perOperation.get(op.key) ?? { requests: 0, retried: 0 };
-        const reached2xx = r?.sent.some((s) => is2xx(s.exchange)) ?? false;
-        const note = !r
-          ? `not selected (${selectionLine(config)})`
-          : (r.skipped ??
-            (reached2xx ? undefined : (r.unreachable ?? 'no request reached 2xx: see contract.reaches-2xx')));
-        return {
-          method: op.method,
-          path: op.path,
-          exercised: !!r && !r.skipped,
-          reached2xx,
-          requests: counts.requests,
-          note,
-          retried: counts.retried || undefined,
-        };
-      });
+    filterCoverage,
+    operationSummaries: () => operationSummaries(parts),
+    runInfo: () => runInfoOf(parts, operations, timeBox, { suitesStartedAt, firstVerdictAt }),
+  };
+}
+
+function clientFor(config: WorkerConfig, files: Parts['files'], redactor: Redactor): HttpClient {
+  return new HttpClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    authString: config.authString,
+    timeoutMs: config.requestTimeoutMs,
+    concurrency: config.concurrency,
+    redactor,
+    exchangeLog: files.exchanges,
+    statusFile: files.pacingStatus,
+    runTag: config.runTag,
+    // GETs and the documented read POSTs (design.md: filter, count, history, paginate).
+    isRead: (request) => isReadOperation({ method: request.method, path: request.template }),
+    readOnly: config.readOnly,
+    maxRate: config.maxRate,
+  });
+}
+
+/** The scheduler the client keeps full, and the time box that stops both when the budget is spent. */
+function schedulerFor(client: HttpClient, config: WorkerConfig): { scheduler: Scheduler; timeBox: TimeBox } {
+  // Judgements mostly send one request after another: twice the client's limit keeps it full, and the
+  // client bounds what is in flight. A judgement whose request waits for its turn (a rate limit) holds no
+  // place: others go on meanwhile.
+  const scheduler = new Scheduler(() => client.inFlightLimit * 2 + client.waitingForTurn);
+  client.onRoom = () => queueMicrotask(() => scheduler.pump());
+  const timeBox = new TimeBox(config, (reason) => {
+    client.stopSending(reason);
+    scheduler.refuse(() => new SendingStopped(`${NOT_RUN} ${reason}`));
+  });
+  return { scheduler, timeBox };
+}
+
+/** Exercise one operation once (later callers get the first one's promise), with the first caller's priority. */
+function exerciserFor({ scheduler, done }: Parts, context: ExerciseContext): Session['exercise'] {
+  const exercising = new Map<Operation, Promise<void>>();
+  return (op, priority) => {
+    let run = exercising.get(op);
+    if (!run) {
+      run = scheduler
+        .run('shared', () => sendingFor('exercise', () => exerciseOperation(context, op)), priority)
+        .catch((e: unknown) => {
+          // Not reached before the budget or deadline: its checks are not run, never judged on nothing.
+          if (e instanceof SendingStopped) return { op, sent: [], skipped: e.message, notRun: true };
+          throw e;
+        })
+        .then((r) => void done.set(op, r));
+      exercising.set(op, run);
+    }
+    return run;
+  };
+}
+
+/** What the checks see, and the filter coverage they note through it (by family, then by triple). */
+function checkContextFor(
+  parts: Parts,
+  validate: CheckContext['validate'],
+): { checkContext: CheckContext; filterCoverage: Session['filterCoverage'] } {
+  const { config, model, cases, pool, done } = parts;
+  const send = checkSender(parts);
+  const coverage = new Map<Family, Map<string, { checked: number; skipped?: string }>>();
+  const checkContext: CheckContext = {
+    model,
+    profile: cases.profile,
+    settings: settingsOf(config),
+    validRequest: (op) => buildRecipe(cases, op),
+    send,
+    object: (collectionPath, mode) => pool.object(collectionPath, mode),
+    async itemPath(collection, obj) {
+      const params: Record<string, unknown> = { [collection.item!.param]: obj[collection.idField] };
+      for (const parent of collection.parentParams) {
+        const ref = model.referenceFor(collection.create ?? collection.read!, parent, 'path');
+        params[parent] = ref ? await pool.value(ref, 'shared') : undefined;
+      }
+      return fillPath(collection.item!.path, params);
     },
-    runInfo() {
-      const sorted = [...client.signatures].sort();
-      // What the run asked for, normalised, for a diff of two runs of the same seed.
-      writeFileSync(files.requests, `${sorted.join('\n')}\n`);
-      return {
-        tool: TOOL,
-        target: {
-          baseUrl: redactor.text(config.baseUrl),
-          openapi: document.openapi,
-          apiVersion: document.raw.info?.version ?? '',
-          title: document.raw.info?.title,
-          profile: cases.profile.name,
-          managed: config.managed,
-          label: config.targetLabel,
-          identity: config.identity,
-        },
-        targetSource: config.targetSource,
-        seed: config.seed,
-        requestSequence: {
-          sha256: createHash('sha256').update(sorted.join('\n')).digest('hex'),
-          requests: sorted.length,
-        },
-        runTag: config.runTag,
-        runs: config.runs,
-        readOnly: config.readOnly,
-        readOnlyBecause: config.readOnlyBecause,
-        disposable: config.disposable || undefined,
-        gateShould: config.gateShould || undefined,
-        timing: {
-          suitesStartedAt: suitesStartedAt,
-          firstVerdictAt,
-          timeBox: timeBox.info,
-          latency: latencyBySender(client.bySender),
-          pacing: client.pacing.summary(),
-          writesTookTurns: client.pacing.writesTakeTurns || undefined,
-        },
-        ...(selectionLine(config)
-          ? {
-              selection: selectionLine(config),
-              notSelected: {
-                operations: model.operations.filter((op) => !operations.includes(op)).map((op) => op.key),
-                checks: allChecks()
-                  .filter((c) => !selectsCheck(config.selection, c))
-                  .map((c) => c.id),
-              },
-            }
-          : {}),
-      };
+    exchangesOf(op) {
+      const r = done.get(op);
+      if (!r) throw new Error(`${op.key} was not exercised yet`);
+      return r;
+    },
+    validate,
+    corpus: corpusOnce(parts, send),
+    noteFilterCoverage(triple, outcome) {
+      const family = senderFamily(currentSender() ?? 'other');
+      const noted = coverage.get(family) ?? coverage.set(family, new Map()).get(family)!;
+      const seen = noted.get(triple);
+      if ('checked' in outcome) noted.set(triple, { checked: (seen?.checked ?? 0) + outcome.checked });
+      else if (!seen) noted.set(triple, { checked: 0, skipped: outcome.skipped });
+    },
+  };
+  const filterCoverage: Session['filterCoverage'] = (family) =>
+    [...(coverage.get(family) ?? [])].map(([triple, c]) => ({
+      triple,
+      checked: c.checked,
+      skipped: c.checked ? undefined : c.skipped,
+    }));
+  return { checkContext, filterCoverage };
+}
+
+/**
+ * A request of a check's: sent, and what it created recorded for cleanup, on behalf of `op` or of the
+ * document's operation it was sent to (whatever the check expected of it, a 2xx may have made something),
+ * and what it deleted of the run's.
+ */
+function checkSender({ model, client, pool }: Parts): CheckContext['send'] {
+  const byRoute = new Map(model.operations.map((op) => [op.key, op]));
+  return async (request, op) => {
+    const exchange = await client.send(request);
+    const sentTo = op ?? byRoute.get(`${request.method} ${request.template}`);
+    // The path's parameters: an object made under a parent (a pool's queue) is deleted under it.
+    if (sentTo) pool.noteCreated(sentTo, exchange, paramsOfPath(request.template, request.path), request.json);
+    pool.noteDeleted(request, exchange);
+    return exchange;
+  };
+}
+
+/**
+ * The corpus, built for the first check that asks, in a job of its own that may write (its checks send only
+ * reads, and run beside quiet and alone ones), ahead of every job queued; they all wait for it without
+ * holding a place in the scheduler (behind a rate limit the building takes seconds, and jobs that do not
+ * need it go meanwhile).
+ */
+function corpusOnce({ config, model, scheduler }: Parts, send: CheckContext['send']): CheckContext['corpus'] {
+  let corpus: ReturnType<CheckContext['corpus']> | undefined;
+  let corpusBuilt = false;
+  return () => {
+    if (corpusBuilt) return corpus!;
+    if (!corpus) {
+      corpus = scheduler.run(
+        'shared',
+        () => sendingFor('corpus', () => buildCorpus({ model, runTag: config.runTag, send })),
+        CORPUS_FIRST,
+      );
+      corpus.then(
+        () => (corpusBuilt = true),
+        () => (corpusBuilt = true),
+      );
+    }
+    return scheduler.meanwhile(corpus);
+  };
+}
+
+/** Every operation of the document, exercised or not, for results.json. */
+function operationSummaries({ config, model, client, done }: Parts): OperationSummary[] {
+  return model.operations.map((op) => {
+    const r = done.get(op);
+    const counts = client.perOperation.get(op.key) ?? { requests: 0, retried: 0 };
+    const reached2xx = r?.sent.some((s) => is2xx(s.exchange)) ?? false;
+    const note = !r
+      ? `not selected (${selectionLine(config)})`
+      : (r.skipped ?? (reached2xx ? undefined : (r.unreachable ?? 'no request reached 2xx: see contract.reaches-2xx')));
+    return {
+      method: op.method,
+      path: op.path,
+      exercised: !!r && !r.skipped,
+      reached2xx,
+      requests: counts.requests,
+      note,
+      retried: counts.retried || undefined,
+    };
+  });
+}
+
+/** The run's facts for results.json; it writes the normalised requests (a diff of two runs of one seed). */
+function runInfoOf(
+  { config, files, redactor, client, document, model, cases }: Parts,
+  operations: Operation[],
+  timeBox: TimeBox,
+  times: { suitesStartedAt: string; firstVerdictAt?: string },
+): RunInfo {
+  const sorted = [...client.signatures].sort();
+  writeFileSync(files.requests, `${sorted.join('\n')}\n`);
+  return {
+    tool: TOOL,
+    target: {
+      baseUrl: redactor.text(config.baseUrl),
+      openapi: document.openapi,
+      apiVersion: document.raw.info?.version ?? '',
+      title: document.raw.info?.title,
+      profile: cases.profile.name,
+      managed: config.managed,
+      label: config.targetLabel,
+      identity: config.identity,
+    },
+    targetSource: config.targetSource,
+    seed: config.seed,
+    requestSequence: {
+      sha256: createHash('sha256').update(sorted.join('\n')).digest('hex'),
+      requests: sorted.length,
+    },
+    runTag: config.runTag,
+    runs: config.runs,
+    readOnly: config.readOnly,
+    readOnlyBecause: config.readOnlyBecause,
+    disposable: config.disposable || undefined,
+    gateShould: config.gateShould || undefined,
+    timing: {
+      ...times,
+      timeBox: timeBox.info,
+      latency: latencyBySender(client.bySender),
+      pacing: client.pacing.summary(),
+      writesTookTurns: client.pacing.writesTakeTurns || undefined,
+    },
+    ...notSelected(config, model, operations),
+  };
+}
+
+/** What a narrowed run left out, by name (nothing when the run is not narrowed). */
+function notSelected(config: WorkerConfig, model: ApiModel, operations: Operation[]): Partial<RunInfo> {
+  const selection = selectionLine(config);
+  if (!selection) return {};
+  return {
+    selection,
+    notSelected: {
+      operations: model.operations.filter((op) => !operations.includes(op)).map((op) => op.key),
+      checks: allChecks()
+        .filter((c) => !selectsCheck(config.selection, c))
+        .map((c) => c.id),
     },
   };
 }

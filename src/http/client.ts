@@ -544,8 +544,8 @@ export class HttpClient {
     if (this.stoppedBecause) throw new SendingStopped(`${NOT_RUN} ${this.stoppedBecause}`);
   }
 
-  private async sendOnce(request: RequestToSend, attempts: number, freshConnection = false): Promise<Exchange> {
-    const url = this.url(request);
+  /** The request's headers (accept, the version header, credentials, its own) and body, as they go on the wire. */
+  private wire(request: RequestToSend): { headers: Record<string, string>; body?: string } {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.options.versionHeader) headers[this.options.versionHeader.name] = this.options.versionHeader.value;
     if (!request.withoutAuth) Object.assign(headers, authHeaders(this.options));
@@ -556,7 +556,14 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     Object.assign(headers, request.headers ?? {});
+    // An empty value is a header the request leaves out (a check sending without the version header).
     for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
+    return { headers, body };
+  }
+
+  private async sendOnce(request: RequestToSend, attempts: number, freshConnection = false): Promise<Exchange> {
+    const url = this.url(request);
+    const { headers, body } = this.wire(request);
     const started = performance.now();
     const redact = this.options.redactor;
     const base = {
@@ -584,30 +591,11 @@ export class HttpClient {
       for (const [k, v] of Object.entries(res.headers))
         responseHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v ?? '');
       const max = this.options.maxBodyBytes ?? 8 * 1024 * 1024;
-      const chunks: Buffer[] = [];
-      let bodyBytes = 0;
-      let truncated = false;
-      for await (const chunk of res.body) {
-        bodyBytes += chunk.length;
-        if (bodyBytes > max) {
-          truncated = true;
-          res.body.destroy();
-          break;
-        }
-        chunks.push(chunk as Buffer);
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
+      const { text, bodyBytes, truncated } = await bodyUpTo(res.body, max);
       const contentType = responseHeaders['content-type'] ?? '';
-      let json: unknown;
-      let parseError: string | undefined;
-      if (truncated) parseError = `body larger than ${max} bytes`;
-      else if (text.length > 0) {
-        try {
-          json = JSON.parse(text);
-        } catch (e) {
-          parseError = (e as Error).message;
-        }
-      }
+      const { json, parseError } = truncated
+        ? { json: undefined, parseError: `body larger than ${max} bytes` }
+        : parsed(text);
       return {
         ...base,
         status: res.statusCode,
@@ -692,4 +680,32 @@ export function supervisorClient(target: {
   maxRate?: number;
 }): HttpClient {
   return new HttpClient({ ...target, concurrency: 4, redactor: new Redactor(secretsOf(target)) });
+}
+
+/** A response body read up to `max` bytes: past it, the rest is dropped and the body marked truncated. */
+async function bodyUpTo(
+  stream: AsyncIterable<Buffer> & { destroy(): void },
+  max: number,
+): Promise<{ text: string; bodyBytes: number; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let bodyBytes = 0;
+  for await (const chunk of stream) {
+    bodyBytes += chunk.length;
+    if (bodyBytes > max) {
+      stream.destroy();
+      return { text: Buffer.concat(chunks).toString('utf8'), bodyBytes, truncated: true };
+    }
+    chunks.push(chunk);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), bodyBytes, truncated: false };
+}
+
+/** A body's JSON, or why it is not JSON (an empty body is neither). */
+function parsed(text: string): { json?: unknown; parseError?: string } {
+  if (text.length === 0) return {};
+  try {
+    return { json: JSON.parse(text) };
+  } catch (e) {
+    return { parseError: (e as Error).message };
+  }
 }

@@ -337,6 +337,33 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   const port = await freePort();
   const home = mkdtempSync(path.join(os.tmpdir(), 'conformance-prefect-'));
   const logFile = path.join(home, 'server.log');
+  const { env, args } = serverCommand(bin, port, home, options);
+  const dbName = database === 'postgres' ? ownDatabase(home, env) : undefined;
+  const out = createWriteStream(logFile);
+  const child = spawn(bin, args, {
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.pipe(out);
+  child.stderr!.pipe(out);
+  const baseUrl = `http://127.0.0.1:${port}/api`;
+  const server = serverHandle(child, { baseUrl, version: pin.prefect, database, home, logFile, dbName, log });
+  live.add(server);
+  installExitHooks();
+  try {
+    await waitHealthy(baseUrl, child, options.startupDeadlineMs ?? 120_000, logFile);
+  } catch (e) {
+    const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-5).join(' | ') : '';
+    await server.stop();
+    throw new Error(`${(e as Error).message} ${tail}`);
+  }
+  log(`prefect ${pin.prefect} on ${database} at ${baseUrl}`);
+  return server;
+}
+
+/** `prefect server start`'s arguments and environment: this port and home, no UI, services as asked. */
+function serverCommand(bin: string, port: number, home: string, options: StartOptions) {
   const env = inheritedEnvironment({
     PREFECT_HOME: home,
     PREFECT_SERVER_UI_ENABLED: 'false',
@@ -355,28 +382,33 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
     if (hasNoServicesFlag(bin)) args.push('--no-services');
     else for (const service of SERVICES) env[`PREFECT_API_SERVICES_${service}_ENABLED`] = 'false';
   }
-  let dbName: string | undefined;
-  if (database === 'postgres') {
-    dbName = `conformance_${path
-      .basename(home)
-      .replace(/[^a-z0-9]/gi, '')
-      .toLowerCase()}`;
-    psql(`CREATE DATABASE ${dbName}`);
-    const url = `postgresql+asyncpg://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
-    // 3.x reads the SERVER name, 2.x the API one.
-    env.PREFECT_SERVER_DATABASE_CONNECTION_URL = url;
-    env.PREFECT_API_DATABASE_CONNECTION_URL = url;
-  }
   if (options.authString) env.PREFECT_SERVER_API_AUTH_STRING = options.authString;
-  const out = createWriteStream(logFile);
-  const child = spawn(bin, args, {
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.pipe(out);
-  child.stderr!.pipe(out);
-  const baseUrl = `http://127.0.0.1:${port}/api`;
+  return { env, args };
+}
+
+/** A PostgreSQL database of the server's own, named after its home, set in its environment. */
+function ownDatabase(home: string, env: Record<string, string | undefined>): string {
+  const dbName = `conformance_${path
+    .basename(home)
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()}`;
+  psql(`CREATE DATABASE ${dbName}`);
+  const url = `postgresql+asyncpg://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
+  // 3.x reads the SERVER name, 2.x the API one.
+  env.PREFECT_SERVER_DATABASE_CONNECTION_URL = url;
+  env.PREFECT_API_DATABASE_CONNECTION_URL = url;
+  return dbName;
+}
+
+/** The running server's handle: stopped once (its process group, its database, its home), or killed at exit. */
+function serverHandle(
+  child: ChildProcess,
+  facts: Pick<ManagedServer, 'baseUrl' | 'version' | 'database' | 'home' | 'logFile'> & {
+    dbName?: string;
+    log: (line: string) => void;
+  },
+): ManagedServer & { killNow(): void } {
+  const { dbName, log, ...shown } = facts;
   let stopped = false;
   const killGroup = (signal: NodeJS.Signals) => {
     try {
@@ -386,27 +418,22 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
     }
   };
   const dropDatabase = () => {
-    if (dbName) {
-      try {
-        psql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      } catch (e) {
-        log(`could not drop ${dbName}: ${(e as Error).message}`);
-      }
+    if (!dbName) return;
+    try {
+      psql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    } catch (e) {
+      log(`could not drop ${dbName}: ${(e as Error).message}`);
     }
   };
   const server: ManagedServer & { killNow(): void } = {
-    baseUrl,
+    ...shown,
     pid: child.pid!,
-    version: pin.prefect,
-    database,
-    home,
-    logFile,
     killNow() {
       if (stopped) return;
       stopped = true;
       killGroup('SIGKILL');
       dropDatabase();
-      rmSync(home, { recursive: true, force: true });
+      rmSync(shown.home, { recursive: true, force: true });
     },
     async stop({ keepLogAt } = {}) {
       if (stopped) return;
@@ -419,20 +446,10 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
         await exited;
         clearTimeout(timer);
       }
-      if (keepLogAt && existsSync(logFile)) copyFileSync(logFile, keepLogAt);
+      if (keepLogAt && existsSync(shown.logFile)) copyFileSync(shown.logFile, keepLogAt);
       dropDatabase();
-      rmSync(home, { recursive: true, force: true });
+      rmSync(shown.home, { recursive: true, force: true });
     },
   };
-  live.add(server);
-  installExitHooks();
-  try {
-    await waitHealthy(baseUrl, child, options.startupDeadlineMs ?? 120_000, logFile);
-  } catch (e) {
-    const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-5).join(' | ') : '';
-    await server.stop();
-    throw new Error(`${(e as Error).message} ${tail}`);
-  }
-  log(`prefect ${pin.prefect} on ${database} at ${baseUrl}`);
   return server;
 }

@@ -109,28 +109,40 @@ export function plural(word: string): string {
 
 export function buildModel(doc: OpenApiDocument): ApiModel {
   const operations = indexOperations(doc);
+  const collections = collectionsOf(operations);
+  // Collections without an item path still have a family (`/logs/`, `/events`): they get no CRUD.
+  const sortedCollections = [...collections.values()].sort((a, b) => b.path.length - a.path.length);
+  const collectionOf = (op: Operation): Collection | undefined => {
+    const p = stripSlash(op.path);
+    return sortedCollections.find((c) => p === c.path || p.startsWith(`${c.path}/`));
+  };
+  const versionHeader = operations
+    .flatMap((op) => op.parameters)
+    .find((p) => p.in === 'header' && /api[-_]?version/i.test(p.name))?.name;
+
+  const records = new Map<string, OperationRecord>();
+  const model: ApiModel = {
+    doc,
+    operations,
+    collections,
+    collectionOf,
+    referenceFor: referenceFinder(sortedCollections, collectionOf),
+    versionHeader,
+    // An operation not of the document (a check's own, a test's) gets its record when asked.
+    recordOf: (op) => records.get(op.key) ?? recordOperation(model, op),
+  };
+  for (const op of operations) records.set(op.key, recordOperation(model, op));
+  return model;
+}
+
+/** The document's collections by path, each with its item path and the operations on it. */
+function collectionsOf(operations: Operation[]): Map<string, Collection> {
   const byKey = new Map(operations.map((op) => [`${op.method} ${stripSlash(op.path)}`, op]));
   const collections = new Map<string, Collection>();
-
-  // A collection is a path P with an item path P/{x} that is read or deleted.
   for (const op of operations) {
-    const m = stripSlash(op.path).match(/^(.*)\/(\{[^}/]+\})$/);
-    if (!m || !['GET', 'DELETE', 'PATCH', 'PUT'].includes(op.method)) continue;
-    const [, base, paramToken] = m;
-    if (!base || PARAM.test(base.split('/').pop() ?? '')) continue;
-    // /flows/name/{name}, /artifacts/{key}/latest: lookups by another key are not the item path.
-    const lastLiteral = base.split('/').pop()!;
-    const collectionName = literalName(base);
-    if (lastLiteral !== collectionName) continue;
-    const parentLiteral = base
-      .split('/')
-      .slice(0, -1)
-      .filter((s) => s && !PARAM.test(s));
-    if (parentLiteral.length > 0 && !base.split('/').some((s) => PARAM.test(s)) && !/^v\d+$/.test(parentLiteral[0]))
-      continue;
-    const param = paramToken.slice(1, -1);
-    // `/x/name/{name}`, `/block_types/slug/{slug}/block_documents/name/{block_document_name}`: lookups by a field.
-    if (param === lastLiteral || param.endsWith(`_${lastLiteral}`)) continue;
+    const found = itemPathOf(op);
+    if (!found) continue;
+    const { base, paramToken, param, collectionName } = found;
     const existing = collections.get(base);
     if (existing?.item && existing.item.param !== param) continue;
     const collection: Collection = existing ?? {
@@ -153,24 +165,43 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
     c.count = byKey.get(`POST ${c.path}/count`);
     c.paginate = byKey.get(`POST ${c.path}/paginate`);
   }
-  // Collections without an item path still have a family (`/logs/`, `/events`): they get no CRUD.
-  const sortedCollections = [...collections.values()].sort((a, b) => b.path.length - a.path.length);
+  return collections;
+}
 
-  function collectionOf(op: Operation): Collection | undefined {
-    const p = stripSlash(op.path);
-    return sortedCollections.find((c) => p === c.path || p.startsWith(`${c.path}/`));
-  }
+/** A collection is a path P with an item path P/{x} that is read, changed or deleted: `op`'s, if it is one. */
+function itemPathOf(op: Operation) {
+  const m = stripSlash(op.path).match(/^(.*)\/(\{[^}/]+\})$/);
+  if (!m || !['GET', 'DELETE', 'PATCH', 'PUT'].includes(op.method)) return undefined;
+  const [, base, paramToken] = m;
+  if (!base || PARAM.test(base.split('/').pop() ?? '')) return undefined;
+  // /flows/name/{name}, /artifacts/{key}/latest: lookups by another key are not the item path.
+  const lastLiteral = base.split('/').pop()!;
+  const collectionName = literalName(base);
+  if (lastLiteral !== collectionName) return undefined;
+  const parentLiteral = base
+    .split('/')
+    .slice(0, -1)
+    .filter((s) => s && !PARAM.test(s));
+  if (parentLiteral.length > 0 && !base.split('/').some((s) => PARAM.test(s)) && !/^v\d+$/.test(parentLiteral[0]))
+    return undefined;
+  const param = paramToken.slice(1, -1);
+  // `/x/name/{name}`, `/block_types/slug/{slug}/block_documents/name/{block_document_name}`: lookups by a field.
+  if (param === lastLiteral || param.endsWith(`_${lastLiteral}`)) return undefined;
+  return { base, paramToken, param, collectionName };
+}
 
+/** What a path parameter or a body field names: a collection's field (`flow_id` → /flows/ id), or nothing. */
+function referenceFinder(
+  sortedCollections: Collection[],
+  collectionOf: (op: Operation) => Collection | undefined,
+): ApiModel['referenceFor'] {
   const byName = new Map<string, Collection>();
   for (const c of sortedCollections)
     if (!byName.has(c.name) || c.path.split('/').length < byName.get(c.name)!.path.split('/').length)
       byName.set(c.name, c);
+  const collectionNamed = (stem: string) => byName.get(plural(stem)) ?? byName.get(stem);
 
-  function collectionNamed(stem: string): Collection | undefined {
-    return byName.get(plural(stem)) ?? byName.get(stem);
-  }
-
-  function referenceFor(op: Operation, name: string, where: 'path' | 'body'): Reference | undefined {
+  return (op, name, where) => {
     const own = collectionOf(op);
     if (where === 'path' && own) {
       // The item parameter of the operation's own collection, or a parent's.
@@ -205,25 +236,7 @@ export function buildModel(doc: OpenApiDocument): ApiModel {
       if (target) return { collection: target.path, field: 'id' };
     }
     return undefined;
-  }
-
-  const versionHeader = operations
-    .flatMap((op) => op.parameters)
-    .find((p) => p.in === 'header' && /api[-_]?version/i.test(p.name))?.name;
-
-  const records = new Map<string, OperationRecord>();
-  const model: ApiModel = {
-    doc,
-    operations,
-    collections,
-    collectionOf,
-    referenceFor,
-    versionHeader,
-    // An operation not of the document (a check's own, a test's) gets its record when asked.
-    recordOf: (op) => records.get(op.key) ?? recordOperation(model, op),
   };
-  for (const op of operations) records.set(op.key, recordOperation(model, op));
-  return model;
 }
 
 /**

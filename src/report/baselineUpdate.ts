@@ -58,64 +58,80 @@ export function updatedBaseline(
         appliesTo(e, results.target?.label) &&
         (!e.kind || excuses(e as BaselineEntry, f)),
     );
-
-  for (const e of previous.entries) {
-    const onTarget = appliesTo(e, results.target?.label);
-    const relevant = judged.filter((c) => c.id === e.check && covers(e, c.operation));
-    // A `*` entry speaks of operations a selected run did not cover: only a run of the whole document retires it.
-    const retirable = onTarget && relevant.length > 0 && (e.operation !== '*' || !results.selection);
-    if (!e.kind || !e.key) {
-      if (!retirable) {
-        entries.push(e as BaselineEntry);
-        continue;
-      }
-      // An old entry excused every failure of its check there: name each one it excused in this run.
-      for (const c of relevant)
-        for (const f of failuresOf(c)) add(keyed(e, e.operation === '*' ? '*' : c.operation, f.kind, f.key));
-      continue;
-    }
-    // As baseline verify reads it: an entry of a key two causes share shows only where its own replay did.
-    const showsIt = (c: CheckResult) => showsEntry(e as BaselineEntry, { ...c, failures: failuresOf(c) });
-    const shown = relevant.some(showsIt);
-    if (!shown && retirable && !e.intermittent) continue;
-    // An entry over a list of operations keeps those where the run showed it or did not judge it: an
-    // operation judged without the failure has lost the deviation, and the entry would report it as xpass.
-    if (Array.isArray(e.operation) && retirable && !e.intermittent) {
-      const lost = new Set(relevant.filter((c) => !showsIt(c)).map((c) => c.operation));
-      const kept = e.operation.filter((op) => !lost.has(op));
-      entries.push({ ...(e as BaselineEntry), operation: kept.length === 1 ? kept[0] : kept });
-    } else entries.push(e as BaselineEntry);
-  }
-
-  for (const c of judged)
-    for (const f of failuresOf(c)) {
-      if (accountedFor(c, f)) continue;
-      const ev = c.evidence[0];
-      add({
-        check: c.id,
-        operation: c.operation,
-        kind: f.kind,
-        key: f.key,
-        reason: REASON_TO_WRITE,
-        evidence:
-          ev && f === c.failures?.[0]
-            ? {
-                request: `${ev.request.method} ${ev.request.url} ${ev.request.body ?? ''}`.trim(),
-                response: `${ev.response.status} ${ev.response.body.slice(0, 300)}`,
-              }
-            : { response: f.message.slice(0, 300) },
-      });
-    }
+  for (const e of previous.entries) carryOver(e, judged, results, { push: (x) => entries.push(x), add });
+  for (const c of judged) for (const f of failuresOf(c)) if (!accountedFor(c, f)) add(newEntry(c, f));
   // The file's other fields (target, a comment) stay as they were; the release is the run's, where it knows it.
   const { entries: _old, ...rest } = previous;
-  const version = results.target?.serverVersion;
-  const release =
-    version && results.operations?.length
-      ? {
-          ...previous.release,
-          version,
-          operations: results.operations.map((op) => `${op.method} ${op.path}`).sort(),
-        }
-      : previous.release;
+  const release = releaseOf(previous, results);
   return { ...rest, ...(release ? { release } : {}), entries };
+}
+
+/**
+ * An entry of the previous baseline, as the run leaves it: kept, kept over fewer operations, named failure by
+ * failure (an old keyless entry the run judged), or retired (its failure did not show where the run judged it).
+ */
+function carryOver(
+  e: LegacyEntry,
+  judged: CheckResult[],
+  results: Partial<Pick<Results, 'target' | 'selection'>>,
+  out: { push(e: BaselineEntry): void; add(e: BaselineEntry): void },
+): void {
+  const onTarget = appliesTo(e, results.target?.label);
+  const relevant = judged.filter((c) => c.id === e.check && covers(e, c.operation));
+  // A `*` entry speaks of operations a selected run did not cover: only a run of the whole document retires it.
+  const retirable = onTarget && relevant.length > 0 && (e.operation !== '*' || !results.selection);
+  if (!e.kind || !e.key) {
+    if (!retirable) {
+      out.push(e as BaselineEntry);
+      return;
+    }
+    // An old entry excused every failure of its check there: name each one it excused in this run.
+    for (const c of relevant)
+      for (const f of failuresOf(c)) out.add(keyed(e, e.operation === '*' ? '*' : c.operation, f.kind, f.key));
+    return;
+  }
+  // As baseline verify reads it: an entry of a key two causes share shows only where its own replay did.
+  const showsIt = (c: CheckResult) => showsEntry(e as BaselineEntry, { ...c, failures: failuresOf(c) });
+  const shown = relevant.some(showsIt);
+  if (!shown && retirable && !e.intermittent) return;
+  // An entry over a list of operations keeps those where the run showed it or did not judge it: an
+  // operation judged without the failure has lost the deviation, and the entry would report it as xpass.
+  if (Array.isArray(e.operation) && retirable && !e.intermittent) {
+    const lost = new Set(relevant.filter((c) => !showsIt(c)).map((c) => c.operation));
+    const kept = e.operation.filter((op) => !lost.has(op));
+    out.push({ ...(e as BaselineEntry), operation: kept.length === 1 ? kept[0] : kept });
+  } else out.push(e as BaselineEntry);
+}
+
+/** A new entry for a failure no entry speaks for, with its evidence (the first failure's exchange). */
+function newEntry(c: CheckResult, f: ReturnType<typeof failuresOf>[number]): BaselineEntry {
+  const ev = c.evidence[0];
+  return {
+    check: c.id,
+    operation: c.operation,
+    kind: f.kind,
+    key: f.key,
+    reason: REASON_TO_WRITE,
+    evidence:
+      ev && f === c.failures?.[0]
+        ? {
+            request: `${ev.request.method} ${ev.request.url} ${ev.request.body ?? ''}`.trim(),
+            response: `${ev.response.status} ${ev.response.body.slice(0, 300)}`,
+          }
+        : { response: f.message.slice(0, 300) },
+  };
+}
+
+/** The release the baseline speaks of: the run's version and operations, where the run knows them. */
+function releaseOf(
+  previous: Pick<Baseline, 'release'>,
+  results: Partial<Pick<Results, 'target' | 'operations'>>,
+): Baseline['release'] {
+  const version = results.target?.serverVersion;
+  if (!version || !results.operations?.length) return previous.release;
+  return {
+    ...previous.release,
+    version,
+    operations: results.operations.map((op) => `${op.method} ${op.path}`).sort(),
+  };
 }

@@ -88,72 +88,15 @@ export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
     const results = await Promise.all(bodies.map((body) => create(maker, `/${key}`, body)));
     for (const r of results) typeof r === 'string' ? void (missing[key] ??= r) : void made[key].push(r);
   };
-  // A fixed instant, not the clock: the same seed sends the same requests, and a SCHEDULED run this far ahead
-  // is never marked Late by a server whose background services run (a target given by URL).
-  const bound = CORPUS_BOUND;
-  const at = (ms: number) => new Date(Date.parse(bound) + ms).toISOString();
-  const count = (n: number) => Array.from({ length: n }, (_, i) => i);
-
-  // Names that differ only in case; `_` and `%` that ILIKE reads as wildcards; flows with and without runs.
-  const flowNames = ['Alpha', 'alpha', 'd_1', 'd-1-1', '50%off', 'Zeta'];
-  // The first flow is tagged and gets the FAILED run: the seed's example (§4.3 rule 4) has an answer.
-  const flowTags = [[tags[0]], [], [tags[0], tags[1]], [tags[1]], tags, []];
-  await level(
-    'flows',
-    flowNames.map((name, i) => ({ name: `${T}-${name}`, tags: flowTags[i] })),
-  );
-  const flows = made.flows;
-  await level(
-    'deployments',
-    count(Math.min(3, flows.length)).map((i) => ({
-      name: `${T}-dep-${['A', 'b', 'c_1'][i]}`,
-      flow_id: flows[i].id,
-      tags: flowTags[i + 1],
-      paused: i === 1,
-    })),
-  );
-  // One run per state type, on the first four flows; expected start times around (and exactly at) the bound.
-  await level(
-    'flow_runs',
-    count(flows.length > 0 ? STATE_TYPES.length : 0).map((i) => {
-      const deployment = i % 3 === 0 ? made.deployments[0] : undefined;
-      const state: Obj = { type: STATE_TYPES[i] };
-      if (STATE_TYPES[i] === 'SCHEDULED') state.state_details = { scheduled_time: at(0) };
-      return {
-        flow_id: deployment ? deployment.flow_id : parent(flows, i, 4).id,
-        deployment_id: deployment?.id,
-        name: `${T}-run-${i % 2 ? 'X' : 'x'}${i}`,
-        tags: flowTags[i % flowTags.length],
-        state,
-      };
-    }),
-  );
-  const runs = made.flow_runs;
+  const shape = corpusShape(T, tags);
+  await level('flows', shape.flows());
+  await level('deployments', shape.deployments(made.flows));
+  await level('flow_runs', shape.flowRuns(made.flows, made.deployments));
   // Task runs and artifacts name only flow runs: one level.
   await Promise.all([
-    level(
-      'task_runs',
-      count(Math.min(6, runs.length * 2)).map((i) => ({
-        flow_run_id: parent(runs, i, 3).id,
-        task_key: `${T}-task-${i % 2}`,
-        dynamic_key: `${i}`,
-        name: `${T}-task-${i}`,
-        tags: flowTags[i % flowTags.length],
-        state: { type: STATE_TYPES[i % STATE_TYPES.length] },
-      })),
-    ),
-    // Artifacts with a key and without one (exists_).
-    level(
-      'artifacts',
-      count(runs.length > 0 ? 4 : 0).map((i) => ({
-        key: i < 2 ? `${T}-key-${i}` : undefined,
-        type: i % 2 ? 'table' : 'markdown',
-        flow_run_id: parent(runs, i, 2).id,
-        data: i,
-      })),
-    ),
+    level('task_runs', shape.taskRuns(made.flow_runs)),
+    level('artifacts', shape.artifacts(made.flow_runs)),
   ]);
-
   const kept = Object.entries(made).filter(([, objs]) => objs.length > 0);
   const read = await Promise.all(
     kept.map(([key, objs]) =>
@@ -165,5 +108,58 @@ export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
     ),
   );
   const corpus: Corpus = Object.fromEntries(kept.map(([key], i) => [key, read[i]]));
-  return { corpus, bound, missing, tags };
+  return { corpus, bound: CORPUS_BOUND, missing, tags };
+}
+
+/** The bodies of each level of the corpus, from the run's tag and what the levels before it made. */
+function corpusShape(T: string, tags: string[]) {
+  // A fixed instant, not the clock: the same seed sends the same requests, and a SCHEDULED run this far ahead
+  // is never marked Late by a server whose background services run (a target given by URL).
+  const at = (ms: number) => new Date(Date.parse(CORPUS_BOUND) + ms).toISOString();
+  const count = (n: number) => Array.from({ length: n }, (_, i) => i);
+  // Names that differ only in case; `_` and `%` that ILIKE reads as wildcards; flows with and without runs.
+  const flowNames = ['Alpha', 'alpha', 'd_1', 'd-1-1', '50%off', 'Zeta'];
+  // The first flow is tagged and gets the FAILED run: the seed's example (§4.3 rule 4) has an answer.
+  const flowTags = [[tags[0]], [], [tags[0], tags[1]], [tags[1]], tags, []];
+  return {
+    flows: (): Obj[] => flowNames.map((name, i) => ({ name: `${T}-${name}`, tags: flowTags[i] })),
+    deployments: (flows: Obj[]): Obj[] =>
+      count(Math.min(3, flows.length)).map((i) => ({
+        name: `${T}-dep-${['A', 'b', 'c_1'][i]}`,
+        flow_id: flows[i].id,
+        tags: flowTags[i + 1],
+        paused: i === 1,
+      })),
+    // One run per state type, on the first four flows; expected start times around (and exactly at) the bound.
+    flowRuns: (flows: Obj[], deployments: Obj[]): Obj[] =>
+      count(flows.length > 0 ? STATE_TYPES.length : 0).map((i) => {
+        const deployment = i % 3 === 0 ? deployments[0] : undefined;
+        const state: Obj = { type: STATE_TYPES[i] };
+        if (STATE_TYPES[i] === 'SCHEDULED') state.state_details = { scheduled_time: at(0) };
+        return {
+          flow_id: deployment ? deployment.flow_id : parent(flows, i, 4).id,
+          deployment_id: deployment?.id,
+          name: `${T}-run-${i % 2 ? 'X' : 'x'}${i}`,
+          tags: flowTags[i % flowTags.length],
+          state,
+        };
+      }),
+    taskRuns: (runs: Obj[]): Obj[] =>
+      count(Math.min(6, runs.length * 2)).map((i) => ({
+        flow_run_id: parent(runs, i, 3).id,
+        task_key: `${T}-task-${i % 2}`,
+        dynamic_key: `${i}`,
+        name: `${T}-task-${i}`,
+        tags: flowTags[i % flowTags.length],
+        state: { type: STATE_TYPES[i % STATE_TYPES.length] },
+      })),
+    // Artifacts with a key and without one (exists_).
+    artifacts: (runs: Obj[]): Obj[] =>
+      count(runs.length > 0 ? 4 : 0).map((i) => ({
+        key: i < 2 ? `${T}-key-${i}` : undefined,
+        type: i % 2 ? 'table' : 'markdown',
+        flow_run_id: parent(runs, i, 2).id,
+        data: i,
+      })),
+  };
 }

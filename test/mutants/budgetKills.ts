@@ -7,7 +7,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { record } from '../../src/benchHistory.js';
+import { record } from '../../src/bench/history.js';
 import { startPrefect } from '../../src/managed/prefect.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 import { startProxy } from '../support/proxy.js';

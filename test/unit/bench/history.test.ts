@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { type BenchEntry, figuresTable, historyFile, readHistory, withFigures } from '../../src/benchHistory.js';
-import { repoRoot } from './support.js';
+import { type BenchEntry, figuresTable, historyFile, readHistory, withFigures } from '../../../src/bench/history.js';
+import { repoRoot } from '../support.js';
 
 const entry = (kind: string, wallSeconds: number, extra: BenchEntry['figures'] = {}): BenchEntry => ({
   date: '2026-11-25T20:00:00.000Z',
