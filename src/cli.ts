@@ -20,7 +20,7 @@ import { declareRun } from './commands/declare/run.js';
 import { type CommandResult, commonRunFlags, EXAMPLES } from './commands/declare/runFlags.js';
 import { TOOL } from './report/tool.js';
 import { knownVersions, readPin } from './managed/prefect.js';
-import { repoRoot, SHIPPED_BASELINES } from './commands/shared.js';
+import { repoRoot, SHIPPED_BASELINES } from './commands/repository.js';
 
 /** `--version`: the suite's version and the API versions it knows (the pinned server, its baselines, its reference). */
 function versionText(): string {

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { nonNull, type FilterField, type FilterModel } from '../model/filters.js';
 import type { OpenApiDocument } from '../openapi/document.js';
 import type { Schema } from '../openapi/operations.js';
-import type { Corpus, FilterSemantics, Obj } from '../model/oracle.js';
+import type { Corpus, FilterSemantics } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import { related } from '../model/oracle.js';
 import { UNKNOWN_UUID } from '../model/profiles/profile.js';
 

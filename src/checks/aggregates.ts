@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
 import { drawsOf, SentAhead } from '../cases/sentAhead.js';
 import { filterBodyArbitrary, filterCases, noFilterCase } from '../cases/filters.js';
-import type { Obj } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import { micros } from '../model/profiles/operators.js';
 import { resolveRef, type Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';

@@ -1,5 +1,5 @@
 /** Comparing two JSON answers: what the profile says changes by itself is left out, and the first differences named. */
-import type { Obj } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import type { Profile } from '../model/profiles/profile.js';
 
 /** The fields that change between two reads with no write between: `updated`, and the profile's volatile ones. */

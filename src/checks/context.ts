@@ -8,7 +8,7 @@ import type { NegativeKind } from '../cases/negative.js';
 import type { Exchange } from '../http/client.js';
 import { SendingStopped } from '../http/client.js';
 import type { Collection, ApiModel } from '../model/model.js';
-import type { Obj } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import type { Profile } from '../model/profiles/profile.js';
 import type { Operation, Schema } from '../openapi/operations.js';
 import type { RequestToSend } from '../openapi/request.js';

@@ -2,7 +2,7 @@
  * Family `errors` (spec §7 and the document): identifiers that are not identifiers, bodies that are not
  * JSON, and error answers a client can read.
  */
-import type { Obj } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import { isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
 import { bodyDifference, volatileBetween, volatileOf } from './bodies.js';
 import { defineCheck } from './check.js';

@@ -7,7 +7,7 @@ import { SendingStopped } from './context.js';
 import fc from 'fast-check';
 import { JudgedOnce } from '../cases/distinct.js';
 import { drawsOf, SentAhead } from '../cases/sentAhead.js';
-import type { Obj } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';

@@ -5,7 +5,8 @@
 import { documentedAsIgnored } from '../cases/filters.js';
 import { filterModel, type FilterModel } from '../model/filters.js';
 import type { ApiModel } from '../model/model.js';
-import type { FilterSemantics, Obj } from '../model/oracle.js';
+import type { FilterSemantics } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import type { Operation } from '../openapi/operations.js';
 import type { BuiltCorpus } from './context.js';
 import type { CheckContext, Exchange } from './context.js';

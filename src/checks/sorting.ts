@@ -3,7 +3,7 @@
  * key. Ties may come in any order; where nulls go and how strings collate are the target's choice:
  * detected and reported, never failed.
  */
-import type { Obj } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';

@@ -7,7 +7,8 @@ import { shippedBaselines } from '../report/baselineChoice.js';
 import { updatedBaseline } from '../report/baselineUpdate.js';
 import { staleEntries, verificationMarkdown, verifyBaseline } from '../report/baselineVerify.js';
 import { findingsMarkdown } from '../report/findings.js';
-import { repoRoot, readResults, SHIPPED_BASELINES, baselineOf } from './shared.js';
+import { repoRoot, SHIPPED_BASELINES, baselineOf } from './repository.js';
+import { readResults } from './results.js';
 
 /** `baseline update [--from results.json] [--baseline old.json] [--out new.json]` */
 export function baselineUpdate(fromFile?: string, baselineFile?: string, outFile?: string): number {

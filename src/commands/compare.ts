@@ -10,7 +10,8 @@ import type { Results } from '../report/results.js';
 import { publishedList, shownPath, SUITE_NAMES } from '../report/publish.js';
 import { documentDrift } from '../openapi/drift.js';
 import { managedSide } from '../managed/prefect.js';
-import { log, resultsFileIn } from './shared.js';
+import { log } from './log.js';
+import { resultsFileIn } from './results.js';
 import { runCommand } from './run.js';
 
 /** A side of `compare`: a managed server or a live URL (run the suite on it), or a results.json, its folder, or an OpenAPI document. */

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { configFrom, UsageError, type Env } from '../config/config.js';
 import { suitesStartWith, workerStart } from '../config/worker.js';
 import { startSuites } from '../supervisor/suitesInProcess.js';
-import { repoRoot, log, reporters, readResults, writeReports } from './shared.js';
+import { repoRoot } from './repository.js';
+import { log } from './log.js';
+import { reporters } from './suites.js';
+import { readResults, writeReports } from './results.js';
 
 /**
  * `merge [DIR...]`: the blob reports of the shards of a run (`--shard i/n` leaves them in <out>/blob),

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { configFrom, UsageError, type Env } from '../config/config.js';
 import { type CheckResult, gates } from '../report/results.js';
 import { verdictLine } from '../report/terminal.js';
-import { repoRoot, log, resultsFileIn, readResults } from './shared.js';
+import { repoRoot } from './repository.js';
+import { log } from './log.js';
+import { resultsFileIn, readResults } from './results.js';
 import { runCommand } from './run.js';
 
 /** A case of an earlier run and what a rerun made of it. */

@@ -22,7 +22,10 @@ import { runCredentials, readPin, startPrefect, type ManagedServer } from '../ma
 import { installedRelease } from '../managed/releasePins.js';
 import { openThread, sibling, type Thread } from '../supervisor/thread.js';
 import type { Suites, SuitesEnd } from '../supervisor/suitesInProcess.js';
-import { repoRoot, log, runSuites, readResults, SHIPPED_BASELINES, baselineOf, writeReports } from './shared.js';
+import { repoRoot, SHIPPED_BASELINES, baselineOf } from './repository.js';
+import { log } from './log.js';
+import { runSuites } from './suites.js';
+import { readResults, writeReports } from './results.js';
 
 /** A selection of none of the document's operations, said as the user gave it. */
 function selectsNoOperation(config: Config, of: number): UsageError {

@@ -50,13 +50,14 @@ export function readExchangeLog(file: string): Behaviour[] {
 /** The run's tag as `<run>`, in any case: a pattern operand may carry it uppercased. */
 export function maskRunTag(text: string, runTag?: string): string {
   if (!runTag) return text;
-  // A fresh name's number (`<tag>-51`) counts names in the order operations happen to ask for them, which
-  // concurrency may change: it is masked like an id. Generated names (`<tag>-g123-a`) come from the seed and stay.
+  // A fresh name's number (`<tag>-51`, and changed by a check: `<tag>-51-patched`) counts names in the order
+  // operations happen to ask for them, which concurrency may change: it is masked like an id. Generated names
+  // (`<tag>-g123-a`) come from the seed and stay.
   // A name's long edge (cases/edges.ts) is padded to the schema's length after the tag and its operation's mark
   // (four hex digits, engine/exercise.ts): its padding is as long as the tag is short.
   return text
     .replace(new RegExp(runTag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), '<run>')
-    .replace(/<run>-\d+(?![\w-])/g, '<run>-<n>')
+    .replace(/<run>-\d+(?!\w)/g, '<run>-<n>')
     .replace(/<run>-edge([0-9a-f]{4})?x+/g, '<run>-edge$1<padding>');
 }
 

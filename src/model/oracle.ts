@@ -5,8 +5,8 @@
  */
 import type { FilterModel } from './filters.js';
 import { IGNORED, type OperatorMeaning } from './profiles/operators.js';
+import type { Obj } from '../openapi/json.js';
 
-export type Obj = Record<string, unknown>;
 export type Corpus = Record<string, Obj[]>;
 
 export class Unsupported extends Error {}

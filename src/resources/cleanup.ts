@@ -3,7 +3,7 @@
  * what the server made on the run's behalf (found by the profile through the run's tag and its objects), then
  * a server-made singleton the run caused; and say what could not be deleted.
  */
-import type { Obj } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import type { Profile, SideEffect } from '../model/profiles/profile.js';
 import { type Answer, is2xx, type Send } from '../openapi/request.js';
 import { Ledger, type LedgerEntry } from './ledger.js';

@@ -4,7 +4,8 @@
  * Every object is recorded for cleanup like any other; names carry the run's prefix.
  */
 import type { ApiModel } from '../model/model.js';
-import type { Corpus, Obj } from '../model/oracle.js';
+import type { Corpus } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx, type Answer, type RequestToSend } from '../openapi/request.js';
 

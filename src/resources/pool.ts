@@ -7,7 +7,7 @@
 import { buildRecipe, CannotBuild, fillPath, type CaseContext, type FixtureSource } from '../cases/requests.js';
 import { is2xx, type Answer, type RequestToSend, type Send } from '../openapi/request.js';
 import type { ApiModel, Collection, Reference } from '../model/model.js';
-import type { Obj } from '../model/oracle.js';
+import type { Obj } from '../openapi/json.js';
 import type { Operation, Schema } from '../openapi/operations.js';
 import { type Ledger, referencesOf } from './ledger.js';
 

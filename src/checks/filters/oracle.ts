@@ -5,7 +5,8 @@
 import { type Criterion, tripleOf } from '../../cases/filters.js';
 import type { SentAhead } from '../../cases/sentAhead.js';
 import type { FilterModel } from '../../model/filters.js';
-import { evaluate, withReading, type FilterSemantics, type Obj } from '../../model/oracle.js';
+import { evaluate, withReading, type FilterSemantics } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
 import { emptyPatternsApplied, isOpenOperand } from '../../model/profiles/operators.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';

@@ -4,7 +4,7 @@
  */
 import { filterModel } from '../../model/filters.js';
 import { namedCollection, type Collection } from '../../model/model.js';
-import type { Obj } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../../openapi/request.js';
 import type { CheckContext, Exchange } from '../context.js';

@@ -1,6 +1,6 @@
 /** The `methods` checks of PUT, PATCH and a create (spec §4.1): idempotent, partial, stored as answered; and upserts. */
 import { namedCollection } from '../../model/model.js';
-import type { Obj } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
 import { resolveRef, type Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import { bodyDifference, differences, volatileOf } from '../bodies.js';

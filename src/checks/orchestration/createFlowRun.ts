@@ -1,5 +1,5 @@
 /** The `orchestration` checks of create_flow_run (spec §4.2): from {}, in the state given, JSON only, 404 for no deployment. */
-import type { Obj } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
 import { UNKNOWN_UUID } from '../../model/profiles/profile.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';

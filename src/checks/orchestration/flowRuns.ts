@@ -1,5 +1,5 @@
 /** What the `orchestration` checks share: flow runs made and read, states set, and the profile's rules asked for. */
-import type { Obj } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
 import type { OrchestrationRules } from '../../model/profiles/profile.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';

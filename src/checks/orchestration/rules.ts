@@ -1,5 +1,5 @@
 /** The `orchestration` checks of the transition rules the target's profile documents: each skipped where it documents none. */
-import type { Obj } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext } from '../context.js';

@@ -1,5 +1,5 @@
 /** The `orchestration` checks of set_state (spec §3, §4.2, §4.3 rule 3): its answer, a legal path, the history, a FAILED run found. */
-import type { Obj } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext } from '../context.js';

@@ -1,5 +1,5 @@
 /** The `orchestration` check of a flow run's views (its graph), kept whole by every kind of task input the document allows. */
-import type { Obj } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
 import { type Operation, resolveRef } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext } from '../context.js';

@@ -6,7 +6,8 @@ import type { Database } from '../../config/config.js';
 import type { Operation, Schema } from '../../openapi/operations.js';
 import type { Answer, RequestToSend, Send } from '../../openapi/request.js';
 import type { ApiModel } from '../model.js';
-import type { FilterSemantics, Obj } from '../oracle.js';
+import type { FilterSemantics } from '../oracle.js';
+import type { Obj } from '../../openapi/json.js';
 
 /** The run's own objects, as a profile's fixtures and recipes may use them. */
 export interface ProfileFixtures {

@@ -8,7 +8,7 @@ import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
 import { Skip, skip, type Verdict } from '../../../src/checks/verdict.js';
 import type { Exchange } from '../../../src/http/client.js';
 import { buildModel, type ApiModel } from '../../../src/model/model.js';
-import type { Obj } from '../../../src/model/oracle.js';
+import type { Obj } from '../../../src/openapi/json.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { Profile } from '../../../src/model/profiles/profile.js';
 import { loadDocument } from '../../../src/openapi/load.js';

@@ -6,7 +6,8 @@
  */
 import { documentedAsIgnored } from '../../../src/cases/filters.js';
 import { CORE, coreFilterModel } from '../../../src/checks/queryContext.js';
-import { evaluate, withReading, type Corpus, type Obj } from '../../../src/model/oracle.js';
+import { evaluate, withReading, type Corpus } from '../../../src/model/oracle.js';
+import type { Obj } from '../../../src/openapi/json.js';
 import { emptyPatternsApplied, micros } from '../../../src/model/profiles/operators.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';

@@ -68,6 +68,10 @@ describe('behaviourOf', () => {
       expect(maskRunTag(`{"like_":"${tag.toUpperCase()}","name":"${tag}-1"}`, tag)).toBe(
         '{"like_":"<run>","name":"<run>-<n>"}',
       );
+    // A fresh name a check changed keeps its mark, and loses its number as the name does.
+    expect(maskRunTag('{"name":"ctag-320-patched","other":"ctag-g12-a"}', 'ctag')).toBe(
+      '{"name":"<run>-<n>-patched","other":"<run>-g12-a"}',
+    );
     // A name's long edge is padded to the schema's length: as many x as the tag leaves room for.
     const padded = (tag: string) => `${tag}-edge`.padEnd(255, 'x');
     expect(maskRunTag(padded('ctag'), 'ctag')).toBe(

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Obj } from '../../../src/model/oracle.js';
+import type { Obj } from '../../../src/openapi/json.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
 import { buildCorpus } from '../../../src/resources/corpus.js';
 import { exchange, referenceModel } from '../checks/fake.js';
