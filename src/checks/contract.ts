@@ -5,7 +5,9 @@
  * failure is reported once.
  */
 import type { NegativeKind } from '../cases/negative.js';
+import { isReadOperation } from '../model/model.js';
 import { defineCheck } from './check.js';
+import { documentedDefaults, prepareDefaultRead, readDefault, variantOf, writeDefault } from './contract/defaults.js';
 import { eachExchange, every, negative, ofKinds } from './contract/eachExchange.js';
 import {
   judgeAvailable,
@@ -109,6 +111,33 @@ export const contractChecks = [
     catches: 3,
     title: 'MUST answer 404 for an identifier that names no object',
     ...eachExchange(judgeUnknownId404, { looksAt: ofKinds('unknown') }),
+  }),
+  defineCheck({
+    id: 'contract.default-read',
+    level: 'MUST',
+    clause: `${DOCUMENT}: a parameter's or a body property's default is the value the server assumes where the request leaves it out`,
+    title:
+      'MUST answer a read that leaves out a field with a documented default as it answers the read with the default stated',
+    exchangesPerCase: 3,
+    catches: 2,
+    // The three answers are compared: no write beside them.
+    isolation: 'quiet',
+    prepare: prepareDefaultRead,
+    appliesTo: (op, ctx) => isReadOperation(op) && documentedDefaults(ctx, op).length > 0,
+    variants: (op, ctx) => documentedDefaults(ctx, op).map(variantOf),
+    run: readDefault,
+  }),
+  defineCheck({
+    id: 'contract.default-write',
+    level: 'MUST',
+    clause: `${DOCUMENT}: a parameter's or a body property's default is the value the server assumes where the request leaves it out`,
+    title:
+      'MUST answer a write that leaves out a field with a documented default as it answers the write with the default stated',
+    exchangesPerCase: 5,
+    catches: 2,
+    appliesTo: (op, ctx) => !isReadOperation(op) && documentedDefaults(ctx, op).length > 0,
+    variants: (op, ctx) => documentedDefaults(ctx, op).map(variantOf),
+    run: writeDefault,
   }),
   defineCheck({
     id: 'contract.reaches-2xx',

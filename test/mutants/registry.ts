@@ -187,6 +187,58 @@ export const contractMutants: MutantCase[] = [
     operations: '^POST /flow_runs/\\{id\\}/set_state$',
     killedBy: ['contract.unknown-id-404 POST /flow_runs/{id}/set_state'],
   },
+  {
+    mutant: {
+      id: 'contract-default-sort-other',
+      breaks: 'POST /flows/filter sorts by NAME_DESC where the request leaves out sort (documented default NAME_ASC)',
+      onRequest: (req) =>
+        matches('/flows/filter', 'POST', req) && isObject(json.parse(req.body)) && !('sort' in bodyOf(req))
+          ? { ...req, body: json.body({ ...bodyOf(req), sort: 'NAME_DESC' }) }
+          : req,
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['contract.default-read[body.sort] POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'contract-default-create-other',
+      breaks:
+        'POST /deployments/ makes a paused deployment where the request leaves out paused (documented default false)',
+      onRequest: (req) =>
+        matches('/deployments/', 'POST', req) && isObject(json.parse(req.body)) && !('paused' in bodyOf(req))
+          ? { ...req, body: json.body({ ...bodyOf(req), paused: true }) }
+          : req,
+    },
+    operations: '^POST /deployments/$',
+    killedBy: ['contract.default-write[body.paused] POST /deployments/'],
+  },
+  {
+    mutant: {
+      id: 'contract-default-action-required',
+      breaks: 'POST /flow_runs/{id}/set_state refuses a body without force (documented default false) as missing it',
+      onRequest: (req) =>
+        matches('/flow_runs/{id}/set_state', 'POST', req) && isObject(json.parse(req.body)) && !('force' in bodyOf(req))
+          ? jsonResponse(422, { detail: [{ type: 'missing', loc: ['body', 'force'], msg: 'Field required' }] })
+          : req,
+    },
+    operations: '^POST /flow_runs/\\{id\\}/set_state$',
+    killedBy: ['contract.default-write[body.force] POST /flow_runs/{id}/set_state'],
+  },
+  {
+    mutant: {
+      id: 'contract-default-query-required',
+      breaks:
+        'GET /block_documents/{id} refuses a request without include_secrets (documented default false) as missing it',
+      onRequest: (req) =>
+        matches('/block_documents/{id}', 'GET', req) && !/[?&]include_secrets=/.test(req.path)
+          ? jsonResponse(422, {
+              detail: [{ type: 'missing', loc: ['query', 'include_secrets'], msg: 'Field required' }],
+            })
+          : req,
+    },
+    operations: '^GET /block_documents/\\{id\\}$',
+    killedBy: ['contract.default-read[query.include_secrets] GET /block_documents/{id}'],
+  },
 ];
 
 const jsonResponse = (status: number, value: unknown): ProxiedResponse => ({
@@ -194,6 +246,8 @@ const jsonResponse = (status: number, value: unknown): ProxiedResponse => ({
   headers: { 'content-type': 'application/json' },
   body: json.body(value),
 });
+/** A body that parses as a JSON object: a mutant that reads a field leaves malformed bodies to the server. */
+const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const bodyOf = (req: ProxiedRequest) => (json.parse(req.body) ?? {}) as Record<string, unknown>;
 const idIn = (req: ProxiedRequest) => req.path.split('?')[0].split('/')[2];
 let putCounter = 0;

@@ -1,7 +1,9 @@
 /** Family `contract` on hand-built exchanges: for each rule, an exchange that passes and one that fails, with its kind and key. */
 import { describe, expect, test } from 'vitest';
 import { problemWithValidExchange } from '../../../src/checks/contract/judges.js';
-import { type Reply, applies, exchange, fakeContext, judge, outcome } from './fake.js';
+import { type Reply, applies, exchange, fakeContext, judge, operation, outcome } from './fake.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import type { RequestToSend } from '../../../src/openapi/request.js';
 import type { Sent } from '../../../src/checks/context.js';
 
 const FLOW = {
@@ -268,5 +270,99 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     expect(problemWithValidExchange(ctx.validate, op, ex(400))).toMatch(/^input.refused 400/);
     expect(problemWithValidExchange(ctx.validate, op, ex(203))).toBeUndefined();
     expect(problemWithValidExchange(ctx.validate, op, ex(422))).toBeUndefined();
+  });
+});
+
+describe('contract.default-read and contract.default-write: a documented default is what the server assumes', () => {
+  /** Flows sorted by `sort`, NAME_ASC where the request leaves it out (`default` names another default). */
+  const flowsSorted =
+    (fallback = 'NAME_ASC') =>
+    (r: RequestToSend): Reply | undefined => {
+      if (r.path !== '/flows/filter') return undefined;
+      const sort = (r.json as { sort?: string } | undefined)?.sort ?? fallback;
+      const names = ['a', 'b', 'c'];
+      return { status: 200, json: (sort === 'NAME_DESC' ? names.reverse() : names).map((name) => ({ name })) };
+    };
+  /** Deployments made with `paused` false where the request leaves it out; each with an id and time of its own. */
+  const deploymentsMade = (fallback = false) => {
+    let made = 0;
+    return (r: RequestToSend): Reply | undefined => {
+      if (r.path !== '/deployments/') return undefined;
+      made++;
+      const paused = (r.json as { paused?: boolean }).paused ?? fallback;
+      return { status: 201, json: { id: `d-${made}`, created: `2026-11-28T00:00:0${made}Z`, paused } };
+    };
+  };
+
+  test("the variants are the request's non-null defaults, in the body and the query", async () => {
+    const fake = await fakeContext();
+    const variants = (id: string, key: string) =>
+      BUILT_IN_CHECKS.find((c) => c.id === id)!.variants!(operation(fake.ctx.model, key), fake.ctx);
+    expect(variants('contract.default-read', 'POST /flows/filter')).toEqual(['body.offset', 'body.sort']);
+    expect(variants('contract.default-read', 'GET /block_documents/{id}')).toEqual(['query.include_secrets']);
+    expect(variants('contract.default-write', 'POST /deployments/')).toEqual([
+      'body.paused',
+      'body.enforce_parameter_schema',
+    ]);
+    expect(applies('contract.default-write', 'POST /flows/filter', fake)).toBe(false);
+    expect(applies('contract.default-read', 'GET /flows/{id}', fake)).toBe(false);
+  });
+
+  test('a read answered alike with the default left out and stated passes; another default fails', async () => {
+    const judged = async (server: (r: RequestToSend) => Reply | undefined) => {
+      const fake = await fakeContext({ server });
+      const verdict = await judge('contract.default-read', 'POST /flows/filter', fake, 'body.sort');
+      return { verdict, sent: fake.sent.map((r) => (r.json as { sort?: string }).sort ?? 'absent') };
+    };
+    const kept = await judged(flowsSorted());
+    expect(outcome(kept.verdict)).toBe('passed');
+    expect(kept.sent).toEqual(['absent', 'NAME_ASC', 'absent']);
+    expect(outcome((await judged(flowsSorted('NAME_DESC'))).verdict)).toBe('answer.differs body.sort /*/name');
+  });
+
+  test("a write's objects differ in ids and times, which identical requests vary in too: only the default counts", async () => {
+    const judged = async (fallback: boolean) =>
+      outcome(
+        await judge(
+          'contract.default-write',
+          'POST /deployments/',
+          await fakeContext({ server: deploymentsMade(fallback) }),
+          'body.paused',
+        ),
+      );
+    expect(await judged(false)).toBe('passed');
+    expect(await judged(true)).toBe('answer.differs body.paused /paused');
+  });
+
+  test('a header carries its default as text, a query its scalar', async () => {
+    const fake = await fakeContext({ server: () => ({ status: 200, json: [] }) });
+    await judge('contract.default-write', 'POST /work_queues/{id}/get_runs', fake, 'header.x-prefect-ui');
+    expect(fake.sent.map((r) => r.headers?.['x-prefect-ui'])).toEqual([undefined, 'false', undefined]);
+    const read = await fakeContext({ server: () => ({ status: 200, json: {} }) });
+    await judge('contract.default-read', 'GET /block_documents/{id}', read, 'query.include_secrets');
+    expect(read.sent.map((r) => r.query?.include_secrets)).toEqual([undefined, false, undefined]);
+  });
+
+  test('two identical requests answered differently leave nothing to hold the default to: skipped, never failed', async () => {
+    // A list that grows between two identical reads (another client writing): no field name explains it.
+    let n = 0;
+    const unsteady = (): Reply => ({ status: 200, json: Array.from({ length: ++n }, (_, i) => ({ name: `f${i}` })) });
+    const verdict = await judge(
+      'contract.default-read',
+      'POST /flows/filter',
+      await fakeContext({ server: unsteady }),
+      'body.sort',
+    );
+    expect(verdict.status).toBe('skipped');
+    expect(
+      outcome(
+        await judge(
+          'contract.default-write',
+          'POST /deployments/',
+          await fakeContext({ settings: { readOnly: true } }),
+          'body.paused',
+        ),
+      ),
+    ).toMatch(/^skipped/);
   });
 });
