@@ -14,6 +14,7 @@ import { RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { declareBaseline } from './commands/declare/baseline.js';
 import { declareChecks } from './commands/declare/checks.js';
 import { declareCompare } from './commands/declare/compare.js';
+import { declareExplore } from './commands/declare/explore.js';
 import { declareMerge } from './commands/declare/merge.js';
 import { declareReplay } from './commands/declare/replay.js';
 import { declareRun } from './commands/declare/run.js';
@@ -76,7 +77,15 @@ function program(result: CommandResult): Command {
     throw new CommanderError(0, 'commander.version', 'version');
   });
   // Each command declares its own arguments, flags and help (commands/declare/).
-  for (const declare of [declareRun, declareCompare, declareReplay, declareMerge, declareBaseline, declareChecks])
+  for (const declare of [
+    declareRun,
+    declareCompare,
+    declareExplore,
+    declareReplay,
+    declareMerge,
+    declareBaseline,
+    declareChecks,
+  ])
     declare(root, result);
   return root;
 }

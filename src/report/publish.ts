@@ -8,6 +8,7 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { EXPLORE_NAMES } from './explore.js';
 
 /**
  * Every name the suite writes in a report folder: a run's reports, its run folder and managed server's log,
@@ -33,6 +34,7 @@ export const SUITE_NAMES: readonly string[] = [
   'compare.html',
   'compare-a',
   'compare-b',
+  ...EXPLORE_NAMES,
 ];
 
 /** `.<name>.<suffix>` beside the report folder: the same file system, so a move is a rename. */
