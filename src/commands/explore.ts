@@ -59,9 +59,12 @@ function runSeed(flags: Env, seed: number, dir: string): Promise<number> {
   });
 }
 
-/** What a seed's run leaves besides its results: allure's thousands of files are not what explore keeps. */
+/**
+ * What a seed's run leaves besides its results and its log of exchanges (.run/: what a comparison or a count of
+ * its server errors reads): allure's thousands of files and the other reports are not what explore keeps.
+ */
 const trimmed = (dir: string) => {
-  for (const name of ['allure-results', '.run', 'index.html', 'junit.xml'])
+  for (const name of ['allure-results', 'index.html', 'junit.xml'])
     rmSync(path.join(dir, name), { recursive: true, force: true });
 };
 

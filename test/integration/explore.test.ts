@@ -41,7 +41,7 @@ describe('explore', () => {
             }
           : req,
     });
-    const r = await explore('0.6');
+    const r = await explore('0.35');
     expect(r.code).toBe(1);
     const { seeds, findings } = session(r.outDir);
     expect(seeds.length).toBeGreaterThanOrEqual(2);
