@@ -36,9 +36,9 @@ const minutes = Number(values.minutes);
 const version = readPin(values['prefect-version']).prefect;
 const work = path.join(os.tmpdir(), `side-by-side-${version}-${Date.now()}`);
 
-/** A command to its end, its output in a file; resolves with its exit code. */
+/** A command to its end in the folder of the log file (Schemathesis leaves its cache there), its output in that file. */
 function run(command: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<number> {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { env, cwd: path.dirname(logFile), stdio: ['ignore', 'pipe', 'pipe'] });
   const out: Buffer[] = [];
   child.stdout.on('data', (b: Buffer) => out.push(b));
   child.stderr.on('data', (b: Buffer) => out.push(b));
