@@ -9,7 +9,7 @@ import type { Operation } from '../../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../../openapi/request.js';
 import type { CheckContext, Exchange } from '../context.js';
 import { once } from '../once.js';
-import { fail, pass, skip, Skip, statusKey, unexpected, type Verdict } from '../verdict.js';
+import { fail, type FailureKind, pass, skip, Skip, statusKey, unexpected, type Verdict } from '../verdict.js';
 import { countOf, pathNaming, readOf } from './shared.js';
 
 interface DeleteScenario {
@@ -136,29 +136,23 @@ export const isDeleteOfObservableObject = (op: Operation, ctx: CheckContext) => 
 export const isDeleteOfObjectInViews = (op: Operation, ctx: CheckContext) =>
   isDeleteOfObject(op, ctx) && viewsById(ctx, namedCollection(ctx.model, op)!).length > 0;
 
+/** What followed the scenario's DELETE (`then`) answered 404, or fails as `kind` with both exchanges. */
+const answered404 = (deleted: Exchange, then: Exchange, kind: FailureKind, what: string): Verdict =>
+  then.status === 404 ? pass() : fail(kind, statusKey(then), `${what} answered ${then.status}`, [deleted, then]);
+
 /** A GET of the object after its DELETE: 404. */
 export async function deleteThen404(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const s = await deleteScenario(ctx, op);
   if (!is2xx(s.first)) return unexpected('the DELETE of a fresh object', s.first);
   if (!s.readAfter) return skip('the collection offers no GET of one object');
-  return s.readAfter.status === 404
-    ? pass()
-    : fail('state.changed', statusKey(s.readAfter), `GET after DELETE answered ${s.readAfter.status}`, [
-        s.first,
-        s.readAfter,
-      ]);
+  return answered404(s.first, s.readAfter, 'state.changed', 'GET after DELETE');
 }
 
 /** A second DELETE of the object: 404. */
 export async function deleteTwice404(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const s = await deleteScenario(ctx, op);
   if (!is2xx(s.first)) return unexpected('the DELETE of a fresh object', s.first);
-  return s.second.status === 404
-    ? pass()
-    : fail('status.unexpected', statusKey(s.second), `the second DELETE answered ${s.second.status}`, [
-        s.first,
-        s.second,
-      ]);
+  return answered404(s.first, s.second, 'status.unexpected', 'the second DELETE');
 }
 
 /** Another object of the collection still there, and the count one fewer. */

@@ -2,9 +2,17 @@
 import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext, Exchange } from '../context.js';
 import { fail, pass, skip, unexpected, type Verdict } from '../verdict.js';
 import { answerStatus, freshRun, profileRule, readRun, scheduled, setState, stateType } from './flowRuns.js';
+
+/** The orchestration's answer where it is not `wanted`: a status.unexpected failure naming it; undefined where it is. */
+function otherAnswer(answer: Exchange, wanted: string, what: string): Verdict | undefined {
+  const got = answerStatus(answer);
+  return got === wanted
+    ? undefined
+    : fail('status.unexpected', String(got), `${what} answered ${JSON.stringify(got)}`, [answer]);
+}
 
 /** PENDING → PENDING aborted, the run as it was. */
 export async function pendingTwiceAborts(op: Operation, ctx: CheckContext): Promise<Verdict> {
@@ -14,13 +22,8 @@ export async function pendingTwiceAborts(op: Operation, ctx: CheckContext): Prom
   const before = await readRun(ctx, run.id);
   const again = await setState(ctx, op, run.id, { type: 'PENDING' });
   const after = await readRun(ctx, run.id);
-  if (answerStatus(again) !== 'ABORT')
-    return fail(
-      'status.unexpected',
-      String(answerStatus(again)),
-      `PENDING → PENDING answered ${JSON.stringify(answerStatus(again))}`,
-      [again],
-    );
+  const other = otherAnswer(again, 'ABORT', 'PENDING → PENDING');
+  if (other) return other;
   return (before.json as Obj)?.state_id === (after.json as Obj)?.state_id
     ? pass()
     : fail('state.changed', 'state_id', "the ABORTed transition changed the run's state", [again, after]);
@@ -56,13 +59,8 @@ export async function runningEarlyWaits(op: Operation, ctx: CheckContext): Promi
   const run = await freshRun(ctx, scheduled(3_600_000));
   const answer = await setState(ctx, op, run.id, { type: 'RUNNING' });
   const after = await readRun(ctx, run.id);
-  if (answerStatus(answer) !== 'WAIT')
-    return fail(
-      'status.unexpected',
-      String(answerStatus(answer)),
-      `RUNNING an hour early answered ${JSON.stringify(answerStatus(answer))}`,
-      [answer],
-    );
+  const other = otherAnswer(answer, 'WAIT', 'RUNNING an hour early');
+  if (other) return other;
   return stateType(after) === 'SCHEDULED'
     ? pass()
     : fail('state.changed', String(stateType(after)), `after WAIT the run is in ${stateType(after)}`, [answer, after]);
@@ -74,13 +72,8 @@ export async function forceBypasses(op: Operation, ctx: CheckContext): Promise<V
   const run = await freshRun(ctx, scheduled(3_600_000));
   const answer = await setState(ctx, op, run.id, { type: 'RUNNING' }, true);
   const after = await readRun(ctx, run.id);
-  if (answerStatus(answer) !== 'ACCEPT')
-    return fail(
-      'status.unexpected',
-      String(answerStatus(answer)),
-      `a forced RUNNING an hour early answered ${JSON.stringify(answerStatus(answer))}`,
-      [answer],
-    );
+  const other = otherAnswer(answer, 'ACCEPT', 'a forced RUNNING an hour early');
+  if (other) return other;
   return stateType(after) === 'RUNNING'
     ? pass()
     : fail('state.changed', String(stateType(after)), `after a forced ACCEPT the run is in ${stateType(after)}`, [
