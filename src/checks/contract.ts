@@ -7,7 +7,13 @@
 import type { NegativeKind } from '../cases/negative.js';
 import { isReadOperation } from '../model/model.js';
 import { defineCheck } from './check.js';
-import { documentedDefaults, prepareDefaultRead, readDefault, variantOf, writeDefault } from './contract/defaults.js';
+import {
+  defaultVariants,
+  documentedDefaults,
+  prepareDefaultRead,
+  readDefault,
+  writeDefault,
+} from './contract/defaults.js';
 import { eachExchange, every, negative, ofKinds } from './contract/eachExchange.js';
 import {
   judgeAvailable,
@@ -23,6 +29,7 @@ import {
 } from './contract/judges.js';
 
 const DOCUMENT = 'OpenAPI document';
+const DEFAULT_ASSUMED = `${DOCUMENT}: a parameter's or a body property's default is the value the server assumes where the request leaves it out`;
 
 function invalidInputCheck(kind: NegativeKind, title: `MUST ${string}`, catches?: number) {
   return defineCheck({
@@ -115,7 +122,7 @@ export const contractChecks = [
   defineCheck({
     id: 'contract.default-read',
     level: 'MUST',
-    clause: `${DOCUMENT}: a parameter's or a body property's default is the value the server assumes where the request leaves it out`,
+    clause: DEFAULT_ASSUMED,
     title:
       'MUST answer a read that leaves out a field with a documented default as it answers the read with the default stated',
     exchangesPerCase: 3,
@@ -124,19 +131,19 @@ export const contractChecks = [
     isolation: 'quiet',
     prepare: prepareDefaultRead,
     appliesTo: (op, ctx) => isReadOperation(op) && documentedDefaults(ctx, op).length > 0,
-    variants: (op, ctx) => documentedDefaults(ctx, op).map(variantOf),
+    variants: defaultVariants,
     run: readDefault,
   }),
   defineCheck({
     id: 'contract.default-write',
     level: 'MUST',
-    clause: `${DOCUMENT}: a parameter's or a body property's default is the value the server assumes where the request leaves it out`,
+    clause: DEFAULT_ASSUMED,
     title:
       'MUST answer a write that leaves out a field with a documented default as it answers the write with the default stated',
     exchangesPerCase: 5,
     catches: 2,
     appliesTo: (op, ctx) => !isReadOperation(op) && documentedDefaults(ctx, op).length > 0,
-    variants: (op, ctx) => documentedDefaults(ctx, op).map(variantOf),
+    variants: defaultVariants,
     run: writeDefault,
   }),
   defineCheck({

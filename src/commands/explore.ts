@@ -82,8 +82,8 @@ export async function exploreCommand(flags: Env, minutesGiven: string): Promise<
   const seen = new Set<string>();
   const findings: Finding[] = [];
   const seeds: SeedRun[] = [];
-  let target =
-    config.baseUrl ?? `a managed Prefect ${config.prefectVersion ?? ''} on ${config.database}`.replace('  ', ' ');
+  // What the first seed's results name it; the URL (or the managed server) until then.
+  let target = config.baseUrl ?? 'the managed Prefect';
   for (let seed = firstSeed; ; seed++) {
     const longest = Math.max(0, ...seeds.map((s) => s.seconds * 1000));
     // The next seed starts only where the longest so far would end in time.

@@ -2,11 +2,9 @@
  * Short functions with one job each (docs/layout.md): no function, method or arrow in src/ is longer than
  * FUNCTION_LINES lines, counted from its first line to its last as the parser spans it.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { parseSync } from '@swc/core';
 import { describe, expect, test } from 'vitest';
-import { repoRoot } from './support.js';
+import { sources } from './support.js';
 
 const FUNCTION_LINES = 80;
 const FUNCTION_TYPES = new Set([
@@ -25,12 +23,6 @@ interface Node {
   key?: { value?: string };
   [field: string]: unknown;
 }
-
-const tsFiles = (dir: string): string[] =>
-  readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? tsFiles(file) : file.endsWith('.ts') ? [file] : [];
-  });
 
 /** Every function of a module's text longer than `limit` lines, by the name it is bound to. */
 function longFunctions(text: string, limit: number): Array<{ name: string; lines: number }> {
@@ -60,10 +52,8 @@ function longFunctions(text: string, limit: number): Array<{ name: string; lines
 
 describe('short functions', () => {
   test(`no function in src/ is over ${FUNCTION_LINES} lines`, () => {
-    const long = tsFiles(path.join(repoRoot, 'src')).flatMap((file) =>
-      longFunctions(readFileSync(file, 'utf8'), FUNCTION_LINES).map(
-        (f) => `${path.relative(repoRoot, file)} ${f.name}: ${f.lines} lines`,
-      ),
+    const long = sources().flatMap(({ file, text }) =>
+      longFunctions(text, FUNCTION_LINES).map((f) => `${file} ${f.name}: ${f.lines} lines`),
     );
     expect(long).toEqual([]);
   });

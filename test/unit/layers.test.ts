@@ -2,14 +2,14 @@
  * The one-way flow (docs/layout.md), enforced by dependency-cruiser with the repository's own rules:
  * the source passes them, and the rules catch an import of a later stage and a cycle.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { cruise, type IReporterOutput } from 'dependency-cruiser';
 import { parseSync } from '@swc/core';
 import { describe, expect, test } from 'vitest';
-import { repoRoot } from './support.js';
+import { repoRoot, sources } from './support.js';
 
 const rules = createRequire(import.meta.url)(path.join(repoRoot, '.dependency-cruiser.cjs')) as {
   forbidden: unknown[];
@@ -126,14 +126,6 @@ describe('the one-way flow', () => {
     ]);
   });
 });
-
-/** Every source file under a folder of src/, with its text. */
-function sources(under = ''): Array<{ file: string; text: string }> {
-  const root = path.join(repoRoot, 'src', under);
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => ({ file: path.join('src', under, f), text: readFileSync(path.join(root, f), 'utf8') }));
-}
 
 /** The module-level declarations of a file that hold state: a let or var, or a const made a Map, Set, array or object. */
 function moduleState(text: string): string[] {

@@ -1,5 +1,5 @@
 /** What the unit tests share: the committed copy of Prefect's document, and a minimal verdict of results.json. */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { OpenApiDocument } from '../../src/openapi/document.js';
@@ -42,3 +42,11 @@ export const resultsOf = (checks: CheckResult[], fields: Partial<Results> = {}):
   summary: summarize(checks, 0),
   ...fields,
 });
+
+/** Every source file under a folder of src/, with its text. */
+export function sources(under = ''): Array<{ file: string; text: string }> {
+  const root = path.join(repoRoot, 'src', under);
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => ({ file: path.join('src', under, f), text: readFileSync(path.join(root, f), 'utf8') }));
+}

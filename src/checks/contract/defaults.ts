@@ -26,6 +26,10 @@ export interface DocumentedDefault {
 /** A documented default's variant name: `body.sort`, `query.include_secrets`. */
 export const variantOf = (d: Pick<DocumentedDefault, 'where' | 'name'>): string => `${d.where}.${d.name}`;
 
+/** The variants of both defaults checks: one per documented default of the operation's request. */
+export const defaultVariants = (op: Operation, ctx: Pick<CheckContext, 'model'>): string[] =>
+  documentedDefaults(ctx, op).map(variantOf);
+
 /** Null says "absent" in the document's words, not a value the server assumes: only non-null defaults count. */
 const stated = (schema: Schema | undefined): schema is Schema & { default: unknown } =>
   !!schema && 'default' in schema && schema.default !== null && schema.default !== undefined;
@@ -91,8 +95,8 @@ async function threeRequests(
 ): Promise<[RequestToSend, RequestToSend, RequestToSend]> {
   const without = async () => withField((await ctx.validRequest(op)).request, d);
   const first = await without();
-  const stated = withField(read ? first : await without(), d, onTheWire(d));
-  return [first, stated, read ? first : await without()];
+  const withDefault = withField(read ? first : await without(), d, onTheWire(d));
+  return [first, withDefault, read ? first : await without()];
 }
 
 /** The answers without the field and with its default stated, held equal beyond what identical requests vary in. */
