@@ -18,7 +18,7 @@ const matrix: Array<{ mutant: string; breaks: string; expected: string[]; failed
 const proxies: Partial<Record<'plain' | 'cloud', RunningProxy>> = {};
 
 /** The check ids of `killedBy` entries (`id[variant] METHOD /path`): the checks a mutant's run selects. */
-export const killingChecks = (killedBy: string[]): string =>
+const killingChecks = (killedBy: string[]): string =>
   [...new Set(killedBy.map((k) => k.slice(0, k.indexOf(' ')).replace(/\[.*$/, '')))].join(',');
 
 /**
