@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
+import { checkIdOf } from '../../src/checks/check.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { failedChecks, prefectTargetEnv, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants, type MutantCase } from './registry.js';
@@ -19,7 +20,7 @@ const proxies: Partial<Record<'plain' | 'cloud', RunningProxy>> = {};
 
 /** The check ids of `killedBy` entries (`id[variant] METHOD /path`): the checks a mutant's run selects. */
 const killingChecks = (killedBy: string[]): string =>
-  [...new Set(killedBy.map((k) => k.slice(0, k.indexOf(' ')).replace(/\[.*$/, '')))].join(',');
+  [...new Set(killedBy.map((k) => checkIdOf(k.slice(0, k.indexOf(' ')))))].join(',');
 
 /**
  * A run of the operations a mutant touches; for a mutant, only the checks that must catch it: the matrix proves
