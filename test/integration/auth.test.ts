@@ -3,22 +3,14 @@
  * and a cloud-shaped proxy that wants `Authorization: Bearer <key>` under /api/accounts/…/workspaces/….
  * Both runs are clean, the auth checks ran, and no secret appears in any file the run wrote.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 import type { RunningProxy } from '../support/proxy.js';
-import { prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
+import { filesUnder, prefectBaseline, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
 
 const AUTH_STRING = 'conformance-admin:Sup3r-s3cret-passw0rd';
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
-}
 
 function expectNoSecret(run: CliRun, secrets: string[]) {
   const files = filesUnder(run.outDir);

@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../support/browser.js';
-import { repoRoot, runCli, type CliRun } from '../support/runCli.js';
+import { filesUnder, repoRoot, runCli, type CliRun } from '../support/runCli.js';
 import { readPin } from '../../src/managed/prefect.js';
 import { readExchangeLog } from '../../src/config/exchangeLog.js';
 import type { Comparison } from '../../src/report/compare.js';
@@ -72,11 +72,7 @@ describe('npm run conformance with nothing configured', () => {
     expect(auth.filter((c) => c.id === 'auth.required' && c.status === 'passed').length).toBeGreaterThan(10);
     // Basic credentials, plain or encoded, in any file the run wrote or on its output: only ever masked.
     const leaks = /conformance:[A-Za-z0-9_-]{24}|Basic (?!\*\*\*)[A-Za-z0-9+/=]{16,}/;
-    const files = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-        e.isDirectory() ? files(path.join(dir, e.name)) : [path.join(dir, e.name)],
-      );
-    for (const file of files(run.outDir)) expect(leaks.test(readFileSync(file, 'utf8')), file).toBe(false);
+    for (const file of filesUnder(run.outDir)) expect(leaks.test(readFileSync(file, 'utf8')), file).toBe(false);
     expect(leaks.test(run.stdout + run.stderr)).toBe(false);
   });
 

@@ -11,7 +11,7 @@
  *   Behind the gateway a run of the limited collections judges as the same run does directly, check for
  *   check; `compare` of the two names the routes the hosted side lacks and nothing else.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
@@ -21,7 +21,15 @@ import type { Results } from '../../src/report/results.js';
 import { changedCounts, countsOf, postJson } from '../support/collections.js';
 import { startGateway, type RunningGateway } from '../support/gateway.js';
 import { objectsLeft } from '../support/objectsLeft.js';
-import { failedChecks, prefectBaseline, repoRoot, runCli, sqliteLabel, type CliRun } from '../support/runCli.js';
+import {
+  failedChecks,
+  filesUnder,
+  prefectBaseline,
+  repoRoot,
+  runCli,
+  sqliteLabel,
+  type CliRun,
+} from '../support/runCli.js';
 
 let shared: ManagedServer;
 const base = () => shared.baseUrl;
@@ -117,14 +125,6 @@ describe('a run against a shared target with its services on', () => {
     }
   });
 });
-
-/** Every file under a folder. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
-}
 
 /** Each verdict as `id operation → status`, for those of both runs' operations. */
 const verdicts = (r: Results, operations: Set<string>) =>

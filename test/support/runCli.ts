@@ -1,6 +1,6 @@
 /** Run the conformance CLI as a user would, in a child process, and read what it wrote. */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -95,4 +95,12 @@ export function failedChecks(results: Results | undefined): string[] {
   return (results?.checks ?? [])
     .filter((c) => c.status === 'failed' || c.status === 'xpass')
     .map((c) => `${c.id} ${c.operation}`);
+}
+
+/** Every file under a folder (a run's output folder: what it wrote, its .run/ among it). */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const file = path.join(dir, name);
+    return statSync(file).isDirectory() ? filesUnder(file) : [file];
+  });
 }
