@@ -20,6 +20,8 @@ export interface Behaviour {
   at?: number;
   /** Who sent it: a check's id, `exercise`, or `other`. */
   by?: string;
+  /** The operation its sender worked for (`METHOD /path`), where the sender works for one: a check's or the exercise's. */
+  for?: string;
   /** The response's JSON shape (see Shape). */
   sh?: Shape;
   /** For a JSON array: a short hash of each masked item, in the order served. */

@@ -68,7 +68,10 @@ function awaitedLater<T>(judged: Promise<T>): Promise<T> {
  * held to reads where the check declares it sends only reads.
  */
 const judging = (session: Session, c: Case) => () =>
-  sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant), c.check.isolation === 'reads');
+  sendingFor(c.check.id, () => judge(session, c.check, c.op, c.variant), {
+    readsOnly: c.check.isolation === 'reads',
+    operation: c.op.key,
+  });
 
 /** The lane of a case that runs alone (checks/check.ts: lane). */
 const laneOf = (session: Session, c: Case) =>
@@ -115,7 +118,11 @@ function schedulePreparations(session: Session, cases: Case[], priority?: number
     const prepare = c.check.prepare;
     if (!prepare) continue;
     session.scheduler
-      .run('shared', () => sendingFor(c.check.id, () => prepare(c.op, session.checkContext)), priority)
+      .run(
+        'shared',
+        () => sendingFor(c.check.id, () => prepare(c.op, session.checkContext), { operation: c.op.key }),
+        priority,
+      )
       .catch(() => undefined);
   }
 }

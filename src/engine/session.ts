@@ -214,7 +214,11 @@ function exerciserFor({ scheduler, done }: Parts, context: ExerciseContext): Ses
     let run = exercising.get(op);
     if (!run) {
       run = scheduler
-        .run('shared', () => sendingFor('exercise', () => exerciseOperation(context, op)), priority)
+        .run(
+          'shared',
+          () => sendingFor('exercise', () => exerciseOperation(context, op), { operation: op.key }),
+          priority,
+        )
         .catch((e: unknown) => {
           // Not reached before the budget or deadline: its checks are not run, never judged on nothing.
           if (e instanceof SendingStopped) return { op, sent: [], skipped: e.message, notRun: true };

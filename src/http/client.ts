@@ -89,20 +89,31 @@ export class SendingStopped extends Error {}
 export const NOT_RUN = 'not run:';
 
 /** Who sends a request: a check (by its id), or the exercise of operations; and when it began sending. */
-const sender = new AsyncLocalStorage<{ label: string; order: number; readsOnly?: boolean }>();
+const sender = new AsyncLocalStorage<{ label: string; order: number } & SenderOptions>();
 /** How many senders have begun (sendingFor): each one's place among them. */
 let sendersBegun = 0;
+
+export interface SenderOptions {
+  /**
+   * A sender declared to send only reads (checks/check.ts: isolation `reads`), which the client holds to, and
+   * whose requests let others go first in a rate limit's line (pacing/rateLimits.ts: take).
+   */
+  readsOnly?: boolean;
+  /**
+   * The operation the sender works for (`METHOD /path`), whichever operations its requests go to: the
+   * exchange log's `for`, so that a request sent to set up another operation's case is told from that case.
+   */
+  operation?: string;
+}
 
 /**
  * Run `fn` with every request it sends, however deep, counted under `label` (the report groups checks by
  * family). Its requests that wait for room go before those of senders begun after it (`slot`): a job's chain
  * of round trips (a PATCH and its read, one after another) is not held behind the requests of every job that
  * began meanwhile, and a phase ends when its work is done rather than when its longest chain gets room.
- * `readsOnly`: a sender declared to send only reads (checks/check.ts: isolation `reads`), which the client
- * holds to, and whose requests let others go first in a rate limit's line (pacing/rateLimits.ts: take).
  */
-export function sendingFor<T>(label: string, fn: () => T, readsOnly = false): T {
-  return sender.run({ label, order: ++sendersBegun, ...(readsOnly ? { readsOnly } : {}) }, fn);
+export function sendingFor<T>(label: string, fn: () => T, options: SenderOptions = {}): T {
+  return sender.run({ label, order: ++sendersBegun, ...options }, fn);
 }
 
 /** A write sent by a sender declared to send only reads: a defect of the suite's, not a verdict. */
@@ -369,7 +380,8 @@ export class HttpClient {
     counts.requests += exchange.attempts;
     if (exchange.attempts > 1) counts.retried++;
     this.perOperation.set(key, counts);
-    const label = sender.getStore()?.label ?? 'other';
+    const from = sender.getStore();
+    const label = from?.label ?? 'other';
     const times = this.bySender.get(label) ?? { requests: 0, ms: [], retried: 0, retryMs: 0 };
     times.requests += exchange.attempts;
     times.ms.push(exchange.ms);
@@ -402,6 +414,7 @@ export class HttpClient {
           // When it was answered (ms since the client was made) and who sent it: the benchmark's timeline.
           at: Math.round(performance.now() - this.createdAt),
           by: label,
+          ...(from?.operation ? { for: from.operation } : {}),
         })}\n`,
       );
     }

@@ -1,6 +1,8 @@
 /**
  * A fault-injecting HTTP proxy in front of the real server. A mutant sees each request and the real
- * response, and may rewrite either: one broken behaviour per mutant. With no mutant it forwards as is.
+ * response, and may rewrite either: one broken behaviour per mutant. With no mutant it forwards as is. Several
+ * mutants may sit in it at once (the kill matrix's batches), each seeing what the one before it passed on; the
+ * proxy notes every exchange each of them changed, so that a run can tell which mutant touched what.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,11 +58,27 @@ export interface ProxyOptions {
   answer?(req: ProxiedRequest, res: ProxiedResponse): ProxiedResponse | Promise<ProxiedResponse>;
 }
 
+/** An exchange a mutant changed: its request, its response, or a request of its own it sent upstream. */
+export interface Alteration {
+  mutant: string;
+  stage: 'request' | 'response' | 'upstream';
+  method: string;
+  /** The path below the API root, without its query. */
+  path: string;
+  /** The status of the answer the mutant made (0: the connection dropped); absent for a request sent upstream. */
+  status?: number;
+  /** The mutant writes the answer by hand (a drip, a reset). */
+  handWritten?: boolean;
+}
+
 export interface RunningProxy {
   baseUrl: string;
   /** Requests seen, by "METHOD path". */
   seen: string[];
+  /** What the mutants in place changed, since they were set. */
+  altered: Alteration[];
   setMutant(mutant: Mutant | undefined): void;
+  setMutants(mutants: Mutant[]): void;
   /** Stop listening, as a server that dies mid-run does. */
   stop(): Promise<void>;
   close(): Promise<void>;
@@ -100,8 +118,53 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
       if (v !== undefined && !HOP.has(k)) upHeaders[k] = Array.isArray(v) ? v.join(', ') : String(v);
     return { status: up.statusCode, headers: upHeaders, body: Buffer.from(await up.body.arrayBuffer()) };
   };
-  let mutant: Mutant | undefined;
+  let mutants: Mutant[] = [];
   const seen: string[] = [];
+  const altered: Alteration[] = [];
+  const pathOf = (p: string) => p.replace(/\?.*$/, '');
+  const note = (mutant: Mutant, stage: Alteration['stage'], req: ProxiedRequest, res?: ProxiedResponse) =>
+    altered.push({
+      mutant: mutant.id,
+      stage,
+      method: req.method,
+      path: pathOf(req.path),
+      ...(res ? { status: res.status, ...(res.writeBy ? { handWritten: true } : {}) } : {}),
+    });
+  const setMutants = (list: Mutant[]) => {
+    mutants = list;
+    seen.length = 0;
+    altered.length = 0;
+  };
+  /** The upstream as one mutant sees it: what it sends there of its own is noted. */
+  const upstreamFor =
+    (mutant: Mutant): Upstream =>
+    (method, path, ...rest) => {
+      altered.push({ mutant: mutant.id, stage: 'upstream', method, path: pathOf(path) });
+      return toUpstream(method, path, ...rest);
+    };
+  /** The request after each mutant's rewrite, or the answer one of them gave instead. */
+  const rewrittenRequest = async (req: ProxiedRequest): Promise<ProxiedRequest | ProxiedResponse> => {
+    let current: ProxiedRequest = req;
+    for (const mutant of mutants) {
+      if (!mutant.onRequest) continue;
+      const next = await mutant.onRequest(current, upstreamFor(mutant));
+      if (next === current) continue;
+      note(mutant, 'request', req, isResponse(next) ? next : undefined);
+      if (isResponse(next)) return next;
+      current = next;
+    }
+    return current;
+  };
+  const rewrittenResponse = async (req: ProxiedRequest, res: ProxiedResponse): Promise<ProxiedResponse> => {
+    let current = res;
+    for (const mutant of mutants) {
+      if (!mutant.onResponse) continue;
+      const next = await mutant.onResponse(req, current, upstreamFor(mutant));
+      if (next !== current) note(mutant, 'response', req, next);
+      current = next;
+    }
+    return current;
+  };
   const server = http.createServer(async (incoming, outgoing) => {
     const chunks: Buffer[] = [];
     for await (const c of incoming) chunks.push(c as Buffer);
@@ -123,7 +186,7 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
     seen.push(`${req.method} ${req.path}`);
     try {
       let res: ProxiedResponse;
-      const rewritten = mutant?.onRequest ? await mutant.onRequest(req, toUpstream) : req;
+      const rewritten = await rewrittenRequest(req);
       const refused = isResponse(rewritten) ? undefined : options.gate?.(rewritten);
       if (isResponse(rewritten)) res = rewritten;
       else if (refused) res = refused;
@@ -135,7 +198,7 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
           req.body.length > 0 || !['GET', 'HEAD'].includes(req.method) ? req.body : undefined,
           req.headers,
         );
-        if (mutant?.onResponse) res = await mutant.onResponse(req, res, toUpstream);
+        res = await rewrittenResponse(req, res);
       }
       if (options.answer) res = await options.answer(req, res);
       if (res.writeBy) {
@@ -159,10 +222,9 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
   return {
     baseUrl: `http://127.0.0.1:${port}${servedRoot}`,
     seen,
-    setMutant(m) {
-      mutant = m;
-      seen.length = 0;
-    },
+    altered,
+    setMutant: (m) => setMutants(m ? [m] : []),
+    setMutants,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

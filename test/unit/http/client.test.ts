@@ -1,5 +1,8 @@
 /** The client's answer to a 503: fewer requests in flight while the server is at its limit, then as many as configured again. */
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test } from 'vitest';
 import {
@@ -10,6 +13,7 @@ import {
   sendingFor,
   WriteByReader,
 } from '../../../src/http/client.js';
+import { readExchangeLog } from '../../../src/config/exchangeLog.js';
 import { MAX_OVERLAP } from '../../../src/http/pacing/overlap.js';
 import { Redactor } from '../../../src/http/redact.js';
 
@@ -240,6 +244,30 @@ describe('HttpClient: the order of requests waiting for room', () => {
   });
 });
 
+describe('HttpClient: the exchange log', () => {
+  test('each line names its sender and, where the sender works for one, the operation it works for', async () => {
+    server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const exchangeLog = path.join(mkdtempSync(path.join(os.tmpdir(), 'exchanges-')), 'exchanges.jsonl');
+    const client = await clientOf(server, { exchangeLog });
+    // A check of GET /flows/{id} that first makes its flow: both requests are sent for GET /flows/{id}.
+    await sendingFor(
+      'methods.get-idempotent',
+      () => client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} }),
+      {
+        operation: 'GET /flows/{id}',
+      },
+    );
+    await sendingFor('corpus', () => client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} }));
+    await client.send({ method: 'GET', template: '/health', path: '/health' });
+    expect(readExchangeLog(exchangeLog).map((b) => [b.by, b.for, `${b.m} ${b.t}`])).toEqual([
+      ['methods.get-idempotent', 'GET /flows/{id}', 'POST /flows/'],
+      ['corpus', undefined, 'POST /flows/'],
+      ['other', undefined, 'GET /health'],
+    ]);
+    await client.close();
+  });
+});
+
 describe('HttpClient: requests racing on purpose', () => {
   test('after a 503, two writes marked racing go at the same moment; other writes still take turns', async () => {
     const { client, seen } = await serving((n) => n === 1);
@@ -430,7 +458,9 @@ describe('HttpClient and rate limits (429)', () => {
     const client = await clientOf(server, { isRead: (r) => r.method === 'GET' });
     await client.send({ method: 'GET', template: '/flows/', path: '/flows/' });
     await expect(
-      sendingFor('reader', () => client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} }), true),
+      sendingFor('reader', () => client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} }), {
+        readsOnly: true,
+      }),
     ).rejects.toBeInstanceOf(WriteByReader);
     const reads = sendingFor(
       'reader',
@@ -440,7 +470,7 @@ describe('HttpClient and rate limits (429)', () => {
             client.send({ method: 'GET', template: '/flows/', path: `/flows/?r=${i}` }),
           ),
         ),
-      true,
+      { readsOnly: true },
     );
     await new Promise((r) => setTimeout(r, 5));
     const chain = sendingFor('exercise', () =>

@@ -1,0 +1,141 @@
+/**
+ * The kill matrix's batches: mutants of operations no other mutant of the batch touches, put in the proxy
+ * together and judged by one run; and the members of a batch whose kill that run cannot vouch for.
+ *
+ * What a mutant's run sends, beyond its own operations, is learnt from a run of the unmutated proxy over all
+ * of them: the exchange log says, of each request, which operation it was sent for (`for`). A mutant joins a
+ * batch only when no member's run sends to its operations and its run sends to none of theirs; without that
+ * run, every mutant runs alone.
+ */
+import type { Behaviour } from '../../src/config/exchangeLog.js';
+import type { MutantCase } from '../mutants/registry.js';
+import type { Alteration } from './proxy.js';
+
+export interface MutantBatch {
+  target: 'plain' | 'cloud';
+  /** The members' target label, where they play another database than SQLite. */
+  label?: string;
+  members: MutantCase[];
+  /** The document's operations (`METHOD /path`) each member's selection selects. */
+  operationsOf: Map<MutantCase, Set<string>>;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+/** Every operation of a document, as `METHOD /path`. */
+export function operationKeys(document: { paths: object }): string[] {
+  return Object.entries(document.paths).flatMap(([p, item]) =>
+    Object.keys(item as object)
+      .filter((m) => METHODS.includes(m))
+      .map((m) => `${m.toUpperCase()} ${p}`),
+  );
+}
+
+/** An operation that changes nothing on the server: a GET, or one of Prefect's reads sent as POST. */
+const isRead = (key: string) => /^(GET|HEAD) /.test(key) || /^POST .*\/(filter|count|paginate|history)$/.test(key);
+
+/**
+ * A mutant that rewrites a request which changes state may change what another operation of its batch reads:
+ * it runs alone.
+ */
+const batchable = (m: MutantCase, operations: Set<string>) => !m.mutant.onRequest || [...operations].every(isRead);
+
+const disjoint = (a: Set<string>, b: Set<string>) => ![...a].some((k) => b.has(k));
+
+/** What an unmutated run sent: for each operation, the operations its requests went to; and those sent for none. */
+export interface Reach {
+  sentFor: Map<string, Set<string>>;
+  sentForNone: Set<string>;
+}
+
+export function reachOf(exchanges: Behaviour[]): Reach {
+  const reach: Reach = { sentFor: new Map(), sentForNone: new Set() };
+  for (const e of exchanges) {
+    const to = `${e.m} ${e.t}`;
+    if (!e.for) reach.sentForNone.add(to);
+    else reach.sentFor.set(e.for, (reach.sentFor.get(e.for) ?? new Set()).add(to));
+  }
+  return reach;
+}
+
+/**
+ * Checks that read the corpus, which the run builds for no one operation (the exchange log has no `for`): a
+ * member judged by one reaches the operations the corpus is built with. Should another check read it, the
+ * corpus built in a batch of none of these shows in its exchanges, and `suspects` sends every member alone.
+ */
+const CORPUS_READERS = /^(filters|sorting|pagination|aggregates)\.|^contract\.default/;
+
+/**
+ * The mutants in batches, in their order: each joins the first batch of its target and label whose members'
+ * runs and its own send nothing to each other's operations. Without a reach (no unmutated run), one each.
+ */
+export function batchesOf(mutants: MutantCase[], operations: string[], reach?: Reach): MutantBatch[] {
+  const batches: Array<MutantBatch & { closed: boolean }> = [];
+  const own = new Map<MutantCase, Set<string>>();
+  const reached = (m: MutantCase) =>
+    new Set([
+      ...[...own.get(m)!].flatMap((k) => [k, ...(reach?.sentFor.get(k) ?? [])]),
+      ...(m.killedBy.some((k) => CORPUS_READERS.test(k)) ? (reach?.sentForNone ?? []) : []),
+    ]);
+  const apart = (a: MutantCase, b: MutantCase) =>
+    disjoint(reached(a), own.get(b)!) && disjoint(reached(b), own.get(a)!);
+  for (const m of mutants) {
+    const selects = new RegExp(m.operations);
+    own.set(m, new Set(operations.filter((k) => selects.test(k))));
+    const target = m.target ?? 'plain';
+    const alone = !reach || !batchable(m, own.get(m)!);
+    const joins = alone
+      ? undefined
+      : batches.find(
+          (b) => !b.closed && b.target === target && b.label === m.label && b.members.every((o) => apart(o, m)),
+        );
+    if (joins) {
+      joins.members.push(m);
+      joins.operationsOf.set(m, own.get(m)!);
+    } else
+      batches.push({ target, label: m.label, members: [m], operationsOf: new Map([[m, own.get(m)!]]), closed: alone });
+  }
+  return batches;
+}
+
+/** Answers that change how the suite's client treats every request after them: retries, pacing, a target gone. */
+const CLIENT_WIDE = new Set([0, 429, 502, 503, 504]);
+
+/** Whether a request the exchange log holds (its method and path template) is the one a mutant changed. */
+const sameRequest = (e: Behaviour, a: Alteration) =>
+  e.m === a.method && new RegExp(`^${e.t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(a.path);
+
+/**
+ * The members of a batch whose kill its run cannot vouch for, because another member may have caused it: one
+ * that changed an exchange sent for their operations (a check of theirs that set up its case through the
+ * other's operation; the exchange log's `for`), or one whose change reaches further: an exchange of the corpus
+ * (sent for no operation) reaches the members judged by a check that reads it, and every member when none is;
+ * a write rewritten or sent upstream of its own, an exchange that is none of the log's (the document), or an
+ * answer that changes how the client treats every request reach every member.
+ */
+export function suspects(batch: MutantBatch, altered: Alteration[], exchanges: Behaviour[]): Set<string> {
+  const suspected = new Set<string>();
+  const memberFor = (key: string) => batch.members.find((m) => batch.operationsOf.get(m)!.has(key));
+  const readers = batch.members.filter((m) => m.killedBy.some((k) => CORPUS_READERS.test(k)));
+  for (const m of batch.members) {
+    const others = batch.members.filter((o) => o !== m);
+    const own = altered.filter((a) => a.mutant === m.mutant.id);
+    const matched = own.map((a) => exchanges.filter((e) => sameRequest(e, a)));
+    const reachesAll = own.some(
+      (a, i) =>
+        (a.stage !== 'response' && !isRead(`${a.method} ${a.path}`)) ||
+        a.handWritten ||
+        (a.status !== undefined && CLIENT_WIDE.has(a.status)) ||
+        matched[i].length === 0,
+    );
+    const victims = reachesAll
+      ? others
+      : matched.flat().flatMap((e) => {
+          if (!e.for) return readers.length ? readers.filter((r) => r !== m) : others;
+          const victim = memberFor(e.for);
+          return victim && victim !== m ? [victim] : [];
+        });
+    for (const v of victims) suspected.add(v.mutant.id);
+  }
+  return suspected;
+}
