@@ -5,7 +5,7 @@
  *
  * Mutants of operations no other mutant touches share a run (a batch: the proxy holds them all, the run selects
  * their operations and their checks): a run costs seconds before it sends its first request. A kill in a batch
- * counts only when no other mutant of the batch could have caused it (support/mutantBatches.ts: suspects); a
+ * counts only when no other mutant of the batch could have caused it (batches.ts: suspects); a
  * mutant under suspicion runs again alone, and is judged by that run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { checkIdOf } from '../../src/checks/check.js';
 import { readExchangeLog } from '../../src/config/exchangeLog.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { type CliRun, failedChecks, prefectTargetEnv, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
-import { batchesOf, type MutantBatch, operationKeys, type Reach, reachOf, suspects } from '../support/mutantBatches.js';
+import { batchesOf, type MutantBatch, operationKeys, type Reach, reachOf, suspects } from './batches.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants, type MutantCase } from './registry.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 

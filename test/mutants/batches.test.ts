@@ -1,8 +1,8 @@
-/** The kill matrix's batches (test/support/mutantBatches.ts): who shares a run, and whose kill a shared run cannot vouch for. */
+/** The kill matrix's batches (test/mutants/batches.ts): who shares a run, and whose kill a shared run cannot vouch for. */
 import { describe, expect, test } from 'vitest';
 import type { Behaviour } from '../../src/config/exchangeLog.js';
-import type { MutantCase } from '../mutants/registry.js';
-import { batchesOf, reachOf, suspects } from '../support/mutantBatches.js';
+import type { MutantCase } from './registry.js';
+import { batchesOf, reachOf, suspects } from './batches.js';
 import type { Alteration } from '../support/proxy.js';
 
 const OPERATIONS = ['GET /flows/{id}', 'POST /flows/', 'POST /flows/filter', 'POST /variables/', 'DELETE /flows/{id}'];

@@ -8,8 +8,8 @@
  * run, every mutant runs alone.
  */
 import type { Behaviour } from '../../src/config/exchangeLog.js';
-import type { MutantCase } from '../mutants/registry.js';
-import type { Alteration } from './proxy.js';
+import type { MutantCase } from './registry.js';
+import type { Alteration } from '../support/proxy.js';
 
 export interface MutantBatch {
   target: 'plain' | 'cloud';
