@@ -330,7 +330,6 @@ async function preparedTarget(
     // A label the user gave decides which entries apply; the managed server's database is known.
     tellDatabase: !server && !config.targetLabel,
   });
-  await preflight.end();
   const reported = state.reported;
   if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
   const chosen = chosenBaseline(config, files, survey, state, server);
@@ -343,20 +342,16 @@ async function preparedTarget(
 }
 
 /**
- * The threads of a run: what the run asks before the suites start is asked in one that ends before they do
- * (supervisor/preflight.ts). Cleanup waits for the suites' end in one of its own: vitest's reporters hold the
+ * The run's thread beside the main one (supervisor/runThread.ts): what the run asks before the suites start
+ * (supervisor/preflight.ts), then cleanup, which waits there for the suites' end: vitest's reporters hold the
  * main thread for seconds after the last request (allure's thousands of files), and the server would wait idle
- * meanwhile; it loads its modules now, while the target is surveyed, rather than when the suites start sending.
+ * meanwhile. One thread for both: a second would start node's thread and load the HTTP client again.
  */
 function runThreads() {
-  return {
-    preflight: openThread<typeof import('../supervisor/preflight.js')>(
-      sibling(import.meta.url, '../supervisor/preflight.js'),
-    ),
-    cleaning: openThread<typeof import('../supervisor/cleanupThread.js')>(
-      sibling(import.meta.url, '../supervisor/cleanupThread.js'),
-    ),
-  };
+  const thread = openThread<typeof import('../supervisor/runThread.js')>(
+    sibling(import.meta.url, '../supervisor/runThread.js'),
+  );
+  return { preflight: thread, cleaning: thread };
 }
 
 /**
@@ -443,7 +438,6 @@ export async function runInto(
     });
     return writeReports(results, config.outDir);
   } finally {
-    await preflight.end();
     await cleaning.end();
     // A run that failed before the hand-over (bad input, an unreachable target): the waiting suites have sent
     // nothing, and go without a word.

@@ -1,5 +1,5 @@
 /**
- * The run's cleanup, called by the supervising CLI in a thread of its own (supervisor/thread.ts). vitest runs in the
+ * The run's cleanup, called by the supervising CLI in the run's thread (supervisor/runThread.ts), after the preflight. vitest runs in the
  * CLI's process (supervisor/suitesInProcess.ts), and its reporters hold the main thread for seconds after the last
  * request (allure's ~4,000 files): in this thread, cleanup learns that the suites have ended and deletes what
  * they made meanwhile, with the server otherwise idle. The CLI calls `watch` when it hands the suites their
