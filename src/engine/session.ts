@@ -17,7 +17,7 @@ import { problemWithValidExchange } from '../checks/contract/judges.js';
 import type { Family } from '../checks/check.js';
 import type { CheckContext, CheckSettings, OperationRun } from '../checks/context.js';
 import { authHeaders } from '../http/auth.js';
-import { currentSender, HttpClient, NOT_RUN, SendingStopped, sendingFor } from '../http/client.js';
+import { currentSender, forNoOperation, HttpClient, NOT_RUN, SendingStopped, sendingFor } from '../http/client.js';
 import { Redactor } from '../http/redact.js';
 import { buildModel, isReadOperation, type ApiModel } from '../model/model.js';
 import { profileFor } from '../model/profiles/index.js';
@@ -119,7 +119,10 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     borrowedFrom: config.identity?.baselineFrom,
   });
   const validators = new SchemaValidators(document.doc);
-  const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), config.readOnly);
+  const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), {
+    readOnly: config.readOnly,
+    sharedAcrossOperations: forNoOperation,
+  });
   const cases: CaseContext = {
     model,
     fixtures: pool,

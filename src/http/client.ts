@@ -116,6 +116,17 @@ export function sendingFor<T>(label: string, fn: () => T, options: SenderOptions
   return sender.run({ label, order: ++sendersBegun, ...options }, fn);
 }
 
+/**
+ * Run `fn` as the current sender, but for no one operation: what it makes the whole run shares (the fixture
+ * pool's shared objects), whichever operation's case asked first.
+ */
+export function forNoOperation<T>(fn: () => T): T {
+  const current = sender.getStore();
+  if (!current?.operation) return fn();
+  const { operation: _forNone, ...rest } = current;
+  return sender.run(rest, fn);
+}
+
 /** A write sent by a sender declared to send only reads: a defect of the suite's, not a verdict. */
 export class WriteByReader extends Error {}
 

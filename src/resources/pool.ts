@@ -30,6 +30,16 @@ export const isTransientFixtureFailure = (e: unknown): e is FixtureError =>
 /** Extra rounds for a fixture create that stays unavailable (each round is the client's 5 attempts). */
 const FIXTURE_ROUNDS = 3;
 
+export interface PoolOptions {
+  /** Read-only mode: the pool makes nothing. */
+  readOnly: boolean;
+  /**
+   * Makes an object the whole run shares (one per collection): whichever case asks first, the object is no
+   * one operation's, and the engine sends its requests as such (the exchange log's `for` left out).
+   */
+  sharedAcrossOperations?: (make: () => Promise<Obj>) => Promise<Obj>;
+}
+
 export class FixturePool implements FixtureSource {
   private readonly shared = new Map<string, Promise<Obj>>();
   private caseContext?: CaseContext;
@@ -37,12 +47,17 @@ export class FixturePool implements FixtureSource {
   /** Collections whose response schema ($ref) identifies them, for recording objects other operations create. */
   private readonly schemaToCollection = new Map<string, Collection>();
 
+  private readonly readOnly: boolean;
+  private readonly sharedAcrossOperations: NonNullable<PoolOptions['sharedAcrossOperations']>;
+
   constructor(
     private readonly model: ApiModel,
     private readonly sendRequest: Send,
     private readonly ledger: Ledger,
-    private readonly readOnly: boolean,
+    options: PoolOptions,
   ) {
+    this.readOnly = options.readOnly;
+    this.sharedAcrossOperations = options.sharedAcrossOperations ?? ((make) => make());
     for (const c of model.collections.values()) {
       const ref = c.read ? responseRef(c.read) : undefined;
       if (ref && !this.schemaToCollection.has(ref)) this.schemaToCollection.set(ref, c);
@@ -68,7 +83,10 @@ export class FixturePool implements FixtureSource {
     const key = owner === undefined ? collectionPath : `${collectionPath} for ${owner}`;
     let p = this.shared.get(key);
     if (!p) {
-      const made = this.create(collectionPath);
+      const made =
+        owner === undefined
+          ? this.sharedAcrossOperations(() => this.create(collectionPath))
+          : this.create(collectionPath);
       // A create that failed is not remembered: the next request that needs the object tries anew.
       made.catch(() => {
         if (this.shared.get(key) === made) this.shared.delete(key);

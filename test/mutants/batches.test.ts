@@ -13,13 +13,15 @@ const mutantOf = (id: string, operations: string, killedBy: string[], rewritesRe
   killedBy,
 });
 
-const sent = (m: string, t: string, forOp?: string): Behaviour => ({
+/** An exchange sent for an operation; for none, by the corpus unless another sender is named. */
+const sent = (m: string, t: string, forOp?: string, by = forOp ? 'exercise' : 'corpus'): Behaviour => ({
   k: '',
   q: '',
   m,
   t,
   s: 200,
   ms: 1,
+  by,
   ...(forOp ? { for: forOp } : {}),
 });
 
@@ -49,6 +51,12 @@ describe('batchesOf', () => {
       ['get-flow', 'create-variable'],
       ['create-flow'],
     ]);
+  });
+
+  test('a mutant of the operation that makes an object the whole run shares runs alone', () => {
+    const sharing = reachOf([sent('POST', '/variables/', undefined, 'methods.get-idempotent')]);
+    const batches = batchesOf([createVariable, getFlow], OPERATIONS, sharing);
+    expect(batches.map((b) => b.members.map((m) => m.mutant.id))).toEqual([['create-variable'], ['get-flow']]);
   });
 
   test('a mutant that rewrites a write runs alone; one that rewrites a read may share', () => {
@@ -99,6 +107,13 @@ describe('suspects', () => {
       status: 200,
     };
     expect(suspects(batch, [altered], exchanges)).toEqual(new Set(['filter-flows']));
+  });
+
+  test('a change to an object the whole run shares (sent for no operation, not by the corpus): every other member', () => {
+    const exchanges = [sent('POST', '/variables/', undefined, 'contract.no-5xx')];
+    expect(suspects(batch, [changed('create-variable', 'POST', '/variables/')], exchanges)).toEqual(
+      new Set(['get-flow', 'filter-flows']),
+    );
   });
 
   test('a request of its own sent upstream that writes: every other member', () => {

@@ -3,9 +3,10 @@
  * together and judged by one run; and the members of a batch whose kill that run cannot vouch for.
  *
  * What a mutant's run sends, beyond its own operations, is learnt from a run of the unmutated proxy over all
- * of them: the exchange log says, of each request, which operation it was sent for (`for`). A mutant joins a
- * batch only when no member's run sends to its operations and its run sends to none of theirs; without that
- * run, every mutant runs alone.
+ * of them: the exchange log says, of each request, which operation it was sent for (`for`), or none: the
+ * corpus the query checks read, and the objects the whole run shares (one per collection, made for whichever
+ * case asks first). A mutant joins a batch only when no member's run sends to its operations and its run sends
+ * to none of theirs; without that run, every mutant runs alone.
  */
 import type { Behaviour } from '../../src/config/exchangeLog.js';
 import type { MutantCase } from './registry.js';
@@ -42,17 +43,25 @@ const batchable = (m: MutantCase, operations: Set<string>) => !m.mutant.onReques
 
 const disjoint = (a: Set<string>, b: Set<string>) => ![...a].some((k) => b.has(k));
 
-/** What an unmutated run sent: for each operation, the operations its requests went to; and those sent for none. */
+/**
+ * What an unmutated run sent: for each operation, the operations its requests went to; those the corpus was
+ * built with; and those sent for what the whole run shares.
+ */
 export interface Reach {
   sentFor: Map<string, Set<string>>;
-  sentForNone: Set<string>;
+  corpus: Set<string>;
+  shared: Set<string>;
 }
 
+/** The corpus's requests: sent for no operation, by the corpus's own sender. */
+const ofCorpus = (e: Behaviour) => !e.for && e.by === 'corpus';
+
 export function reachOf(exchanges: Behaviour[]): Reach {
-  const reach: Reach = { sentFor: new Map(), sentForNone: new Set() };
+  const reach: Reach = { sentFor: new Map(), corpus: new Set(), shared: new Set() };
   for (const e of exchanges) {
     const to = `${e.m} ${e.t}`;
-    if (!e.for) reach.sentForNone.add(to);
+    if (ofCorpus(e)) reach.corpus.add(to);
+    else if (!e.for) reach.shared.add(to);
     else reach.sentFor.set(e.for, (reach.sentFor.get(e.for) ?? new Set()).add(to));
   }
   return reach;
@@ -75,7 +84,8 @@ export function batchesOf(mutants: MutantCase[], operations: string[], reach?: R
   const reached = (m: MutantCase) =>
     new Set([
       ...[...own.get(m)!].flatMap((k) => [k, ...(reach?.sentFor.get(k) ?? [])]),
-      ...(m.killedBy.some((k) => CORPUS_READERS.test(k)) ? (reach?.sentForNone ?? []) : []),
+      ...(reach?.shared ?? []),
+      ...(m.killedBy.some((k) => CORPUS_READERS.test(k)) ? (reach?.corpus ?? []) : []),
     ]);
   const apart = (a: MutantCase, b: MutantCase) =>
     disjoint(reached(a), own.get(b)!) && disjoint(reached(b), own.get(a)!);
@@ -109,9 +119,9 @@ const sameRequest = (e: Behaviour, a: Alteration) =>
  * The members of a batch whose kill its run cannot vouch for, because another member may have caused it: one
  * that changed an exchange sent for their operations (a check of theirs that set up its case through the
  * other's operation; the exchange log's `for`), or one whose change reaches further: an exchange of the corpus
- * (sent for no operation) reaches the members judged by a check that reads it, and every member when none is;
- * a write rewritten or sent upstream of its own, an exchange that is none of the log's (the document), or an
- * answer that changes how the client treats every request reach every member.
+ * reaches the members judged by a check that reads it, and every member when none is; an exchange sent for
+ * what the whole run shares, a write rewritten or sent upstream of its own, an exchange that is none of the
+ * log's (the document), or an answer that changes how the client treats every request reach every member.
  */
 export function suspects(batch: MutantBatch, altered: Alteration[], exchanges: Behaviour[]): Set<string> {
   const suspected = new Set<string>();
@@ -131,7 +141,8 @@ export function suspects(batch: MutantBatch, altered: Alteration[], exchanges: B
     const victims = reachesAll
       ? others
       : matched.flat().flatMap((e) => {
-          if (!e.for) return readers.length ? readers.filter((r) => r !== m) : others;
+          if (ofCorpus(e)) return readers.length ? readers.filter((r) => r !== m) : others;
+          if (!e.for) return others;
           const victim = memberFor(e.for);
           return victim && victim !== m ? [victim] : [];
         });

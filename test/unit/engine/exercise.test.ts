@@ -23,7 +23,7 @@ function exercising() {
     const json = status === 201 ? { id: `00000000-0000-4000-8000-${String(sent.length).padStart(12, '0')}` } : {};
     return { status, json, body: JSON.stringify(json), contentType: 'application/json' } as Exchange;
   };
-  const pool = new FixturePool(model, answer, new Ledger(), false);
+  const pool = new FixturePool(model, answer, new Ledger(), { readOnly: false });
   const cases = { model, fixtures: pool, safe: new SafeValues('ct-exercise'), profile: seedProfile };
   pool.attach(cases);
   const ctx: ExerciseContext = {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, test } from 'vitest';
 import {
   BlockedByReadOnly,
   type ClientOptions,
+  forNoOperation,
   HttpClient,
   SendingStopped,
   sendingFor,
@@ -257,10 +258,17 @@ describe('HttpClient: the exchange log', () => {
         operation: 'GET /flows/{id}',
       },
     );
+    // An object the whole run shares, made for whichever case asked first: sent for no one operation.
+    await sendingFor(
+      'methods.get-idempotent',
+      () => forNoOperation(() => client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} })),
+      { operation: 'GET /flows/{id}' },
+    );
     await sendingFor('corpus', () => client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} }));
     await client.send({ method: 'GET', template: '/health', path: '/health' });
     expect(readExchangeLog(exchangeLog).map((b) => [b.by, b.for, `${b.m} ${b.t}`])).toEqual([
       ['methods.get-idempotent', 'GET /flows/{id}', 'POST /flows/'],
+      ['methods.get-idempotent', undefined, 'POST /flows/'],
       ['corpus', undefined, 'POST /flows/'],
       ['other', undefined, 'GET /health'],
     ]);

@@ -23,7 +23,7 @@ function poolAnswering(answers: Answer[]) {
       return answers.shift() ?? { status: 599, body: 'no more answers' };
     },
     new Ledger(),
-    false,
+    { readOnly: false },
   );
   pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: seedProfile });
   return { pool, sent };
@@ -65,6 +65,22 @@ describe('FixturePool shared objects', () => {
     expect(await pool.object('/variables', 'shared')).toBe(run);
   });
 
+  test("the run's shared object is made as the whole run's; an owner's and a fresh one as the asker's", async () => {
+    const asShared: string[] = [];
+    const pool = new FixturePool(model, async () => created(`v${asShared.length}`), new Ledger(), {
+      readOnly: false,
+      sharedAcrossOperations: (make) => {
+        asShared.push('made for the run');
+        return make();
+      },
+    });
+    pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: seedProfile });
+    await pool.object('/variables', 'shared');
+    await pool.object('/variables', 'shared', 'GET /graph');
+    await pool.object('/variables', 'fresh');
+    expect(asShared).toEqual(['made for the run']);
+  });
+
   test('a refusal (4xx) is a missing prerequisite, not a passing one', async () => {
     const { pool } = poolAnswering([failed(422)]);
     const error = await pool.object('/variables', 'shared').catch((e: unknown) => e);
@@ -91,7 +107,7 @@ describe('FixturePool: what the run deleted itself', () => {
 
   test('is written for cleanup to read only where the document offers a GET at its delete path', () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pool-ledger-')), 'ledger.jsonl');
-    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), false);
+    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), { readOnly: false });
     pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: seedProfile });
     const answer = (json: unknown): Answer => ({ status: 201, body: JSON.stringify(json), json });
     pool.noteCreated(op('POST /flows/'), answer({ id: 'f1', name: 'ct-pool-f' }), {});
@@ -117,7 +133,7 @@ describe('FixturePool: what a request may have made for the names it was given',
 
   test('the objects its answer lists of the names it sent are noted with the time of the answer, the others not', () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pool-ledger-')), 'ledger.jsonl');
-    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), false);
+    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), { readOnly: false });
     pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: prefectProfile });
     const date = 'Fri, 27 Nov 2026 22:30:31 GMT';
     const listed = [
@@ -141,7 +157,7 @@ describe('FixturePool: what a request may have made for the names it was given',
 
   test('a profile that declares no such operation notes nothing', () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'pool-ledger-')), 'ledger.jsonl');
-    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), false);
+    const pool = new FixturePool(model, async () => ({ status: 599, body: '' }), new Ledger(file), { readOnly: false });
     pool.attach({ model, fixtures: pool, safe: new SafeValues('ct-pool'), profile: seedProfile });
     pool.noteCreated(
       increment,
