@@ -96,6 +96,28 @@ interface Parts {
   done: Map<Operation, OperationRun>;
 }
 
+/** The run's fixture pool, and what generating cases knows (the pool among it). */
+function casesFor(
+  config: WorkerConfig,
+  files: ReturnType<typeof runFiles>,
+  client: HttpClient,
+  document: LoadedDocument,
+  model: ApiModel,
+): { pool: FixturePool; cases: CaseContext } {
+  const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), {
+    readOnly: config.readOnly,
+    sharedAcrossOperations: forNoOperation,
+  });
+  const cases: CaseContext = {
+    model,
+    fixtures: pool,
+    safe: new SafeValues(config.runTag),
+    profile: profileFor(document),
+  };
+  pool.attach(cases);
+  return { pool, cases };
+}
+
 /** The run's session, from what the suites knew at their start (the adapter reads it: config/worker.ts). */
 export async function createSession(start: WorkerStart): Promise<Session> {
   // vitest started while the CLI asked the target: the rest of the configuration comes when it has decided.
@@ -119,17 +141,7 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     borrowedFrom: config.identity?.baselineFrom,
   });
   const validators = new SchemaValidators(document.doc);
-  const pool = new FixturePool(model, (request) => client.send(request), new Ledger(files.ledger), {
-    readOnly: config.readOnly,
-    sharedAcrossOperations: forNoOperation,
-  });
-  const cases: CaseContext = {
-    model,
-    fixtures: pool,
-    safe: new SafeValues(config.runTag),
-    profile: profileFor(document),
-  };
-  pool.attach(cases);
+  const { pool, cases } = casesFor(config, files, client, document, model);
   const { scheduler, timeBox } = schedulerFor(client, config);
   const parts: Parts = { config, files, redactor, client, document, model, cases, pool, scheduler, done: new Map() };
   const validate: CheckContext['validate'] = (schema, value) => validators.validate(schema, value);
