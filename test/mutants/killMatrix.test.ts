@@ -3,10 +3,10 @@
  * caught by the checks it names; the unmutated proxy must give no failure outside the baseline. The matrix is
  * written to reports/mutants.json and reports/mutants.md.
  *
- * Mutants of operations no other mutant touches share a run (a batch: the proxy holds them all, the run selects
- * their operations and their checks): a run costs seconds before it sends its first request. A kill in a batch
- * counts only when no other mutant of the batch could have caused it (batches.ts: suspects); a
- * mutant under suspicion runs again alone, and is judged by that run.
+ * Mutants whose runs send nothing to each other's operations share a run (a batch: the proxy holds them all,
+ * the run selects their operations and their checks): a run costs seconds before it sends its first request.
+ * A kill in a batch counts only when no other mutant of the batch could have caused it (batches.ts: suspects);
+ * a mutant under suspicion runs again alone, and is judged by that run.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
