@@ -9,31 +9,24 @@
  * to none of theirs; without that run, every mutant runs alone.
  */
 import type { Behaviour } from '../../src/config/exchangeLog.js';
+import { isReadOperation } from '../../src/model/model.js';
 import type { MutantCase } from './registry.js';
-import type { Alteration } from '../support/proxy.js';
+import { type Alteration, matches } from '../support/proxy.js';
 
 export interface MutantBatch {
   target: 'plain' | 'cloud';
   /** The members' target label, where they play another database than SQLite. */
   label?: string;
   members: MutantCase[];
-  /** The document's operations (`METHOD /path`) each member's selection selects. */
+  /** The document's operations (`METHOD /path`) each mutant's selection selects. */
   operationsOf: Map<MutantCase, Set<string>>;
 }
 
-const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
-
-/** Every operation of a document, as `METHOD /path`. */
-export function operationKeys(document: { paths: object }): string[] {
-  return Object.entries(document.paths).flatMap(([p, item]) =>
-    Object.keys(item as object)
-      .filter((m) => METHODS.includes(m))
-      .map((m) => `${m.toUpperCase()} ${p}`),
-  );
-}
-
-/** An operation that changes nothing on the server: a GET, or one of Prefect's reads sent as POST. */
-const isRead = (key: string) => /^(GET|HEAD) /.test(key) || /^POST .*\/(filter|count|paginate|history)$/.test(key);
+/** An operation (`METHOD /path`) that changes nothing on the server, as the model says (read-only mode's). */
+const isRead = (key: string) => {
+  const [method, path] = key.split(' ');
+  return isReadOperation({ method, path });
+};
 
 /**
  * A mutant that rewrites a request which changes state may change what another operation of its batch reads:
@@ -80,7 +73,12 @@ const CORPUS_READERS = /^(filters|sorting|pagination|aggregates)\.|^contract\.de
  */
 export function batchesOf(mutants: MutantCase[], operations: string[], reach?: Reach): MutantBatch[] {
   const batches: Array<MutantBatch & { closed: boolean }> = [];
-  const own = new Map<MutantCase, Set<string>>();
+  const own = new Map(
+    mutants.map((m) => {
+      const selects = new RegExp(m.operations);
+      return [m, new Set(operations.filter((k) => selects.test(k)))];
+    }),
+  );
   const reached = (m: MutantCase) =>
     new Set([
       ...[...own.get(m)!].flatMap((k) => [k, ...(reach?.sentFor.get(k) ?? [])]),
@@ -90,8 +88,6 @@ export function batchesOf(mutants: MutantCase[], operations: string[], reach?: R
   const apart = (a: MutantCase, b: MutantCase) =>
     disjoint(reached(a), own.get(b)!) && disjoint(reached(b), own.get(a)!);
   for (const m of mutants) {
-    const selects = new RegExp(m.operations);
-    own.set(m, new Set(operations.filter((k) => selects.test(k))));
     const target = m.target ?? 'plain';
     const alone = !reach || !batchable(m, own.get(m)!);
     const joins = alone
@@ -99,21 +95,14 @@ export function batchesOf(mutants: MutantCase[], operations: string[], reach?: R
       : batches.find(
           (b) => !b.closed && b.target === target && b.label === m.label && b.members.every((o) => apart(o, m)),
         );
-    if (joins) {
-      joins.members.push(m);
-      joins.operationsOf.set(m, own.get(m)!);
-    } else
-      batches.push({ target, label: m.label, members: [m], operationsOf: new Map([[m, own.get(m)!]]), closed: alone });
+    if (joins) joins.members.push(m);
+    else batches.push({ target, label: m.label, members: [m], operationsOf: own, closed: alone });
   }
   return batches;
 }
 
 /** Answers that change how the suite's client treats every request after them: retries, pacing, a target gone. */
 const CLIENT_WIDE = new Set([0, 429, 502, 503, 504]);
-
-/** Whether a request the exchange log holds (its method and path template) is the one a mutant changed. */
-const sameRequest = (e: Behaviour, a: Alteration) =>
-  e.m === a.method && new RegExp(`^${e.t.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(a.path);
 
 /**
  * The members of a batch whose kill its run cannot vouch for, because another member may have caused it: one
@@ -130,10 +119,11 @@ export function suspects(batch: MutantBatch, altered: Alteration[], exchanges: B
   for (const m of batch.members) {
     const others = batch.members.filter((o) => o !== m);
     const own = altered.filter((a) => a.mutant === m.mutant.id);
-    const matched = own.map((a) => exchanges.filter((e) => sameRequest(e, a)));
+    // The log's requests each change is of (a log line holds its method and path template).
+    const matched = own.map((a) => exchanges.filter((e) => matches(e.t, e.m, a)));
     const reachesAll = own.some(
       (a, i) =>
-        (a.stage !== 'response' && !isRead(`${a.method} ${a.path}`)) ||
+        (a.stage !== 'response' && matched[i].some((e) => !isRead(`${e.m} ${e.t}`))) ||
         a.handWritten ||
         (a.status !== undefined && CLIENT_WIDE.has(a.status)) ||
         matched[i].length === 0,

@@ -15,9 +15,11 @@ import { laneBaseUrl } from '../support/lane.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
 import { checkIdOf } from '../../src/checks/check.js';
 import { readExchangeLog } from '../../src/config/exchangeLog.js';
+import type { OpenApiDocument } from '../../src/openapi/document.js';
+import { indexOperations } from '../../src/openapi/operations.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { type CliRun, failedChecks, prefectTargetEnv, repoRoot, runCli, sqliteLabel } from '../support/runCli.js';
-import { batchesOf, type MutantBatch, operationKeys, type Reach, reachOf, suspects } from './batches.js';
+import { batchesOf, type MutantBatch, type Reach, reachOf, suspects } from './batches.js';
 import { contractMutants, gateMutants, queryMutants, verbMutants, type MutantCase } from './registry.js';
 import { CLOUD_KEY, startCloudProxy } from '../support/cloudProxy.js';
 
@@ -65,8 +67,8 @@ function runAgainstProxy(
 beforeAll(async () => {
   proxies.plain = await startProxy(laneBaseUrl());
   proxies.cloud = await startCloudProxy(laneBaseUrl());
-  const served = (await (await fetch(`${laneBaseUrl()}/openapi.json`)).json()) as { paths: object };
-  operations = operationKeys(served);
+  const served = (await (await fetch(`${laneBaseUrl()}/openapi.json`)).json()) as OpenApiDocument;
+  operations = indexOperations(served).map((op) => op.key);
 });
 
 /** The batch's run with all its mutants in the proxy, and which of them it cannot vouch for. */
@@ -97,8 +99,7 @@ async function runJudging(m: MutantCase): Promise<{ run: CliRun; runWith: number
   batches ??= batchesOf(mutants, operations, reach);
   const batch = batches.find((b) => b.members.includes(m))!;
   const { run, suspected } = await batchRun(batch);
-  if (batch.members.length > 1 && !suspected.has(m.mutant.id)) return { run, runWith: batch.members.length };
-  if (batch.members.length === 1) return { run, runWith: 1 };
+  if (!suspected.has(m.mutant.id)) return { run, runWith: batch.members.length };
   proxies[batch.target]!.setMutant(m.mutant);
   const alone = await runAgainstProxy(m.operations, batch.target, batch.label, m.killedBy);
   proxies[batch.target]!.setMutant(undefined);

@@ -253,7 +253,7 @@ export const json = {
 };
 
 /** The path template a concrete path matches (`/flows/{id}` for `/flows/6f1…`). */
-export function matches(template: string, method: string, req: ProxiedRequest): boolean {
+export function matches(template: string, method: string, req: Pick<ProxiedRequest, 'method' | 'path'>): boolean {
   if (req.method !== method) return false;
   const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/?]+')}(\\?.*)?$`);
   return pattern.test(req.path);
