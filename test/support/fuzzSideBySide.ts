@@ -7,7 +7,10 @@
  * operations that answered a 5xx other than a retryable 503, and those only one tool met. Writes
  * reports/side-by-side-<release>.json and prints the table.
  *
- * usage: npx tsx test/support/fuzzSideBySide.ts --st PATH_TO_st [--prefect-version X] [--minutes N]
+ * `--default` measures the default run instead (the acceptance of issue 64): the suite's run with nothing
+ * configured but the URL, beside one Schemathesis run at seed 1, each on a fresh server of its own.
+ *
+ * usage: npx tsx test/support/fuzzSideBySide.ts --st PATH_TO_st [--prefect-version X] [--minutes N | --default]
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,15 +27,18 @@ const { values } = parseArgs({
     st: { type: 'string' },
     'prefect-version': { type: 'string' },
     minutes: { type: 'string', default: '10' },
+    default: { type: 'boolean', default: false },
   },
 });
 if (!values.st) {
   process.stderr.write(
-    'usage: npx tsx test/support/fuzzSideBySide.ts --st PATH_TO_st [--prefect-version X] [--minutes N]\n',
+    'usage: npx tsx test/support/fuzzSideBySide.ts --st PATH_TO_st [--prefect-version X] [--minutes N | --default]\n',
   );
   process.exit(2);
 }
 const minutes = Number(values.minutes);
+/** The default run against one Schemathesis run, rather than explore against a loop of seeds for the minutes. */
+const once = values.default;
 const version = readPin(values['prefect-version']).prefect;
 const work = path.join(os.tmpdir(), `side-by-side-${version}-${Date.now()}`);
 
@@ -72,7 +78,7 @@ async function suiteSide(): Promise<Set<string>> {
   const baseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${version}.json`);
   const code = await run(
     path.join(repoRoot, 'bin', 'conformance'),
-    ['explore', '--minutes', String(minutes)],
+    once ? [] : ['explore', '--minutes', String(minutes)],
     cleanEnv({
       CONFORMANCE_BASE_URL: server.baseUrl,
       CONFORMANCE_DISPOSABLE_TARGET: '1',
@@ -83,11 +89,12 @@ async function suiteSide(): Promise<Set<string>> {
     path.join(work, 'suite.log'),
   );
   await server.stop({ keepLogAt: path.join(work, 'suite-server.log') });
-  process.stderr.write(`suite: explore exited ${code}\n`);
+  process.stderr.write(`suite: ${once ? 'the default run' : 'explore'} exited ${code}\n`);
+  const logs = once
+    ? [path.join(out, '.run', 'exchanges.jsonl')]
+    : readdirSync(path.join(out, 'seeds')).map((seed) => path.join(out, 'seeds', seed, '.run', 'exchanges.jsonl'));
   const met = new Set<string>();
-  for (const seed of readdirSync(path.join(out, 'seeds')))
-    for (const x of readExchangeLog(path.join(out, 'seeds', seed, '.run', 'exchanges.jsonl')))
-      if (serverError(x.s)) met.add(`${x.m} ${x.t}`);
+  for (const log of logs) for (const x of readExchangeLog(log)) if (serverError(x.s)) met.add(`${x.m} ${x.t}`);
   return met;
 }
 
@@ -100,7 +107,7 @@ async function schemathesisSide(): Promise<{ met: Set<string>; seeds: number }> 
   const deadline = Date.now() + minutes * 60_000;
   let longest = 0;
   let seeds = 0;
-  for (let seed = 1; seeds === 0 || Date.now() + longest <= deadline; seed++) {
+  for (let seed = 1; seeds === 0 || (!once && Date.now() + longest <= deadline); seed++) {
     const started = Date.now();
     const har = path.join(dir, `seed-${seed}.har`);
     await run(
@@ -149,21 +156,22 @@ async function main() {
   const only = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x)).sort();
   const result = {
     release: version,
-    minutes,
+    ...(once ? { run: 'default' } : { minutes }),
     work,
     suite: { operations: suite.size, only: only(suite, st.met) },
     schemathesis: { seeds: st.seeds, operations: st.met.size, only: only(st.met, suite) },
     both: [...suite].filter((x) => st.met.has(x)).sort(),
   };
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
-  writeFileSync(path.join(repoRoot, 'reports', `side-by-side-${version}.json`), JSON.stringify(result, null, 2));
+  const name = `side-by-side-${version}${once ? '-default' : ''}.json`;
+  writeFileSync(path.join(repoRoot, 'reports', name), JSON.stringify(result, null, 2));
   process.stdout.write(
-    `prefect ${version}, ${minutes} min each: operations answering a 5xx other than 503\n` +
-      `  suite (explore)        ${suite.size}, only it: ${result.suite.only.join(', ') || 'none'}\n` +
+    `prefect ${version}, ${once ? 'one run' : `${minutes} min`} each: operations answering a 5xx other than 503\n` +
+      `  suite (${once ? 'default run' : 'explore'})  ${suite.size}, only it: ${result.suite.only.join(', ') || 'none'}\n` +
       `  schemathesis (${st.seeds} seeds) ${st.met.size}, only it: ${result.schemathesis.only.join(', ') || 'none'}\n` +
       `  both                   ${result.both.length}\n`,
   );
-  rmSync(path.join(work, 'suite', 'seeds'), { recursive: true, force: true });
+  if (!once) rmSync(path.join(work, 'suite', 'seeds'), { recursive: true, force: true });
 }
 
 main().catch((e: unknown) => {
