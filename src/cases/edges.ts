@@ -2,7 +2,9 @@
  * The boundary values of a body's fields, sent deterministically before the random ones, so that a seed
  * changes only the random part: numbers below and at a minimum, 0, −1, at and above a maximum; strings
  * empty, long and non-ASCII; null where a field is nullable; empty arrays and objects; the earliest and
- * latest instants of a date-time. A field that names the run's object keeps the run's name in its edges,
+ * latest instants of a date-time. Where the document sets no bound, values past what an implementation must
+ * hold (EXTREME): a number past 64 bits, the earliest and latest instants at offsets
+ * that carry them past year 1 and year 9999 in UTC. A field that names the run's object keeps the run's name in its edges,
  * so that an edge never reaches an object that is not the run's.
  */
 import type { OpenApiDocument } from '../openapi/document.js';
@@ -25,7 +27,10 @@ export type EdgeLabel =
   | 'empty-array'
   | 'empty-object'
   | 'earliest'
-  | 'latest';
+  | 'latest'
+  | 'past-64-bits'
+  | 'earliest-offset'
+  | 'latest-offset';
 
 export interface FieldEdge {
   field: string;
@@ -67,6 +72,13 @@ type S = Schema & {
 /** The labels of values past a bound the document sets: a body with one of them is invalid. */
 export const OUT_OF_RANGE: ReadonlySet<EdgeLabel> = new Set(['below-minimum', 'above-maximum', 'too-long']);
 
+/**
+ * The labels of values the document admits but an implementation need not hold: JSON lets it limit the range
+ * and precision of the numbers it takes (RFC 8259 §6), and a date type may end at years 1 and 9999 in UTC.
+ * A refusal (4xx) is a fair answer to them; a server error is not. Each is an input class of its own.
+ */
+export const EXTREME: ReadonlySet<EdgeLabel> = new Set(['past-64-bits', 'earliest-offset', 'latest-offset']);
+
 /** A long string where the schema sets no maximum length: longer than any name a person types. */
 const LONG = 1000;
 const NON_ASCII = 'Grüße, 世界 🌍';
@@ -98,6 +110,10 @@ function numberEdges(b: S, integer: boolean): Array<[EdgeLabel, number]> {
   out.push(['zero', 0], ['minus-one', -1]);
   out.push(['maximum', max ?? (integer ? 2 ** 31 - 1 : 1e9)]);
   if (max !== undefined) out.push(['above-maximum', b.maximum !== undefined ? max + step : b.exclusiveMaximum!]);
+  // 2^64, integer or not: past every 64-bit integer, and a duration or a rate of that many seconds is past what a
+  // date type holds. (A double near the largest is not sent: Prefect stores it, and every read of its collection
+  // then answers 503 for the rest of the run; docs/findings.md.)
+  else out.push(['past-64-bits', 2 ** 64]);
   return b.multipleOf ? out.filter(([, v]) => Number.isInteger(v / b.multipleOf!)) : out;
 }
 
@@ -107,6 +123,10 @@ function stringEdges(b: S, runName: string | undefined): Array<[EdgeLabel, strin
     return [
       ['earliest', '0001-01-01T00:00:00Z'],
       ['latest', '9999-12-31T23:59:59Z'],
+      // The same dates at the largest offsets RFC 3339 allows: in UTC the first falls in year 0, the second in
+      // year 10000.
+      ['earliest-offset', '0001-01-01T00:00:00+23:59'],
+      ['latest-offset', '9999-12-31T23:59:59-23:59'],
     ];
   if (b.format === 'date')
     return [

@@ -5,6 +5,7 @@
  */
 import type { BuiltRequest } from '../cases/requests.js';
 import type { NegativeKind } from '../cases/negative.js';
+import type { EdgeLabel } from '../cases/edges.js';
 import type { Exchange } from '../http/client.js';
 import { SendingStopped } from '../http/client.js';
 import type { Collection, ApiModel } from '../model/model.js';
@@ -22,14 +23,29 @@ import type { BuiltCorpus } from '../resources/corpus.js';
 export type { BuiltCorpus, BuiltRequest, Exchange };
 export { SendingStopped };
 
-/** How an exchange of an operation's exercise came about: its valid request, a generated body, a negative one, an unknown id. */
-/** `wrong-content-type`: the recipe's JSON body sent as text/plain (spec §4.2: a server reads JSON as JSON). */
-/** What a request sent: `edge` is a valid body with one field's boundary value, chosen deterministically (cases/edges.ts). */
-export type ExchangeKind = 'recipe' | 'generated' | 'edge' | 'negative' | 'wrong-content-type' | 'unknown';
+/**
+ * How an exchange of an operation's exercise came about: `recipe` its valid request; `generated` a random valid
+ * body; `edge` a valid body with boundary values chosen deterministically (cases/edges.ts); `extreme` one with
+ * values past what an implementation must hold (cases/edges.ts EXTREME: a refusal is fair, a crash is not);
+ * `negative` an invalid body; `wrong-content-type` the recipe's JSON body sent as text/plain (spec §4.2: a
+ * server reads JSON as JSON); `unknown` an identifier that names no object; `server-made` a DELETE of a member
+ * the server made itself under the run's own object (a work pool's default queue).
+ */
+export type ExchangeKind =
+  | 'recipe'
+  | 'generated'
+  | 'edge'
+  | 'extreme'
+  | 'negative'
+  | 'wrong-content-type'
+  | 'unknown'
+  | 'server-made';
 
 export interface Sent {
   kind: ExchangeKind;
   negative?: NegativeKind;
+  /** For an edge or an extreme body: the label of the values it set (cases/edges.ts). */
+  edge?: EdgeLabel;
   detail?: string;
   /**
    * For a generated body: the top-level fields in which the cause lies, those where it differs from the

@@ -15,9 +15,9 @@ import {
 } from '../cases/requests.js';
 import { JudgedOnce } from '../cases/distinct.js';
 import { negativeCases } from '../cases/negative.js';
-import { edgeRows, singleField, type EdgeRow } from '../cases/edges.js';
+import { EXTREME, edgeRows, singleField, type EdgeRow } from '../cases/edges.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
-import type { RequestToSend } from '../openapi/request.js';
+import { is2xx, type RequestToSend } from '../openapi/request.js';
 import type { Replay } from '../report/baseline.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
 import type { FixturePool } from '../resources/pool.js';
@@ -151,6 +151,8 @@ interface Exercise {
   op: Operation;
   run: OperationRun;
   built: BuiltRequest;
+  /** The path parameters of the objects an extreme value made or changed, deleted once the exercise ends. */
+  touchedByExtremes: Array<Record<string, unknown>>;
 }
 
 /** Send one request of the exercise, note what it made or deleted, and record it with its kind. */
@@ -180,34 +182,85 @@ async function sendEdgeRow(ex: Exercise, row: EdgeRow, base: Record<string, unkn
   // on a base that renames.
   const withOtherNamesFresh = (json: Record<string, unknown>, fields: string[]) =>
     renames || fields.some((f) => ctx.cases.safe.isNameField(f)) ? renamedAfresh(ctx, json, fields) : json;
+  const extreme = EXTREME.has(row.label);
   const asSent = (json: Record<string, unknown>, fields: string[]): [ExchangeKind, RequestToSend, Partial<Sent>] => {
-    const detail = `edge ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
+    const detail = `${extreme ? 'extreme' : 'edge'} ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
     const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
-    return row.valid
-      ? ['edge', request, { detail, fields }]
-      : ['negative', { ...request, refusedBeforeData: true }, { negative: 'out-of-range', detail }];
+    if (!row.valid) return ['negative', { ...request, refusedBeforeData: true }, { negative: 'out-of-range', detail }];
+    return [extreme ? 'extreme' : 'edge', request, { detail, fields, edge: row.label }];
   };
-  const unexpected = (exchange: Exchange) =>
-    row.valid
-      ? ctx.problemWithValidExchange(op, exchange) !== undefined ||
-        (exchange.status >= 400 && exchange.status < 500 && exchange.status !== 404 && exchange.status !== 409)
-      : exchange.status !== 0 && (exchange.status < 400 || exchange.status >= 500) && exchange.status !== 503;
+  const serverError = (exchange: Exchange) => exchange.status >= 500 && exchange.status !== 503;
+  const refused = (exchange: Exchange) =>
+    exchange.status >= 400 && exchange.status < 500 && exchange.status !== 404 && exchange.status !== 409;
+  const unexpected = (exchange: Exchange) => {
+    if (!row.valid) return (exchange.status !== 0 && exchange.status < 400) || serverError(exchange);
+    // An extreme value may be refused, but one field's refusal would hide another's crash.
+    if (extreme) return serverError(exchange) || refused(exchange);
+    return ctx.problemWithValidExchange(op, exchange) !== undefined || refused(exchange);
+  };
   const [kind, request, extra] = asSent(row.json, row.fields);
-  if (row.fields.length === 1) return void (await send(ex, kind, request, built.pathParams, extra));
+  if (row.fields.length === 1) {
+    const exchange = await send(ex, kind, request, built.pathParams, extra);
+    if (extreme) noteTouched(ex, exchange);
+    return;
+  }
   const exchange = await ctx.client.send(request);
   ctx.pool.noteCreated(op, exchange, built.pathParams, request.json);
+  if (extreme) noteTouched(ex, exchange);
   if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra });
   let shown = false;
   for (const field of row.fields) {
     const [k, single, detail] = asSent(singleField(row, field, base), [field]);
     const alone = await send(ex, k, single, built.pathParams, detail);
+    if (extreme) noteTouched(ex, alone);
     shown ||= Math.floor(alone.status / 100) === Math.floor(exchange.status / 100);
   }
   if (!shown) run.sent.push({ kind, exchange, ...extra });
 }
 
-/** Each field's edges, deterministically, before the random bodies: a seed changes only the random part that follows. */
-async function sendEdges(ex: Exercise, schema: Schema, recipeBody: Record<string, unknown>): Promise<void> {
+/**
+ * The object an accepted extreme value made (a create's answer) or changed (the request's own object), to be
+ * deleted when the operation's exercise ends: a value the server stored may break every later read of its
+ * collection (Prefect's v2 concurrency limits answer 503 to every list while one decays 2^64 slots a second),
+ * and no other check should meet that. The extreme values are the exercise's last requests.
+ */
+function noteTouched(ex: Exercise, exchange: Exchange): void {
+  const record = ex.ctx.cases.model.recordOf(ex.op);
+  const c = record.collection;
+  if (!is2xx(exchange) || record.reads || !c?.delete || !c.item) return;
+  if (c.create?.key === ex.op.key) {
+    const items = Array.isArray(exchange.json) ? exchange.json : [exchange.json];
+    for (const item of items as Array<Record<string, unknown> | null>) {
+      const id = item?.[c.idField];
+      if (id !== undefined) ex.touchedByExtremes.push({ ...ex.built.pathParams, [c.item.param]: id });
+    }
+  } else if (record.named && record.mutates.has(record.named.param) && c.item.path === ex.op.path)
+    ex.touchedByExtremes.push(ex.built.pathParams);
+}
+
+/** Delete what the extreme values made or changed (noteTouched); cleanup lists whatever this leaves. */
+async function deleteTouched(ex: Exercise): Promise<void> {
+  const del = ex.ctx.cases.model.recordOf(ex.op).collection?.delete;
+  const seen = new Set<string>();
+  for (const params of ex.touchedByExtremes) {
+    const path = del ? withPath(del, params) : undefined;
+    if (!del || !path || seen.has(path)) continue;
+    seen.add(path);
+    const request = { method: 'DELETE', template: del.path, path };
+    ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
+  }
+}
+
+/**
+ * Each field's edges, deterministically, before the random bodies (a seed changes only the random part that
+ * follows); the extreme ones (`extreme`) apart, last.
+ */
+async function sendEdges(
+  ex: Exercise,
+  schema: Schema,
+  recipeBody: Record<string, unknown>,
+  extreme: boolean,
+): Promise<void> {
   const { ctx, op, built } = ex;
   const profile = ctx.cases.profile;
   const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
@@ -227,7 +280,7 @@ async function sendEdges(ex: Exercise, schema: Schema, recipeBody: Record<string
       nameStem: `${ctx.cases.safe.runTag}-edge${createHash('sha1').update(op.key).digest('hex').slice(0, 4)}`,
       accepts: (json) => ctx.validators.validate(schema, json) === undefined,
     });
-    for (const row of rows) await sendEdgeRow(ex, row, base, renames);
+    for (const row of rows) if (EXTREME.has(row.label) === extreme) await sendEdgeRow(ex, row, base, renames);
   }
 }
 
@@ -310,6 +363,36 @@ async function sendReplays(ex: Exercise): Promise<void> {
   }
 }
 
+/**
+ * A DELETE of each member the server made itself under an object of the run's own: a parent made for this
+ * request alone holds no member of the run's, so every member its collection's filter lists there is the
+ * server's (a work pool's default queue). A server may refuse to delete one; it may not crash on it.
+ */
+async function sendServerMade(ex: Exercise): Promise<void> {
+  const { ctx, op, built } = ex;
+  const record = ctx.cases.model.recordOf(op);
+  const { filter, item, parentParams = [] } = record.collection ?? {};
+  if (record.collection?.delete?.key !== op.key || !filter || !item || parentParams.length === 0) return;
+  const parents: Record<string, unknown> = {};
+  for (const param of parentParams) {
+    const ref = record.pathRefs[param];
+    if (!ref) return;
+    parents[param] = await ctx.cases.fixtures.value(ref, 'fresh');
+  }
+  const listed = await ctx.client.send({
+    method: filter.method,
+    template: filter.path,
+    path: withPath(filter, parents),
+    json: ctx.cases.model.recordOf(filter).bodySchema ? {} : undefined,
+  });
+  const members = Array.isArray(listed.json) ? (listed.json as Array<Record<string, unknown> | null>) : [];
+  for (const id of members.map((m) => m?.[record.collection!.idField]).filter((v) => v !== undefined)) {
+    const params = { ...parents, [item.param]: id };
+    const detail = `a member the server made under the run's own ${parentParams.map((p) => `{${p}}`).join(', ')}: ${JSON.stringify(id)}`;
+    await send(ex, 'server-made', { ...built.request, path: withPath(op, params) }, params, { detail });
+  }
+}
+
 /** Why the operation is not exercised at all, if it is not: read-only mode, a shared target, a schema that does not compile. */
 function notExercised(ctx: ExerciseContext, op: Operation): string | undefined {
   const safety = ctx.cases.profile.safety(op);
@@ -332,13 +415,13 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     if (e instanceof BlockedByReadOnly) return { ...run, skipped: e.message };
     throw e;
   }
-  const ex: Exercise = { ctx, op, run, built };
+  const ex: Exercise = { ctx, op, run, built, touchedByExtremes: [] };
   await send(ex, 'recipe', built.request, built.pathParams);
   const record = ctx.cases.model.recordOf(op);
   const schema = record.bodySchema;
   const mayGenerate = ctx.cases.profile.safety(op)?.generated ?? true;
   const recipeBody = objectBody(built.request.json);
-  if (schema && mayGenerate && recipeBody) await sendEdges(ex, schema, recipeBody);
+  if (schema && mayGenerate && recipeBody) await sendEdges(ex, schema, recipeBody, false);
   if (schema && mayGenerate) {
     await sendGenerated(ex);
     await sendInvalid(ex, schema);
@@ -351,6 +434,15 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     } catch (e) {
       if (!isMissingPrerequisite(e)) throw e;
     }
+  }
+  try {
+    await sendServerMade(ex);
+  } catch (e) {
+    if (!isMissingPrerequisite(e)) throw e;
+  }
+  if (schema && mayGenerate && recipeBody) {
+    await sendEdges(ex, schema, recipeBody, true);
+    await deleteTouched(ex);
   }
   return run;
 }

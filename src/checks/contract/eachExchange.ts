@@ -20,22 +20,30 @@ export const negative = (kind: NegativeKind) => (s: Sent) => s.kind === 'negativ
 export const every = () => true;
 
 /**
- * The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`.
- * An edge is a generated valid body whose value was chosen rather than drawn: the same class, so that a cause
- * an edge meets and a random body meets is one key.
+ * The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`,
+ * `server-made`, and an extreme value's label (`past-64-bits`). An edge is a generated valid body whose value was
+ * chosen rather than drawn: the same class, so that a cause an edge meets and a random body meets is one key. An
+ * extreme value is one no generator draws, each label a class of its own.
  */
-export const inputClass = (s: Sent): string =>
-  s.kind === 'negative' ? `negative:${s.negative}` : s.kind === 'edge' ? 'generated' : s.kind;
+export const inputClass = (s: Sent): string => {
+  if (s.kind === 'negative') return `negative:${s.negative}`;
+  if (s.kind === 'edge') return 'generated';
+  if (s.kind === 'extreme') return s.edge ?? 'extreme';
+  return s.kind;
+};
+
+/** The classes of bodies whose server errors are traced to their fields. */
+const tracedToFields = (s: Sent) => s.kind === 'generated' || s.kind === 'edge' || s.kind === 'extreme';
 
 /**
- * The cause of a server error as a failure key: the input class and, for a generated body, the fields the
- * cause lies in (`500 generated {work_pool_name}`), so that a known crash excuses only itself. A generated
+ * The cause of a server error as a failure key: the input class and, for a generated or extreme body, the fields
+ * the cause lies in (`500 generated {work_pool_name}`), so that a known crash excuses only itself. A generated
  * body whose cause lies in none of its fields (`500 generated {}`: it shrank to the valid request's own body,
  * which the server took before) failed for the state earlier requests left, not for itself. A body never
  * traced to its fields keeps the bare class.
  */
 export const causeOf = (s: Sent): string =>
-  inputClass(s) === 'generated' && s.fields ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
+  tracedToFields(s) && s.fields ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
 
 /** The server said 503 to this request, then dropped the connection on a retry: unavailable, not broken. */
 export const unavailableThenDropped = (ex: Exchange) => ex.status === 0 && (ex.earlier ?? []).includes(503);

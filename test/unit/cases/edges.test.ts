@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { minimalFor } from '../../../src/cases/arbitrary.js';
-import { OUT_OF_RANGE, edgeRows, edgesOfField, singleField } from '../../../src/cases/edges.js';
+import { EXTREME, OUT_OF_RANGE, edgeRows, edgesOfField, singleField } from '../../../src/cases/edges.js';
 import { indexOperations, jsonBodySchema, type Schema } from '../../../src/openapi/operations.js';
 import { SchemaValidators } from '../../../src/openapi/validators.js';
 import { referenceDoc } from '../support.js';
@@ -33,10 +33,23 @@ describe('edges of a field', () => {
     expect(edges).toMatchObject({ 'below-minimum': 0, minimum: 1, maximum: 4, 'above-maximum': 5 });
   });
 
-  test('an unbounded integer gets the 32-bit bounds the generators use, and nothing out of range', () => {
-    const labels = edgesOfField(doc, 'n', { type: 'integer' }).map((e) => e.label);
-    expect(labels).toEqual(['minimum', 'zero', 'minus-one', 'maximum']);
-    expect(edgesOfField(doc, 'n', { type: 'integer' })[0].value).toBe(-(2 ** 31));
+  test('an unbounded integer gets the 32-bit bounds the generators use, then one past 64 bits; nothing out of range', () => {
+    const edges = edgesOfField(doc, 'n', { type: 'integer' });
+    expect(edges.map((e) => e.label)).toEqual(['minimum', 'zero', 'minus-one', 'maximum', 'past-64-bits']);
+    expect(edges[0].value).toBe(-(2 ** 31));
+    // As JSON it reads as an integer past 2^64, which no 64-bit integer holds.
+    expect(BigInt(JSON.stringify(edges.at(-1)!.value)) > 2n ** 64n - 1n).toBe(true);
+    expect(edges.map((e) => e.label).filter((l) => OUT_OF_RANGE.has(l))).toEqual([]);
+  });
+
+  test('an unbounded number ends past 64 bits too; a bound leaves the extremes out', () => {
+    expect(edgesOfField(doc, 'x', { type: 'number' }).at(-1)).toEqual({
+      field: 'x',
+      label: 'past-64-bits',
+      value: 2 ** 64,
+    });
+    const bounded = edgesOfField(doc, 'n', { type: 'integer', maximum: 10 }).map((e) => e.label);
+    expect(bounded.filter((l) => EXTREME.has(l))).toEqual([]);
   });
 
   test('a nullable string: null, empty, long, non-ASCII; a maxLength gives at and past it', () => {
@@ -56,7 +69,7 @@ describe('edges of a field', () => {
     for (const e of edges) expect(String(e.value).startsWith('run-7')).toBe(true);
   });
 
-  test('enums, patterns and uuids have no edge but null; dates have the earliest and latest', () => {
+  test('enums, patterns and uuids have no edge but null; dates have the earliest and latest, in UTC and at offsets past them', () => {
     expect(edgesOfField(doc, 'e', { type: 'string', enum: ['A', 'B'] })).toEqual([]);
     expect(edgesOfField(doc, 'p', { type: 'string', pattern: '^a$' })).toEqual([]);
     expect(edgesOfField(doc, 'u', { anyOf: [{ type: 'string', format: 'uuid' }, { type: 'null' }] })).toEqual([
@@ -65,6 +78,8 @@ describe('edges of a field', () => {
     expect(edgesOfField(doc, 'd', { type: 'string', format: 'date-time' }).map((e) => e.value)).toEqual([
       '0001-01-01T00:00:00Z',
       '9999-12-31T23:59:59Z',
+      '0001-01-01T00:00:00+23:59',
+      '9999-12-31T23:59:59-23:59',
     ]);
   });
 });
@@ -127,6 +142,7 @@ describe('rows of edges over the reference document', () => {
       'below-minimum': ['limit'],
       minimum: ['limit'],
       maximum: ['limit'],
+      'past-64-bits': ['limit'],
       null: ['description'],
       empty: ['description'],
       long: ['description', 'name'],

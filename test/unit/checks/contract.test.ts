@@ -262,6 +262,31 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     ]);
   });
 
+  test('an extreme value is a class of its own, keyed by its label and field; refusing it is no failure of any check', async () => {
+    const extreme = (status: number, fields: string[]) => ({
+      kind: 'extreme' as const,
+      edge: 'past-64-bits' as const,
+      fields,
+      reply: status === 422 ? { status, json: VALIDATION } : { status, json: {} },
+    });
+    const crashing = await fakeContext({
+      exercised: {
+        'POST /flows/filter': [extreme(500, ['offset']), extreme(422, ['limit'])],
+        'DELETE /flows/{id}': [{ kind: 'server-made', reply: { status: 500, json: {} } }],
+      },
+    });
+    const verdict = await judge('contract.no-5xx', 'POST /flows/filter', crashing);
+    if (verdict.status !== 'failed') throw new Error(`expected a failure, got ${verdict.status}`);
+    expect(verdict.failures.map((f) => f.key)).toEqual(['500 past-64-bits {offset}']);
+    const deleted = await judge('contract.no-5xx', 'DELETE /flows/{id}', crashing);
+    if (deleted.status !== 'failed') throw new Error(`expected a failure, got ${deleted.status}`);
+    expect(deleted.failures.map((f) => f.key)).toEqual(['500 server-made']);
+    const refused = await fakeContext({ exercised: { 'POST /flows/filter': [extreme(422, ['offset'])] } });
+    expect(outcome(await judge('contract.no-5xx', 'POST /flows/filter', refused))).toBe('passed');
+    // valid-input-accepted asks a 2xx of valid input; an extreme value is not held to it.
+    expect(applies('contract.valid-input-accepted', 'POST /flows/filter', refused)).toBe(false);
+  });
+
   test('the generated-body property shrinks on a server error and on valid input refused, not on other failures', async () => {
     const { ctx } = await fakeContext();
     const op = ctx.model.operations.find((o) => o.key === 'POST /flows/')!;
