@@ -110,9 +110,7 @@ function numberEdges(b: S, integer: boolean): Array<[EdgeLabel, number]> {
   out.push(['zero', 0], ['minus-one', -1]);
   out.push(['maximum', max ?? (integer ? 2 ** 31 - 1 : 1e9)]);
   if (max !== undefined) out.push(['above-maximum', b.maximum !== undefined ? max + step : b.exclusiveMaximum!]);
-  // 2^64, integer or not: past every 64-bit integer, and a duration or a rate of that many seconds is past what a
-  // date type holds. (A double near the largest is not sent: Prefect stores it, and every read of its collection
-  // then answers 503 for the rest of the run; docs/findings.md.)
+  // 2^64, integer or not: past every 64-bit integer, and as a number of seconds past what a date type holds.
   else out.push(['past-64-bits', 2 ** 64]);
   return b.multipleOf ? out.filter(([, v]) => Number.isInteger(v / b.multipleOf!)) : out;
 }

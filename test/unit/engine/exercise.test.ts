@@ -171,4 +171,49 @@ describe('the edges every run sends', () => {
     expect(edgeNames.length).toBeGreaterThan(5);
     expect(new Set(edgeNames).size).toBe(edgeNames.length);
   });
+
+  test('values past what a server must hold come last, keyed by their label, and what they made is deleted then', async () => {
+    const { ctx, sent } = exercising();
+    const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
+    const run = await exerciseOperation(ctx, op);
+    const kinds = run.sent.map((s) => s.kind);
+    const extremes = run.sent.filter((s) => s.kind === 'extreme');
+    expect(extremes.map((s) => s.edge)).toContain('past-64-bits');
+    expect(kinds.indexOf('extreme')).toBeGreaterThan(kinds.lastIndexOf('generated'));
+    expect(kinds.indexOf('extreme')).toBeGreaterThan(kinds.lastIndexOf('negative'));
+    // Every member an extreme body made (this target takes them all: 201) is deleted after the last of them.
+    const made = extremes.map((s) => (s.exchange.json as { id: string }).id);
+    const deletes = sent.filter((r) => r.method === 'DELETE').map((r) => r.path);
+    expect(deletes).toEqual(made.map((id) => `/v2/concurrency_limits/${id}`));
+    const lastExtreme = Math.max(
+      ...sent.map((r, i) => (JSON.stringify(r.json ?? '').includes('18446744073709552000') ? i : -1)),
+    );
+    expect(sent.findIndex((r) => r.method === 'DELETE')).toBeGreaterThan(lastExtreme);
+  });
+
+  test("a DELETE goes to each member the server made under a parent of the run's own, listed by the collection's filter", async () => {
+    const { ctx, sent } = exercising();
+    const client = ctx.client.send.bind(ctx.client);
+    // The target lists one queue it made itself in every pool, as Prefect's default queue.
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        if (!r.path.endsWith('/queues/filter')) return client(r);
+        sent.push(r);
+        return { status: 200, json: [{ name: 'default' }], body: '', contentType: 'application/json' } as Exchange;
+      },
+    } as unknown as HttpClient;
+    const op = model.operations.find((o) => o.key === 'DELETE /work_pools/{work_pool_name}/queues/{name}')!;
+    const run = await exerciseOperation(ctx, op);
+    const serverMade = run.sent.filter((s) => s.kind === 'server-made');
+    expect(serverMade).toHaveLength(1);
+    const listed = sent.find((r) => r.path.endsWith('/queues/filter'))!;
+    const pool = listed.path.split('/')[2];
+    expect(serverMade[0].detail).toMatch(/\{work_pool_name\}: "default"$/);
+    // The pool is one made for this request: not the recipe's, whose queue the recipe deleted.
+    const recipePool = sent.find((r) => r.method === 'DELETE')!.path.split('/')[2];
+    expect(pool).not.toBe(recipePool);
+    expect(sent.filter((r) => r.method === 'DELETE').map((r) => r.path)).toContain(
+      `/work_pools/${pool}/queues/default`,
+    );
+  });
 });
