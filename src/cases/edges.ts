@@ -30,7 +30,8 @@ export type EdgeLabel =
   | 'latest'
   | 'past-64-bits'
   | 'earliest-offset'
-  | 'latest-offset';
+  | 'latest-offset'
+  | 'unknown-only';
 
 export interface FieldEdge {
   field: string;
@@ -77,7 +78,12 @@ export const OUT_OF_RANGE: ReadonlySet<EdgeLabel> = new Set(['below-minimum', 'a
  * and precision of the numbers it takes (RFC 8259 §6), and a date type may end at years 1 and 9999 in UTC.
  * A refusal (4xx) is a fair answer to them; a server error is not. Each is an input class of its own.
  */
-export const EXTREME: ReadonlySet<EdgeLabel> = new Set(['past-64-bits', 'earliest-offset', 'latest-offset']);
+export const EXTREME: ReadonlySet<EdgeLabel> = new Set([
+  'past-64-bits',
+  'earliest-offset',
+  'latest-offset',
+  'unknown-only',
+]);
 
 /** A long string where the schema sets no maximum length: longer than any name a person types. */
 const LONG = 1000;
@@ -226,4 +232,17 @@ export function edgeRows(input: EdgeInput): EdgeRow[] {
 /** The row cut to one of its fields: the recipe's body with that field's edge alone. */
 export function singleField(row: EdgeRow, field: string, body: Record<string, unknown>): Record<string, unknown> {
   return { ...body, [field]: row.json[field] };
+}
+
+/**
+ * A body of one property the document does not name and nothing else (`unknown-only`, EXTREME): where the
+ * schema forbids other properties or requires some it is invalid, elsewhere it reads as an empty body. Either
+ * way a server may refuse it, and may not crash on it.
+ */
+export function unknownOnlyBody(doc: OpenApiDocument, bodySchema: Schema): Record<string, unknown> | undefined {
+  const root = mergeAllOf({ doc }, resolveRef<S>(doc, bodySchema));
+  if (typeOf(root) !== 'object') return undefined;
+  let name = 'conformance_unknown';
+  while (root.properties && name in root.properties) name = `_${name}`;
+  return { [name]: true };
 }

@@ -15,7 +15,7 @@ import {
 } from '../cases/requests.js';
 import { JudgedOnce } from '../cases/distinct.js';
 import { negativeCases } from '../cases/negative.js';
-import { EXTREME, edgeRows, singleField, type EdgeRow } from '../cases/edges.js';
+import { EXTREME, edgeRows, singleField, unknownOnlyBody, type EdgeRow } from '../cases/edges.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import { is2xx, type RequestToSend } from '../openapi/request.js';
 import type { Replay } from '../report/baseline.js';
@@ -187,7 +187,8 @@ async function sendEdgeRow(ex: Exercise, row: EdgeRow, base: Record<string, unkn
     const detail = `${extreme ? 'extreme' : 'edge'} ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
     const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
     if (!row.valid) return ['negative', { ...request, refusedBeforeData: true }, { negative: 'out-of-range', detail }];
-    return [extreme ? 'extreme' : 'edge', request, { detail, fields, edge: row.label }];
+    if (extreme) return ['extreme', { ...request, valuesSuspect: true }, { detail, fields, edge: row.label }];
+    return ['edge', request, { detail, fields, edge: row.label }];
   };
   const serverError = (exchange: Exchange) => exchange.status >= 500 && exchange.status !== 503;
   const refused = (exchange: Exchange) =>
@@ -393,6 +394,15 @@ async function sendServerMade(ex: Exercise): Promise<void> {
   }
 }
 
+/** A body of one property the document does not name (cases/edges.ts unknownOnlyBody), judged for crashes only. */
+async function sendUnknownOnly(ex: Exercise, schema: Schema): Promise<void> {
+  const json = unknownOnlyBody(ex.ctx.cases.model.doc, schema);
+  if (!json) return;
+  const detail = `extreme unknown-only: ${JSON.stringify(json)}`;
+  const request = { ...ex.built.request, json, valuesSuspect: true };
+  noteTouched(ex, await send(ex, 'extreme', request, ex.built.pathParams, { detail, edge: 'unknown-only' }));
+}
+
 /** Why the operation is not exercised at all, if it is not: read-only mode, a shared target, a schema that does not compile. */
 function notExercised(ctx: ExerciseContext, op: Operation): string | undefined {
   const safety = ctx.cases.profile.safety(op);
@@ -442,6 +452,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   }
   if (schema && mayGenerate && recipeBody) {
     await sendEdges(ex, schema, recipeBody, true);
+    await sendUnknownOnly(ex, schema);
     await deleteTouched(ex);
   }
   return run;

@@ -459,7 +459,7 @@ export class HttpClient {
         await this.untilStart(ticket);
         // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
         // wait for the fewer slots there are.
-        const alone = this.pacing.goesAlone(earlier);
+        const alone = this.pacing.goesAlone(earlier, request.valuesSuspect);
         // The time is looked at again once the request has its slot: many wait for one side by side (cleanup's
         // deletes), and a request whose turn came after the time ran out is not sent.
         // The pace is kept where requests start: one whose time came while it waited for its slot may find the
@@ -479,7 +479,8 @@ export class HttpClient {
           continue;
         }
         if (exchange.attempts === 0) return exchange;
-        if (this.pacing.answered(request.path, exchange.status, exchange.responseHeaders, exchange.ms, write))
+        const told = { write, valuesSuspect: request.valuesSuspect };
+        if (this.pacing.answered(request.path, exchange.status, exchange.responseHeaders, exchange.ms, told))
           this.onRoom?.();
         this.writeStatus();
         this.wake();
@@ -504,7 +505,7 @@ export class HttpClient {
           continue;
         }
         if (exchange.status !== 503) return exchange;
-        const next = this.pacing.afterUnavailable(operation, earlier);
+        const next = this.pacing.afterUnavailable(operation, earlier, request.valuesSuspect);
         if ('giveUp' in next) return exchange;
         await new Promise((r) => setTimeout(r, next.retryInMs));
       }

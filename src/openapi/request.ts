@@ -23,6 +23,12 @@ export interface RequestToSend {
    */
   refusedBeforeData?: boolean;
   /**
+   * Its values are past what a server must hold (cases/edges.ts EXTREME): a 503 to it is more likely its
+   * values' answer than the server's load (Prefect on PostgreSQL answers 503 to a value the database refuses).
+   * After a 503 it is sent once more, never alone, and its 503s say nothing of the load (http/pacing).
+   */
+  valuesSuspect?: boolean;
+  /**
    * Sent at the same moment as another request on purpose (two clients racing one transition): it goes at
    * once, never held back for the server's sake, for the race is what the check asks about.
    */

@@ -189,6 +189,22 @@ export const contractMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'contract-500-on-limit-past-64-bits',
+      breaks:
+        'POST /flows/filter answers 500 to a limit past 64 bits, which the real server refuses (422) and which its known crash on such an offset must not excuse',
+      onResponse: (req, res) => {
+        if (!matches('/flows/filter', 'POST', req) || res.status !== 422 || !isObject(json.parse(req.body))) return res;
+        const limit = bodyOf(req).limit;
+        return typeof limit === 'number' && limit >= 2 ** 63
+          ? { ...res, status: 500, body: json.body({ exception_message: 'Internal Server Error' }) }
+          : res;
+      },
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['contract.no-5xx POST /flows/filter'],
+  },
+  {
+    mutant: {
       id: 'contract-default-sort-other',
       breaks: 'POST /flows/filter sorts by NAME_DESC where the request leaves out sort (documented default NAME_ASC)',
       onRequest: (req) =>

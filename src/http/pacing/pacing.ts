@@ -137,16 +137,24 @@ export class Pacing {
   }
 
   /** An answer of a request to `path` (a write or not). Says whether there is now room for more in flight. */
-  answered(path: string, status: number, headers: Record<string, string>, ms: number, write = false): boolean {
+  answered(
+    path: string,
+    status: number,
+    headers: Record<string, string>,
+    ms: number,
+    { write = false, valuesSuspect = false } = {},
+  ): boolean {
     const before = this.inFlightLimit;
     const served = Overlap.served(status);
     if (status !== 0) this.answers++;
-    if (status === 503) this.unavailable++;
+    // A 503 to values past what a server must hold is their answer, not a sign of load (RequestToSend.valuesSuspect).
+    const load = !(valuesSuspect && status === 503);
+    if (status === 503 && load) this.unavailable++;
     if (served) {
       this.recentMs.push(ms);
       if (this.recentMs.length > RECENT_ANSWERS) this.recentMs.shift();
     }
-    this.load.answered(status, served);
+    if (load) this.load.answered(status, served);
     if (served) this.overlap.observe(ms);
     if (served && write) this.load.wrote(ms, performance.now(), this.overlap.floorMs);
     this.rateLimits.answered(path, status, headers);
@@ -161,14 +169,14 @@ export class Pacing {
     return this.rateLimits.ownWaitMs(path, headers);
   }
 
-  /** Whether a request refused with 503 as `earlier` says goes alone now. */
-  goesAlone(earlier: readonly number[]): boolean {
-    return this.load.goesAlone(earlier);
+  /** Whether a request refused with 503 as `earlier` says goes alone now (never one whose values are suspect). */
+  goesAlone(earlier: readonly number[], valuesSuspect = false): boolean {
+    return !valuesSuspect && this.load.goesAlone(earlier);
   }
 
   /** After a 503 of a request of `operation` ("METHOD template"): send it again after a wait, or give up. */
-  afterUnavailable(operation: string, earlier: readonly number[]): AfterUnavailable {
-    return this.load.afterUnavailable(operation, earlier, this.overlap.floorMs);
+  afterUnavailable(operation: string, earlier: readonly number[], valuesSuspect = false): AfterUnavailable {
+    return this.load.afterUnavailable(operation, earlier, this.overlap.floorMs, valuesSuspect);
   }
 
   /**

@@ -22,6 +22,11 @@ export const MAX_ATTEMPTS = 6;
  */
 const ATTEMPTS_WHERE_UNAVAILABLE_BEFORE = 3;
 /**
+ * Attempts for a request whose own values are the likely cause of its 503 (RequestToSend.valuesSuspect): one
+ * more gets through a lock lost by chance; more would pay the backoff for an answer that will not change.
+ */
+export const ATTEMPTS_WHERE_VALUES_SUSPECT = 2;
+/**
  * A request refused this many times goes alone: if the server refused it for a lock other requests held
  * (Prefect on SQLite), it then has no rival. Not after two: behind 100 ms a request alone stops every other
  * for two round trips, and a second lost lock is common there.
@@ -138,10 +143,19 @@ export class ServerLoad {
    * wait and send it again, or give up and take the 503 as its answer. The way to a target `floorMs` away is
    * part of the wait: a retry reaches it that much later anyway.
    */
-  afterUnavailable(operation: string, earlier: readonly number[], floorMs = 0): AfterUnavailable {
+  afterUnavailable(
+    operation: string,
+    earlier: readonly number[],
+    floorMs = 0,
+    valuesSuspect = false,
+  ): AfterUnavailable {
     const unavailable = refusals(earlier);
-    const attempts = this.unavailableBefore.has(operation) ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE : MAX_ATTEMPTS;
-    if (unavailable >= attempts) {
+    // A request refused for its own values says nothing of what its operation answers to others.
+    if (valuesSuspect) {
+      if (unavailable >= ATTEMPTS_WHERE_VALUES_SUSPECT) return { giveUp: true };
+    } else if (
+      unavailable >= (this.unavailableBefore.has(operation) ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE : MAX_ATTEMPTS)
+    ) {
       this.unavailableBefore.add(operation);
       return { giveUp: true };
     }

@@ -2,7 +2,14 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { minimalFor } from '../../../src/cases/arbitrary.js';
-import { EXTREME, OUT_OF_RANGE, edgeRows, edgesOfField, singleField } from '../../../src/cases/edges.js';
+import {
+  EXTREME,
+  OUT_OF_RANGE,
+  edgeRows,
+  edgesOfField,
+  singleField,
+  unknownOnlyBody,
+} from '../../../src/cases/edges.js';
 import { indexOperations, jsonBodySchema, type Schema } from '../../../src/openapi/operations.js';
 import { SchemaValidators } from '../../../src/openapi/validators.js';
 import { referenceDoc } from '../support.js';
@@ -171,5 +178,16 @@ describe('rows of edges over the reference document', () => {
         return rows.every((r) => r.fields.join() === 'a,b,c,d');
       }),
     );
+  });
+});
+
+describe('a body of a property the document does not name', () => {
+  test('names one property the schema does not, and nothing else; a body that is not an object has none', () => {
+    const schema = { type: 'object', properties: { name: {}, conformance_unknown: {} }, additionalProperties: false };
+    const body = unknownOnlyBody(doc, schema)!;
+    expect(Object.keys(body)).toHaveLength(1);
+    expect(Object.keys(schema.properties)).not.toContain(Object.keys(body)[0]);
+    expect(accepts(schema)(body)).toBe(false);
+    expect(unknownOnlyBody(doc, { type: 'array', items: { type: 'string' } })).toBeUndefined();
   });
 });

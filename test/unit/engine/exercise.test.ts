@@ -179,6 +179,7 @@ describe('the edges every run sends', () => {
     const kinds = run.sent.map((s) => s.kind);
     const extremes = run.sent.filter((s) => s.kind === 'extreme');
     expect(extremes.map((s) => s.edge)).toContain('past-64-bits');
+    expect(extremes.map((s) => s.edge)).toContain('unknown-only');
     expect(kinds.indexOf('extreme')).toBeGreaterThan(kinds.lastIndexOf('generated'));
     expect(kinds.indexOf('extreme')).toBeGreaterThan(kinds.lastIndexOf('negative'));
     // Every member an extreme body made (this target takes them all: 201) is deleted after the last of them.

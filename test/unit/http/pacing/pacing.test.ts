@@ -17,7 +17,7 @@ function writesServed(pacing: Pacing, n: number, ms: number, apart: number): voi
   vi.useFakeTimers({ toFake: ['performance'] });
   for (let i = 0; i < n; i++) {
     vi.advanceTimersByTime(apart);
-    pacing.answered('/flows/', 201, {}, ms, true);
+    pacing.answered('/flows/', 201, {}, ms, { write: true });
   }
 }
 
@@ -71,7 +71,7 @@ describe('Pacing.admits', () => {
     const far = new Pacing({ concurrency: 4 });
     far.learnDistance(Array.from({ length: 64 }, (_, i) => 100 + (i % 4)));
     expect(far.inFlightLimit).toBeGreaterThan(4);
-    far.answered('/flows/', 503, {}, 100, true);
+    far.answered('/flows/', 503, {}, 100, { write: true });
     writesServed(far, 64, 130, 30);
     far.started(write);
     expect(far.writeWaitMs()).toBeGreaterThan(20);
@@ -83,8 +83,8 @@ describe('Pacing.admits', () => {
     expect(far.admits(write, idle)).toBe(true);
 
     const near = new Pacing({ concurrency: 4 });
-    near.answered('/flows/', 503, {}, 5, true);
-    for (let i = 0; i < 64; i++) near.answered('/flows/', 201, {}, 1 + (i % 30), true);
+    near.answered('/flows/', 503, {}, 5, { write: true });
+    for (let i = 0; i < 64; i++) near.answered('/flows/', 201, {}, 1 + (i % 30), { write: true });
     near.started(write);
     expect(near.writeWaitMs()).toBe(0);
     expect(near.admits(write, idle)).toBe(true);
@@ -102,7 +102,7 @@ describe('Pacing.admits', () => {
     vi.advanceTimersByTime(5);
     expect(far.admits(read, { ...idle, active: 1 })).toBe(true);
     // Fewer at the server after a 503: the starts further apart.
-    far.answered('/flows/', 503, {}, 100, true);
+    far.answered('/flows/', 503, {}, 100, { write: true });
     far.started(read);
     expect(far.startWaitMs()).toBeCloseTo(10);
     // A request alone, and the first attempt of a race, are not spaced.
@@ -121,7 +121,7 @@ describe('Pacing.admits', () => {
     // 105 ms away, a median of 250 ms: the factor is 250 / 145.
     far.learnDistance(Array.from({ length: 256 }, (_, i) => (i % 8 === 0 ? 105 : 250)));
     expect(far.inFlightLimit).toBe(Math.floor((4 * 250) / 145));
-    far.answered('/flows/', 503, {}, 105, true);
+    far.answered('/flows/', 503, {}, 105, { write: true });
     writesServed(far, 64, 135, 30);
     far.started(write);
     expect(far.writeWaitMs()).toBeGreaterThan(20);
@@ -149,5 +149,19 @@ describe('Pacing.admits', () => {
     );
     expect(untold.writesTakeTurns).toBe(false);
     expect(untold.admits(write, { ...idle, active: 3, writing: 3 })).toBe(true);
+  });
+});
+
+describe('Pacing: a 503 to values past what a server must hold', () => {
+  test('says nothing of the load: the limit stays and writes do not take turns; such a request never goes alone', () => {
+    const pacing = new Pacing({ concurrency: 4 });
+    pacing.answered('/flows/filter', 503, {}, 5, { valuesSuspect: true });
+    expect(pacing.inFlightLimit).toBe(4);
+    expect(pacing.writesTakeTurns).toBe(false);
+    expect(pacing.goesAlone([503, 503, 503], true)).toBe(false);
+    pacing.answered('/flows/filter', 503, {}, 5);
+    expect(pacing.inFlightLimit).toBe(2);
+    expect(pacing.writesTakeTurns).toBe(true);
+    expect(pacing.goesAlone([503, 503, 503])).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
-import { MAX_ATTEMPTS, ServerLoad } from '../../../../src/http/pacing/serverLoad.js';
+import { ATTEMPTS_WHERE_VALUES_SUSPECT, MAX_ATTEMPTS, ServerLoad } from '../../../../src/http/pacing/serverLoad.js';
 
 describe('ServerLoad', () => {
   test('a 503 halves the requests at the server (never under one); four served answers give one back, up to the concurrency', () => {
@@ -66,6 +66,18 @@ describe('ServerLoad', () => {
     expect(load.afterUnavailable('POST /flows/filter', refused(3))).toEqual({ giveUp: true });
     expect(load.afterUnavailable('POST /flows/filter', refused(2))).toHaveProperty('retryInMs');
     expect(load.afterUnavailable('POST /flow_runs/filter', refused(3))).toHaveProperty('retryInMs');
+  });
+
+  test('a request whose values are suspect gets one more attempt, and marks its operation for no other', () => {
+    const load = new ServerLoad(4);
+    expect(load.afterUnavailable('POST /flows/filter', [503], 0, true)).toHaveProperty('retryInMs');
+    expect(
+      load.afterUnavailable('POST /flows/filter', Array(ATTEMPTS_WHERE_VALUES_SUSPECT).fill(503), 0, true),
+    ).toEqual({
+      giveUp: true,
+    });
+    // The operation's ordinary requests still get every attempt.
+    expect(load.afterUnavailable('POST /flows/filter', Array(MAX_ATTEMPTS - 1).fill(503))).toHaveProperty('retryInMs');
   });
 
   test('writes are spaced, once they take turns, by the time three in four take at the server', () => {
