@@ -237,11 +237,13 @@ export function singleField(row: EdgeRow, field: string, body: Record<string, un
 /**
  * A body of one property the document does not name and nothing else (`unknown-only`, EXTREME): where the
  * schema forbids other properties or requires some it is invalid, elsewhere it reads as an empty body. Either
- * way a server may refuse it, and may not crash on it.
+ * way a server may refuse it, and may not crash on it. A body that names no property, or whose other
+ * properties have a schema of their own, is a map (a flow run's labels): any key is data there, none unknown.
  */
 export function unknownOnlyBody(doc: OpenApiDocument, bodySchema: Schema): Record<string, unknown> | undefined {
   const root = mergeAllOf({ doc }, resolveRef<S>(doc, bodySchema));
-  if (typeOf(root) !== 'object') return undefined;
+  const map = Object.keys(root.properties ?? {}).length === 0 || typeof root.additionalProperties === 'object';
+  if (typeOf(root) !== 'object' || map) return undefined;
   let name = 'conformance_unknown';
   while (root.properties && name in root.properties) name = `_${name}`;
   return { [name]: true };

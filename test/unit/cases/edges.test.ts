@@ -182,12 +182,17 @@ describe('rows of edges over the reference document', () => {
 });
 
 describe('a body of a property the document does not name', () => {
-  test('names one property the schema does not, and nothing else; a body that is not an object has none', () => {
+  test('names one property the schema does not, and nothing else; a body that is not an object, or is a map, has none', () => {
     const schema = { type: 'object', properties: { name: {}, conformance_unknown: {} }, additionalProperties: false };
     const body = unknownOnlyBody(doc, schema)!;
     expect(Object.keys(body)).toHaveLength(1);
     expect(Object.keys(schema.properties)).not.toContain(Object.keys(body)[0]);
     expect(accepts(schema)(body)).toBe(false);
     expect(unknownOnlyBody(doc, { type: 'array', items: { type: 'string' } })).toBeUndefined();
+    // A map (labels): every key is data.
+    expect(unknownOnlyBody(doc, { type: 'object', additionalProperties: true })).toBeUndefined();
+    expect(
+      unknownOnlyBody(doc, { type: 'object', properties: { a: {} }, additionalProperties: { type: 'string' } }),
+    ).toBeUndefined();
   });
 });
