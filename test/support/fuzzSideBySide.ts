@@ -4,7 +4,8 @@
  * minutes: the suite's explore, then Schemathesis's `st run --checks all` in a loop of seeds, each seed starting
  * only where the longest so far ends in time, as explore's do. Each tool's server errors are counted from its own
  * log of exchanges (the suite's `.run/exchanges.jsonl` of every seed, Schemathesis's HAR of every seed): the
- * operations that answered a 5xx other than a retryable 503, and those only one tool met. Writes
+ * operations that answered a 5xx other than a retryable 503, and those only one tool met; and the distinct
+ * causes in each server's log (the exceptions behind them), and those only one tool's server logged. Writes
  * reports/side-by-side-<release>.json and prints the table.
  *
  * `--default` measures the default run instead (the acceptance of issue 64): the suite's run with nothing
@@ -149,6 +150,26 @@ async function schemathesisSide(): Promise<{ met: Set<string>; seeds: number }> 
   return { met, seeds };
 }
 
+/**
+ * The distinct causes of the server errors a server logged (the last line of each traceback: the exception and
+ * its message), with ids, numbers, quoted values and SQL masked so that one cause is one line.
+ */
+function causesIn(serverLog: string): Set<string> {
+  const causes = new Set<string>();
+  for (const line of readFileSync(serverLog, 'utf8').split('\n')) {
+    const m = /^([A-Za-z_.]+(?:Error|Exception)): (.*)/.exec(line);
+    if (!m) continue;
+    const message = m[2]
+      .replace(/\[SQL:.*/, '')
+      .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+      .replace(/\d{3,}/g, '<n>')
+      .replace(/'[^']*'/g, "'…'")
+      .slice(0, 110);
+    causes.add(`${m[1].split('.').at(-1)}: ${message}`);
+  }
+  return causes;
+}
+
 async function main() {
   mkdirSync(work, { recursive: true });
   const suite = await suiteSide();
@@ -161,6 +182,11 @@ async function main() {
     suite: { operations: suite.size, only: only(suite, st.met) },
     schemathesis: { seeds: st.seeds, operations: st.met.size, only: only(st.met, suite) },
     both: [...suite].filter((x) => st.met.has(x)).sort(),
+    // The same by cause, from each server's log: the exceptions behind its server errors (and its 503s).
+    causes: (() => {
+      const [a, b] = ['suite', 'schemathesis'].map((side) => causesIn(path.join(work, `${side}-server.log`)));
+      return { suite: a.size, schemathesis: b.size, onlySuite: only(a, b), onlySchemathesis: only(b, a) };
+    })(),
   };
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
   const name = `side-by-side-${version}${once ? '-default' : ''}.json`;
@@ -169,7 +195,9 @@ async function main() {
     `prefect ${version}, ${once ? 'one run' : `${minutes} min`} each: operations answering a 5xx other than 503\n` +
       `  suite (${once ? 'default run' : 'explore'})  ${suite.size}, only it: ${result.suite.only.join(', ') || 'none'}\n` +
       `  schemathesis (${st.seeds} seeds) ${st.met.size}, only it: ${result.schemathesis.only.join(', ') || 'none'}\n` +
-      `  both                   ${result.both.length}\n`,
+      `  both                   ${result.both.length}\n` +
+      `causes in the servers' logs: suite ${result.causes.suite}, schemathesis ${result.causes.schemathesis}; only schemathesis's:\n` +
+      result.causes.onlySchemathesis.map((c) => `  ${c}\n`).join(''),
   );
   if (!once) rmSync(path.join(work, 'suite', 'seeds'), { recursive: true, force: true });
 }
