@@ -252,19 +252,22 @@ async function deleteTouched(ex: Exercise): Promise<void> {
   }
 }
 
+/** A row of edges kept for the end of the exercise, with the body it is set on. */
+interface LaterRow {
+  row: EdgeRow;
+  base: Record<string, unknown>;
+  renames: boolean;
+}
+
 /**
- * Each field's edges, deterministically, before the random bodies (a seed changes only the random part that
- * follows); the extreme ones (`extreme`) apart, last.
+ * Each field's edges, deterministically, before the random bodies: a seed changes only the random part that
+ * follows. The extreme rows are returned, to be sent last (sendExtremes).
  */
-async function sendEdges(
-  ex: Exercise,
-  schema: Schema,
-  recipeBody: Record<string, unknown>,
-  extreme: boolean,
-): Promise<void> {
+async function sendEdges(ex: Exercise, schema: Schema, recipeBody: Record<string, unknown>): Promise<LaterRow[]> {
   const { ctx, op, built } = ex;
   const profile = ctx.cases.profile;
   const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
+  const extremes: LaterRow[] = [];
   for (const { body: base, keepsNames, renames } of edgeBases(ctx, op, recipeBody)) {
     const rows = edgeRows({
       doc: ctx.cases.model.doc,
@@ -281,8 +284,18 @@ async function sendEdges(
       nameStem: `${ctx.cases.safe.runTag}-edge${createHash('sha1').update(op.key).digest('hex').slice(0, 4)}`,
       accepts: (json) => ctx.validators.validate(schema, json) === undefined,
     });
-    for (const row of rows) if (EXTREME.has(row.label) === extreme) await sendEdgeRow(ex, row, base, renames);
+    for (const row of rows)
+      if (EXTREME.has(row.label)) extremes.push({ row, base, renames });
+      else await sendEdgeRow(ex, row, base, renames);
   }
+  return extremes;
+}
+
+/** The extreme rows and the unknown-only body, then the deletion of what they made (noteTouched). */
+async function sendExtremes(ex: Exercise, schema: Schema, rows: LaterRow[]): Promise<void> {
+  for (const { row, base, renames } of rows) await sendEdgeRow(ex, row, base, renames);
+  await sendUnknownOnly(ex, schema);
+  await deleteTouched(ex);
 }
 
 /** The random valid bodies (a fast-check property), shrunk on a failure; their server errors' fields named. */
@@ -431,7 +444,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   const schema = record.bodySchema;
   const mayGenerate = ctx.cases.profile.safety(op)?.generated ?? true;
   const recipeBody = objectBody(built.request.json);
-  if (schema && mayGenerate && recipeBody) await sendEdges(ex, schema, recipeBody, false);
+  const extremes = schema && mayGenerate && recipeBody ? await sendEdges(ex, schema, recipeBody) : undefined;
   if (schema && mayGenerate) {
     await sendGenerated(ex);
     await sendInvalid(ex, schema);
@@ -450,10 +463,6 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   } catch (e) {
     if (!isMissingPrerequisite(e)) throw e;
   }
-  if (schema && mayGenerate && recipeBody) {
-    await sendEdges(ex, schema, recipeBody, true);
-    await sendUnknownOnly(ex, schema);
-    await deleteTouched(ex);
-  }
+  if (schema && extremes) await sendExtremes(ex, schema, extremes);
   return run;
 }

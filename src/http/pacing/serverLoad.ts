@@ -150,13 +150,14 @@ export class ServerLoad {
     valuesSuspect = false,
   ): AfterUnavailable {
     const unavailable = refusals(earlier);
-    // A request refused for its own values says nothing of what its operation answers to others.
-    if (valuesSuspect) {
-      if (unavailable >= ATTEMPTS_WHERE_VALUES_SUSPECT) return { giveUp: true };
-    } else if (
-      unavailable >= (this.unavailableBefore.has(operation) ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE : MAX_ATTEMPTS)
-    ) {
-      this.unavailableBefore.add(operation);
+    const attempts = valuesSuspect
+      ? ATTEMPTS_WHERE_VALUES_SUSPECT
+      : this.unavailableBefore.has(operation)
+        ? ATTEMPTS_WHERE_UNAVAILABLE_BEFORE
+        : MAX_ATTEMPTS;
+    if (unavailable >= attempts) {
+      // A request refused for its own values says nothing of what its operation answers to others.
+      if (!valuesSuspect) this.unavailableBefore.add(operation);
       return { giveUp: true };
     }
     // Jitter, so that requests that lost the lock together do not retry together.
