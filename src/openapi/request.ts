@@ -50,3 +50,8 @@ export interface Answer {
 export type Send = (request: RequestToSend) => Promise<Answer>;
 
 export const is2xx = (answer: Pick<Answer, 'status'>): boolean => answer.status >= 200 && answer.status < 300;
+/**
+ * A server error that is not unavailability: 503 says "retry later" (RFC 9110 §15.6.4), which the pacing and
+ * contract.available judge; every other 5xx is contract.no-5xx's.
+ */
+export const isServerError = (answer: Pick<Answer, 'status'>): boolean => answer.status >= 500 && answer.status !== 503;

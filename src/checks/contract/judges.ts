@@ -1,6 +1,6 @@
 /** The judges of the `contract` checks, one exchange at a time (contract/eachExchange.ts), and the property's judge of a generated valid body. */
 import { documentsStatus, isJsonMediaType, responseFor, type Operation } from '../../openapi/operations.js';
-import { is2xx } from '../../openapi/request.js';
+import { is2xx, isServerError } from '../../openapi/request.js';
 import type { CheckContext, Exchange, Sent } from '../context.js';
 import { failure, statusKey, statusText, type Failure } from '../verdict.js';
 import { causeOf, type ExchangeJudge, inputClass, unavailableThenDropped } from './eachExchange.js';
@@ -39,7 +39,7 @@ export const judgeNo5xx: ExchangeJudge = (_op, s) => {
   const ex = s.exchange;
   if (ex.status === 0 && !unavailableThenDropped(ex))
     return failure('no-answer', inputClass(s), `no answer: ${ex.error}`, [ex]);
-  if (ex.status >= 500 && ex.status !== 503)
+  if (isServerError(ex))
     return failure(
       'server-error',
       `${ex.status} ${causeOf(s)}`,
