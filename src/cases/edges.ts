@@ -150,12 +150,21 @@ function stringEdges(b: S, runName: string | undefined): Array<[EdgeLabel, strin
   return out;
 }
 
-/** The edges of one field, from its schema; `runName`, for a field that names the run's object, what its edges start with. */
-export function edgesOfField(doc: OpenApiDocument, field: string, schema: Schema, runName?: string): FieldEdge[] {
+/**
+ * The edges of one field, from its schema; `runName`, for a field that names the run's object, what its edges
+ * start with; `nullMark`, whether such a name may be null all the same (EdgeInput.marksMayBeNull).
+ */
+export function edgesOfField(
+  doc: OpenApiDocument,
+  field: string,
+  schema: Schema,
+  runName?: string,
+  nullMark = false,
+): FieldEdge[] {
   const { branches, nullable } = branchesOf(doc, schema);
   const edges: Array<[EdgeLabel, unknown]> = [];
-  // A name keeps the run's mark: null would leave the object without it.
-  if (nullable && runName === undefined) edges.push(['null', null]);
+  // A name keeps the run's mark: null would leave the object without it, unless the run holds it by its path.
+  if (nullable && (runName === undefined || nullMark)) edges.push(['null', null]);
   for (const b of branches) {
     switch (typeOf(b)) {
       case 'integer':
@@ -188,8 +197,16 @@ export interface EdgeInput {
   bodySchema: Schema;
   /** The recipe's body, on which each row sets its fields. */
   body: Record<string, unknown>;
-  /** Fields whose values the run gives and an edge must not change: references, tags, what the profile holds. */
+  /** Fields whose values the run gives and an edge must not change: references, what the profile holds. */
   keeps(field: string): boolean;
+  /** Fields that mark an object as the run's, names aside (its tags): an edge would leave it unmarked. */
+  marks(field: string): boolean;
+  /**
+   * The body changes an object the exercise holds by its path (an update of its own object), so that a name or
+   * a mark may be null (and nothing else): no filter need find the object again. A create's null would make
+   * an object the run could not tell from another's.
+   */
+  marksMayBeNull: boolean;
   /** Whether a field names the run's object (its edges keep the run's name). */
   isName(field: string): boolean;
   /**
@@ -210,11 +227,13 @@ export function edgeRows(input: EdgeInput): EdgeRow[] {
   const root = mergeAllOf({ doc: input.doc }, resolveRef<S>(input.doc, input.bodySchema));
   const byLabel = new Map<EdgeLabel, FieldEdge[]>();
   for (const [field, schema] of Object.entries(root.properties ?? {})) {
-    if (input.keeps(field)) continue;
+    const mark = input.marks(field);
+    if (input.keeps(field) || (mark && !input.marksMayBeNull)) continue;
     const current = input.body[field];
     const runName = input.isName(field) && typeof current === 'string' ? input.nameStem : undefined;
     if (input.isName(field) && runName === undefined) continue;
-    for (const edge of edgesOfField(input.doc, field, schema, runName)) {
+    const edges = edgesOfField(input.doc, field, schema, runName, input.marksMayBeNull);
+    for (const edge of mark ? edges.filter((e) => e.label === 'null') : edges) {
       if (JSON.stringify(edge.value) === JSON.stringify(current)) continue;
       // The field's schema alone does not say everything (an object's required members, a union's branches):
       // the document's word on the body with this edge alone decides whether it is what its label says.

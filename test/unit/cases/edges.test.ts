@@ -108,6 +108,8 @@ describe('rows of edges over the reference document', () => {
         bodySchema: schema,
         body,
         keeps: () => false,
+        marks: () => false,
+        marksMayBeNull: false,
         isName: () => false,
         nameStem: 'run-edge',
         accepts: accepts(schema),
@@ -122,28 +124,32 @@ describe('rows of edges over the reference document', () => {
     },
   );
 
-  test('every field of a body gets its edges, one label per row, and fields kept are left as they are', () => {
-    const schema = {
-      type: 'object',
-      properties: {
-        name: { type: 'string' },
-        flow_id: { type: 'string', format: 'uuid' },
-        limit: { type: 'integer', minimum: 0 },
-        tags: { type: 'array', items: { type: 'string' } },
-        description: { anyOf: [{ type: 'string' }, { type: 'null' }] },
-      },
-    };
-    const id = '00000000-0000-4000-8000-000000000000';
-    const body = { name: 'run-1', flow_id: id, limit: 1, tags: ['run'] };
-    const rows = edgeRows({
+  const schemaWithMarks = {
+    type: 'object',
+    properties: {
+      name: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+      flow_id: { type: 'string', format: 'uuid' },
+      limit: { type: 'integer', minimum: 0 },
+      tags: { anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'null' }] },
+      description: { anyOf: [{ type: 'string' }, { type: 'null' }] },
+    },
+  };
+  const id = '00000000-0000-4000-8000-000000000000';
+  const rowsOf = (marksMayBeNull: boolean) =>
+    edgeRows({
       doc,
-      bodySchema: schema,
-      body,
-      keeps: (f) => f === 'flow_id' || f === 'tags',
+      bodySchema: schemaWithMarks,
+      body: { name: 'run-1', flow_id: id, limit: 1, tags: ['run'] },
+      keeps: (f) => f === 'flow_id',
+      marks: (f) => f === 'tags',
+      marksMayBeNull,
       isName: (f) => f === 'name',
       nameStem: 'run-edge',
-      accepts: accepts(schema),
+      accepts: accepts(schemaWithMarks),
     });
+
+  test('every field of a body gets its edges, one label per row, and fields kept are left as they are', () => {
+    const rows = rowsOf(false);
     const byLabel = Object.fromEntries(rows.map((r) => [r.label, r.fields]));
     expect(byLabel).toEqual({
       'below-minimum': ['limit'],
@@ -161,6 +167,14 @@ describe('rows of edges over the reference document', () => {
     }
   });
 
+  test("on an update of the run's own object, a name and the tags may be null too, and get no other edge", () => {
+    const rows = rowsOf(true);
+    const byLabel = Object.fromEntries(rows.map((r) => [r.label, r.fields]));
+    expect(byLabel.null).toEqual(['description', 'name', 'tags']);
+    for (const row of rows.filter((r) => r.label !== 'null')) expect(row.json.tags).toEqual(['run']);
+    expect(rows.find((r) => r.label === 'long')?.fields).toEqual(['description', 'name']);
+  });
+
   test('rows are the same whatever order the properties come in (deterministic, no seed)', () => {
     fc.assert(
       fc.property(fc.shuffledSubarray(['a', 'b', 'c', 'd'], { minLength: 4 }), (order) => {
@@ -171,6 +185,8 @@ describe('rows of edges over the reference document', () => {
           bodySchema: schema,
           body: {},
           keeps: () => false,
+          marks: () => false,
+          marksMayBeNull: false,
           isName: () => false,
           nameStem: 'run-edge',
           accepts: accepts(schema),
