@@ -28,8 +28,10 @@ export { SendingStopped };
  * body; `edge` a valid body with boundary values chosen deterministically (cases/edges.ts); `extreme` one with
  * values past what an implementation must hold (cases/edges.ts EXTREME: a refusal is fair, a crash is not);
  * `negative` an invalid body; `wrong-content-type` the recipe's JSON body sent as text/plain (spec §4.2: a
- * server reads JSON as JSON); `unknown` an identifier that names no object; `server-made` a DELETE of a member
- * the server made itself under the run's own object (a work pool's default queue).
+ * server reads JSON as JSON); `unknown` an identifier that names no object; `unknown-reference` the recipe's
+ * body with one reference to another object naming none (a refusal is fair, and so is taking it: the spec does
+ * not say whether a server checks references; a crash is not); `server-made` a DELETE of a member the server
+ * made itself under the run's own object (a work pool's default queue).
  */
 export type ExchangeKind =
   | 'recipe'
@@ -39,6 +41,7 @@ export type ExchangeKind =
   | 'negative'
   | 'wrong-content-type'
   | 'unknown'
+  | 'unknown-reference'
   | 'server-made';
 
 export interface Sent {
