@@ -17,12 +17,12 @@ import { JudgedOnce } from '../cases/distinct.js';
 import { negativeCases } from '../cases/negative.js';
 import { EXTREME, edgeRows, singleField, unknownOnlyBody, type EdgeRow } from '../cases/edges.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
-import { is2xx, type RequestToSend } from '../openapi/request.js';
+import { is2xx, isServerError, type RequestToSend } from '../openapi/request.js';
 import type { Replay } from '../report/baseline.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
 import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
-import type { Operation, Schema } from '../openapi/operations.js';
+import { resolveRef, type Operation, type Schema } from '../openapi/operations.js';
 import type { SchemaValidators } from '../openapi/validators.js';
 
 export interface ExerciseContext {
@@ -99,6 +99,24 @@ const objectBody = (json: unknown): Record<string, unknown> | undefined =>
   json && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : undefined;
 
 /**
+ * What the edges are set on: the recipe's body when it is an object, or its one item when it is a list of
+ * objects (`POST /logs/`); `schema` is that object's, and `sent` makes a request's body of it again.
+ */
+interface EdgeTarget {
+  schema: Schema;
+  body: Record<string, unknown>;
+  sent(json: Record<string, unknown>): unknown;
+}
+
+function edgeTargetOf(ctx: ExerciseContext, schema: Schema, json: unknown): EdgeTarget | undefined {
+  const body = objectBody(json);
+  if (body) return { schema, body, sent: (j) => j };
+  const items = resolveRef<Schema & { items?: Schema }>(ctx.cases.model.doc, schema).items;
+  const item = Array.isArray(json) && json.length === 1 ? objectBody(json[0]) : undefined;
+  return items && item ? { schema: items, body: item, sent: (j) => [j] } : undefined;
+}
+
+/**
  * The body with fresh names in place of the run's names its name fields hold, but for the fields `kept`: a
  * create's own path, or an edge of one name with fresh others. A member that shares a name with another of the
  * run's is one Prefect may answer with the other (a block type is read back by its name alone, in
@@ -150,22 +168,45 @@ interface Exercise {
   ctx: ExerciseContext;
   op: Operation;
   run: OperationRun;
+  /** The recipe's request: its path follows the object when a request renames it (followRename). */
   built: BuiltRequest;
   /** The path parameters of the objects an extreme value made or changed, deleted once the exercise ends. */
   touchedByExtremes: Array<Record<string, unknown>>;
 }
 
-/** Send one request of the exercise, note what it made or deleted, and record it with its kind. */
+/**
+ * A rename through the path that names the object by that name (`PATCH /work_pools/{work_pool_name}/queues/{name}`
+ * with a new `name`) moves the object: the exercise's later requests follow it, or every one of them would meet
+ * 404 and the operation would be exercised by its recipe alone.
+ */
+function followRename(ex: Exercise, request: RequestToSend, exchange: Exchange): void {
+  const named = ex.ctx.cases.model.recordOf(ex.op).named;
+  if (!named || ex.op.method === 'DELETE' || !is2xx(exchange) || request.path !== ex.built.request.path) return;
+  const to = objectBody(request.json)?.[named.ref.field];
+  if (typeof to !== 'string' || to === ex.built.pathParams[named.param]) return;
+  const pathParams = { ...ex.built.pathParams, [named.param]: to };
+  ex.built = { ...ex.built, pathParams, request: { ...ex.built.request, path: withPath(ex.op, pathParams) } };
+  ex.ctx.pool.noteRenamed(ex.op, pathParams);
+}
+
+/** Send one request of the exercise and note what it made, deleted or renamed; not recorded. */
+async function sendUnrecorded(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
+  const exchange = await ex.ctx.client.send(request);
+  ex.ctx.pool.noteCreated(ex.op, exchange, pathParams, request.json);
+  ex.ctx.pool.noteDeleted(request, exchange);
+  followRename(ex, request, exchange);
+  return exchange;
+}
+
+/** Send one request of the exercise, note what it made, deleted or renamed, and record it with its kind. */
 async function send(
-  ex: Pick<Exercise, 'ctx' | 'op' | 'run'>,
+  ex: Exercise,
   kind: ExchangeKind,
   request: RequestToSend,
   pathParams: Record<string, unknown>,
   extra: Partial<Sent> = {},
 ): Promise<Exchange> {
-  const exchange = await ex.ctx.client.send(request);
-  ex.ctx.pool.noteCreated(ex.op, exchange, pathParams, request.json);
-  ex.ctx.pool.noteDeleted(request, exchange);
+  const exchange = await sendUnrecorded(ex, request, pathParams);
   ex.run.sent.push({ kind, exchange, ...extra });
   return exchange;
 }
@@ -176,8 +217,9 @@ async function send(
  * no field's edge hides behind another's refusal; the row itself is judged only when no single field shows
  * what it showed (the cause lies in the fields together).
  */
-async function sendEdgeRow(ex: Exercise, row: EdgeRow, base: Record<string, unknown>, renames: boolean): Promise<void> {
-  const { ctx, op, run, built } = ex;
+async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): Promise<void> {
+  const { ctx, op, run } = ex;
+  const { row, base, renames } = later;
   // An edge of one of an object's names comes with fresh others (renamedAfresh), and so does every request
   // on a base that renames.
   const withOtherNamesFresh = (json: Record<string, unknown>, fields: string[]) =>
@@ -185,34 +227,33 @@ async function sendEdgeRow(ex: Exercise, row: EdgeRow, base: Record<string, unkn
   const extreme = EXTREME.has(row.label);
   const asSent = (json: Record<string, unknown>, fields: string[]): [ExchangeKind, RequestToSend, Partial<Sent>] => {
     const detail = `${extreme ? 'extreme' : 'edge'} ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
-    const request = { ...built.request, json: restrained(ctx.cases, op, withOtherNamesFresh(json, fields)) };
+    const body = target.sent(withOtherNamesFresh(json, fields));
+    const request = { ...ex.built.request, json: restrained(ctx.cases, op, body) };
     if (!row.valid) return ['negative', { ...request, refusedBeforeData: true }, { negative: 'out-of-range', detail }];
     if (extreme) return ['extreme', { ...request, valuesSuspect: true }, { detail, fields, edge: row.label }];
     return ['edge', request, { detail, fields, edge: row.label }];
   };
-  const serverError = (exchange: Exchange) => exchange.status >= 500 && exchange.status !== 503;
   const refused = (exchange: Exchange) =>
     exchange.status >= 400 && exchange.status < 500 && exchange.status !== 404 && exchange.status !== 409;
   const unexpected = (exchange: Exchange) => {
-    if (!row.valid) return (exchange.status !== 0 && exchange.status < 400) || serverError(exchange);
+    if (!row.valid) return (exchange.status !== 0 && exchange.status < 400) || isServerError(exchange);
     // An extreme value may be refused, but one field's refusal would hide another's crash.
-    if (extreme) return serverError(exchange) || refused(exchange);
+    if (extreme) return isServerError(exchange) || refused(exchange);
     return ctx.problemWithValidExchange(op, exchange) !== undefined || refused(exchange);
   };
   const [kind, request, extra] = asSent(row.json, row.fields);
   if (row.fields.length === 1) {
-    const exchange = await send(ex, kind, request, built.pathParams, extra);
+    const exchange = await send(ex, kind, request, ex.built.pathParams, extra);
     if (extreme) noteTouched(ex, exchange);
     return;
   }
-  const exchange = await ctx.client.send(request);
-  ctx.pool.noteCreated(op, exchange, built.pathParams, request.json);
+  const exchange = await sendUnrecorded(ex, request, ex.built.pathParams);
   if (extreme) noteTouched(ex, exchange);
   if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra });
   let shown = false;
   for (const field of row.fields) {
     const [k, single, detail] = asSent(singleField(row, field, base), [field]);
-    const alone = await send(ex, k, single, built.pathParams, detail);
+    const alone = await send(ex, k, single, ex.built.pathParams, detail);
     if (extreme) noteTouched(ex, alone);
     shown ||= Math.floor(alone.status / 100) === Math.floor(exchange.status / 100);
   }
@@ -263,21 +304,25 @@ interface LaterRow {
  * Each field's edges, deterministically, before the random bodies: a seed changes only the random part that
  * follows. The extreme rows are returned, to be sent last (sendExtremes).
  */
-async function sendEdges(ex: Exercise, schema: Schema, recipeBody: Record<string, unknown>): Promise<LaterRow[]> {
-  const { ctx, op, built } = ex;
+async function sendEdges(ex: Exercise, target: EdgeTarget): Promise<LaterRow[]> {
+  const { ctx, op } = ex;
+  const { schema } = target;
   const profile = ctx.cases.profile;
+  const record = ctx.cases.model.recordOf(op);
   const isName = (f: string) => ctx.cases.safe.isNameField(f) || (profile.namesMadeOnDemand ?? []).includes(f);
   const extremes: LaterRow[] = [];
-  for (const { body: base, keepsNames, renames } of edgeBases(ctx, op, recipeBody)) {
+  for (const { body: base, keepsNames, renames } of edgeBases(ctx, op, target.body)) {
     const rows = edgeRows({
       doc: ctx.cases.model.doc,
       bodySchema: schema,
       body: base,
       keeps: (f) =>
-        f in built.refs ||
-        f === 'tags' ||
+        f in ex.built.refs ||
         (profile.fieldsNeverSent ?? []).includes(f) ||
         (keepsNames && ctx.cases.safe.isNameField(f)),
+      marks: (f) => f === 'tags',
+      // An update of the exercise's own object, which the ledger holds by its path (DELETE, too, names it).
+      marksMayBeNull: ['PATCH', 'PUT'].includes(op.method) && !!record.named && record.mutates.has(record.named.param),
       isName,
       // Each operation's own: POST /variables/ and PATCH /variables/{id} padded one name to its length, and
       // which of the two answered 409 followed the order they happened to reach the server in.
@@ -286,22 +331,47 @@ async function sendEdges(ex: Exercise, schema: Schema, recipeBody: Record<string
     });
     for (const row of rows)
       if (EXTREME.has(row.label)) extremes.push({ row, base, renames });
-      else await sendEdgeRow(ex, row, base, renames);
+      else await sendEdgeRow(ex, target, { row, base, renames });
   }
   return extremes;
 }
 
-/** The extreme rows and the unknown-only body, then the deletion of what they made (noteTouched). */
-async function sendExtremes(ex: Exercise, schema: Schema, rows: LaterRow[]): Promise<void> {
-  for (const { row, base, renames } of rows) await sendEdgeRow(ex, row, base, renames);
-  await sendUnknownOnly(ex, schema);
+/**
+ * The extreme rows, the unknown-only body and the unknown references, then the deletion of what they made
+ * (noteTouched).
+ */
+async function sendExtremes(ex: Exercise, target: EdgeTarget, rows: LaterRow[]): Promise<void> {
+  for (const later of rows) await sendEdgeRow(ex, target, later);
+  await sendUnknownOnly(ex, target);
+  await sendUnknownReferences(ex, target);
   await deleteTouched(ex);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The recipe's body with one reference to another object (a block document's `block_schema_id`) naming none:
+ * an identifier of the form of the one it replaces, one field at a time, so that a crash names its field.
+ */
+async function sendUnknownReferences(ex: Exercise, target: EdgeTarget): Promise<void> {
+  const { ctx, op } = ex;
+  // A create's names fresh, or its answer could be the name's conflict with the recipe's member.
+  const named = (body: Record<string, unknown>) =>
+    ctx.cases.model.recordOf(op).creates ? renamedAfresh(ctx, body) : body;
+  for (const [field, value] of Object.entries(ex.built.refs)) {
+    if (!(field in target.body)) continue;
+    const unknown = ctx.cases.profile.unknownValue(UUID.test(String(value)) ? { format: 'uuid' } : {});
+    const json = restrained(ctx.cases, op, target.sent(named({ ...target.body, [field]: unknown })));
+    const detail = `/${field} names no object: ${JSON.stringify(unknown)}`;
+    const request = { ...ex.built.request, json };
+    noteTouched(ex, await send(ex, 'unknown-reference', request, ex.built.pathParams, { detail, fields: [field] }));
+  }
 }
 
 /** The random valid bodies (a fast-check property), shrunk on a failure; their server errors' fields named. */
 async function sendGenerated(ex: Exercise): Promise<void> {
-  const { ctx, op, run, built } = ex;
-  const arb = bodyArbitrary(ctx.cases, op, built.refs);
+  const { ctx, op, run } = ex;
+  const arb = bodyArbitrary(ctx.cases, op, ex.built.refs);
   if (!arb) return;
   // One seed per operation, derived from the run's seed: a replay of one operation needs only its key.
   const seed = (ctx.seed + stableHash(op.key)) % 2 ** 31;
@@ -312,7 +382,7 @@ async function sendGenerated(ex: Exercise): Promise<void> {
     fc.asyncProperty(arb, (body) =>
       judged.outcome(JSON.stringify(body), async () => {
         if (budget-- <= 0) return true;
-        const exchange = await send(ex, 'generated', { ...built.request, json: body }, built.pathParams);
+        const exchange = await send(ex, 'generated', { ...ex.built.request, json: body }, ex.built.pathParams);
         return ctx.problemWithValidExchange(op, exchange) === undefined;
       }),
     ),
@@ -329,48 +399,55 @@ async function sendGenerated(ex: Exercise): Promise<void> {
   // Every random body that failed is on the way to the counterexample: its cause lies where that one's does.
   // Only a server error's key names its fields (contract.no-5xx).
   const tag = ctx.cases.safe.runTag;
-  const cause = result.failed ? changedFields(result.counterexample?.[0], built.request.json, tag) : undefined;
+  const cause = result.failed ? changedFields(result.counterexample?.[0], ex.built.request.json, tag) : undefined;
   for (const sent of run.sent)
     if (sent.kind === 'generated' && sent.exchange.status >= 500)
-      sent.fields = cause ?? changedFields(parsedBody(sent.exchange.requestBody), built.request.json, tag);
+      sent.fields = cause ?? changedFields(parsedBody(sent.exchange.requestBody), ex.built.request.json, tag);
 }
 
 /** The invalid bodies, each of a kind of its own, and the valid body sent as text/plain. */
 async function sendInvalid(ex: Exercise, schema: Schema): Promise<void> {
-  const { ctx, built } = ex;
-  for (const negative of negativeCases(ctx.cases.model.doc, schema, built.request.json, ctx.validators)) {
+  const { ctx } = ex;
+  for (const negative of negativeCases(ctx.cases.model.doc, schema, ex.built.request.json, ctx.validators)) {
     const body: Partial<RequestToSend> =
       negative.raw !== undefined
         ? { json: undefined, raw: negative.raw, headers: { 'content-type': 'application/json' } }
         : { json: negative.json };
-    const negativeRequest: RequestToSend = { ...built.request, ...body, refusedBeforeData: true };
-    await send(ex, 'negative', negativeRequest, built.pathParams, { negative: negative.kind, detail: negative.detail });
+    const negativeRequest: RequestToSend = { ...ex.built.request, ...body, refusedBeforeData: true };
+    await send(ex, 'negative', negativeRequest, ex.built.pathParams, {
+      negative: negative.kind,
+      detail: negative.detail,
+    });
   }
   // In the exercise, so that every check of every answer judges it: a server error here is contract.no-5xx's
   // (MUST), whether the body was refused is errors.wrong-content-type's (SHOULD). It takes turns as a write:
   // a server that does not read the body (Prefect) serves the request as if it had none.
   const textPlain: RequestToSend = {
-    ...built.request,
+    ...ex.built.request,
     json: undefined,
-    raw: JSON.stringify(built.request.json ?? {}),
+    raw: JSON.stringify(ex.built.request.json ?? {}),
     headers: { 'content-type': 'text/plain' },
   };
-  await send(ex, 'wrong-content-type', textPlain, built.pathParams, { detail: 'the JSON body sent as text/plain' });
+  await send(ex, 'wrong-content-type', textPlain, ex.built.pathParams, { detail: 'the JSON body sent as text/plain' });
 }
 
 /** The bodies the baseline's entries replay, as their entries give them. */
 async function sendReplays(ex: Exercise): Promise<void> {
-  const { ctx, op, built } = ex;
+  const { ctx, op } = ex;
   for (const replay of ctx.replays(op)) {
     for (let i = 0; i < (replay.repeat ?? 1); i++) {
       const overlay = replay.overlay ? withFreshNames(replay.overlay, () => ctx.cases.safe.name()) : undefined;
-      const json = restrained(ctx.cases, op, overlay ? { ...(built.request.json as object), ...overlay } : replay.json);
-      await send(ex, replay.kind, { ...built.request, json }, built.pathParams, {
+      const json = restrained(
+        ctx.cases,
+        op,
+        overlay ? { ...(ex.built.request.json as object), ...overlay } : replay.json,
+      );
+      await send(ex, replay.kind, { ...ex.built.request, json }, ex.built.pathParams, {
         negative: replay.negative,
         detail: "the baseline's replayed body",
         replay: replay.id,
         ...(replay.kind === 'generated'
-          ? { fields: changedFields(json, built.request.json, ctx.cases.safe.runTag) }
+          ? { fields: changedFields(json, ex.built.request.json, ctx.cases.safe.runTag) }
           : {}),
       });
     }
@@ -383,7 +460,7 @@ async function sendReplays(ex: Exercise): Promise<void> {
  * server's (a work pool's default queue). A server may refuse to delete one; it may not crash on it.
  */
 async function sendServerMade(ex: Exercise): Promise<void> {
-  const { ctx, op, built } = ex;
+  const { ctx, op } = ex;
   const record = ctx.cases.model.recordOf(op);
   const { filter, item, parentParams = [] } = record.collection ?? {};
   if (record.collection?.delete?.key !== op.key || !filter || !item || parentParams.length === 0) return;
@@ -403,14 +480,15 @@ async function sendServerMade(ex: Exercise): Promise<void> {
   for (const id of members.map((m) => m?.[record.collection!.idField]).filter((v) => v !== undefined)) {
     const params = { ...parents, [item.param]: id };
     const detail = `a member the server made under the run's own ${parentParams.map((p) => `{${p}}`).join(', ')}: ${JSON.stringify(id)}`;
-    await send(ex, 'server-made', { ...built.request, path: withPath(op, params) }, params, { detail });
+    await send(ex, 'server-made', { ...ex.built.request, path: withPath(op, params) }, params, { detail });
   }
 }
 
 /** A body of one property the document does not name (cases/edges.ts unknownOnlyBody), judged for crashes only. */
-async function sendUnknownOnly(ex: Exercise, schema: Schema): Promise<void> {
-  const json = unknownOnlyBody(ex.ctx.cases.model.doc, schema);
-  if (!json) return;
+async function sendUnknownOnly(ex: Exercise, target: EdgeTarget): Promise<void> {
+  const body = unknownOnlyBody(ex.ctx.cases.model.doc, target.schema);
+  if (!body) return;
+  const json = target.sent(body);
   const detail = `extreme unknown-only: ${JSON.stringify(json)}`;
   const request = { ...ex.built.request, json, valuesSuspect: true };
   noteTouched(ex, await send(ex, 'extreme', request, ex.built.pathParams, { detail, edge: 'unknown-only' }));
@@ -443,8 +521,8 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   const record = ctx.cases.model.recordOf(op);
   const schema = record.bodySchema;
   const mayGenerate = ctx.cases.profile.safety(op)?.generated ?? true;
-  const recipeBody = objectBody(built.request.json);
-  const extremes = schema && mayGenerate && recipeBody ? await sendEdges(ex, schema, recipeBody) : undefined;
+  const target = schema && mayGenerate ? edgeTargetOf(ctx, schema, ex.built.request.json) : undefined;
+  const extremes = target ? await sendEdges(ex, target) : undefined;
   if (schema && mayGenerate) {
     await sendGenerated(ex);
     await sendInvalid(ex, schema);
@@ -453,7 +531,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   if (record.named || record.actsOn) {
     try {
       const params = await resolvePathParams(ctx.cases, op, 'unknown');
-      await send(ex, 'unknown', { ...built.request, path: withPath(op, params) }, params);
+      await send(ex, 'unknown', { ...ex.built.request, path: withPath(op, params) }, params);
     } catch (e) {
       if (!isMissingPrerequisite(e)) throw e;
     }
@@ -463,6 +541,6 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
   } catch (e) {
     if (!isMissingPrerequisite(e)) throw e;
   }
-  if (schema && extremes) await sendExtremes(ex, schema, extremes);
+  if (target && extremes) await sendExtremes(ex, target, extremes);
   return run;
 }

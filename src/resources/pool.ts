@@ -166,6 +166,16 @@ export class FixturePool implements FixtureSource {
     this.created.push({ collection: c.path, id: String(id) });
   }
 
+  /**
+   * An object of the run's renamed through a path that names it by that name (`PATCH
+   * /work_pools/{work_pool_name}/queues/{name}` with a new `name`): the ledger records it under the new name as
+   * well, or cleanup would find the old name gone and leave the object behind.
+   */
+  noteRenamed(op: Operation, pathParams: Record<string, unknown>): void {
+    const c = this.model.recordOf(op).named?.collection;
+    if (c?.item) this.recordObject(c, { [c.idField]: pathParams[c.item.param] } as Obj, pathParams, op.key);
+  }
+
   /** A DELETE that answered 2xx for an object of the ledger: the run deleted it itself (Ledger.recordDeleted). */
   noteDeleted(request: Pick<RequestToSend, 'method' | 'path'>, exchange: Answer): void {
     if (request.method.toUpperCase() === 'DELETE' && is2xx(exchange)) this.ledger.recordDeleted(request.path);
