@@ -2,6 +2,7 @@
  * The mutants: each breaks one behaviour of the real server, and names the check (and operation) that
  * must catch it. The kill matrix runs the suite against each, scoped to the operations it touches.
  */
+import { UNKNOWN_UUID } from '../../src/model/profiles/profile.js';
 import { CLOUD_KEY } from '../support/cloudProxy.js';
 import { json, matches, type Mutant, type ProxiedRequest, type ProxiedResponse } from '../support/proxy.js';
 
@@ -202,6 +203,19 @@ export const contractMutants: MutantCase[] = [
     },
     operations: '^POST /flows/filter$',
     killedBy: ['contract.no-5xx POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'contract-500-on-unknown-reference',
+      breaks:
+        'POST /deployments/ answers 500 to a flow_id that names no flow, which the real server refuses (409: a foreign key)',
+      onResponse: (req, res) =>
+        matches('/deployments/', 'POST', req) && isObject(json.parse(req.body)) && bodyOf(req).flow_id === UNKNOWN_UUID
+          ? { ...res, status: 500, body: json.body({ exception_message: 'Internal Server Error' }) }
+          : res,
+    },
+    operations: '^POST /deployments/$',
+    killedBy: ['contract.no-5xx POST /deployments/'],
   },
   {
     mutant: {
