@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { SafeValues } from '../../../src/cases/safeValues.js';
+import { UNKNOWN_UUID } from '../../../src/model/profiles/profile.js';
 import type { Exchange, HttpClient } from '../../../src/http/client.js';
 import { buildModel } from '../../../src/model/model.js';
 import { seedProfile } from '../../../src/model/profiles/seed.js';
@@ -21,9 +22,11 @@ function exercising() {
     sent.push(spec);
     const status = spec.refusedBeforeData ? 422 : 201;
     const json = status === 201 ? { id: `00000000-0000-4000-8000-${String(sent.length).padStart(12, '0')}` } : {};
-    return { status, json, body: JSON.stringify(json), contentType: 'application/json' } as Exchange;
+    const requestBody = spec.json === undefined ? undefined : JSON.stringify(spec.json);
+    return { status, json, body: JSON.stringify(json), contentType: 'application/json', requestBody } as Exchange;
   };
-  const pool = new FixturePool(model, answer, new Ledger(), { readOnly: false });
+  const ledger = new Ledger();
+  const pool = new FixturePool(model, answer, ledger, { readOnly: false });
   const cases = { model, fixtures: pool, safe: new SafeValues('ct-exercise'), profile: seedProfile };
   pool.attach(cases);
   const ctx: ExerciseContext = {
@@ -38,7 +41,7 @@ function exercising() {
     replays: () => [],
     problemWithValidExchange: () => undefined,
   };
-  return { ctx, sent };
+  return { ctx, sent, ledger };
 }
 
 describe('exerciseOperation', () => {
@@ -216,5 +219,46 @@ describe('the edges every run sends', () => {
     expect(sent.filter((r) => r.method === 'DELETE').map((r) => r.path)).toContain(
       `/work_pools/${pool}/queues/default`,
     );
+  });
+});
+
+describe('what the exercise follows and sends last', () => {
+  test('a request that renames its object through the path that names it moves the later ones to the new name', async () => {
+    const { ctx, sent, ledger } = exercising();
+    const op = model.operations.find((o) => o.key === 'PATCH /work_pools/{work_pool_name}/queues/{name}')!;
+    await exerciseOperation(ctx, op);
+    const patches = sent.filter((r) => r.method === 'PATCH' && !r.path.endsWith('/conformance-unknown-0000'));
+    expect(patches.length).toBeGreaterThan(5);
+    // Each PATCH after the first goes to the name the one before it gave (this target takes them all).
+    for (let i = 1; i < patches.length; i++) {
+      const before = patches[i - 1];
+      const body = before.json;
+      const name =
+        body && typeof body === 'object' && !Array.isArray(body) ? (body as { name?: unknown }).name : undefined;
+      const expected = typeof name === 'string' && !before.refusedBeforeData ? name : undefined;
+      if (expected) expect(decodeURIComponent(patches[i].path.split('/').at(-1)!)).toBe(expected);
+    }
+    // Cleanup finds the queue under the name it has now.
+    const now = decodeURIComponent(patches.at(-1)!.path.split('/').at(-1)!);
+    expect(ledger.has('/work_pools/{work_pool_name}/queues', now)).toBe(true);
+  });
+
+  test('the one item of a body that is a list gets the edges an object body gets, sent as a list of one', async () => {
+    const { ctx } = exercising();
+    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /logs/')!);
+    const edges = run.sent.filter((s) => s.kind === 'edge' || s.kind === 'extreme');
+    expect(edges.map((s) => s.edge)).toContain('past-64-bits');
+    for (const s of edges) expect(JSON.parse(s.exchange.requestBody!)).toHaveLength(1);
+  });
+
+  test('each reference of a body goes once naming no object, keyed by its field, and what it made is deleted', async () => {
+    const { ctx, sent } = exercising();
+    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /deployments/')!);
+    const unknown = run.sent.filter((s) => s.kind === 'unknown-reference');
+    expect(unknown.map((s) => s.fields)).toContainEqual(['flow_id']);
+    const flowIdUnknown = unknown.find((s) => s.fields?.[0] === 'flow_id')!;
+    expect(JSON.parse(flowIdUnknown.exchange.requestBody!).flow_id).toBe(UNKNOWN_UUID);
+    const made = (flowIdUnknown.exchange.json as { id: string }).id;
+    expect(sent.filter((r) => r.method === 'DELETE').map((r) => r.path)).toContain(`/deployments/${made}`);
   });
 });
