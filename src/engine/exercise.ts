@@ -321,7 +321,8 @@ async function sendEdges(ex: Exercise, target: EdgeTarget): Promise<LaterRow[]> 
         (profile.fieldsNeverSent ?? []).includes(f) ||
         (keepsNames && ctx.cases.safe.isNameField(f)),
       marks: (f) => f === 'tags',
-      // An update of the exercise's own object, which the ledger holds by its path (DELETE, too, names it).
+      // An update of the exercise's own object: the ledger holds it by its path, so that a null name or null
+      // tags leave it the run's to delete.
       marksMayBeNull: ['PATCH', 'PUT'].includes(op.method) && !!record.named && record.mutates.has(record.named.param),
       isName,
       // Each operation's own: POST /variables/ and PATCH /variables/{id} padded one name to its length, and
