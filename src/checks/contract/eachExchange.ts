@@ -21,9 +21,9 @@ export const every = () => true;
 
 /**
  * The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`,
- * `unknown-reference`, `server-made`, and an extreme value's label (`past-64-bits`). An edge is a generated valid body whose value was
- * chosen rather than drawn: the same class, so that a cause an edge meets and a random body meets is one key. An
- * extreme value is one no generator draws, each label a class of its own.
+ * `unknown-reference`, `server-made`, and an extreme value's label (`past-64-bits`). An edge is a generated valid
+ * body whose value was chosen rather than drawn: the same class, so that a cause an edge meets and a random body
+ * meets is one key. An extreme value is one no generator draws, each label a class of its own.
  */
 export const inputClass = (s: Sent): string => {
   if (s.kind === 'negative') return `negative:${s.negative}`;
