@@ -4,9 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { type Behaviour, MAX_ITEMS, masked, shapeOf } from '../config/exchangeLog.js';
+import { isUuid } from '../openapi/json.js';
 import { Overlap, SETTLED } from './pacing/overlap.js';
-
-const UUID_ONLY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The answer times of the last `count` exchanges the target served (http/pacing/overlap.ts), from an exchange
@@ -101,7 +100,7 @@ function maskedOrders(items: unknown[]): string[] {
     if (!values.every(scalar) || new Set(values).size < 2) continue;
     // Times compare as instants; identifiers as the strings the server sorted; the rest as served.
     const key = (v: string | number | boolean) =>
-      typeof v !== 'string' ? Number(v) : UUID_ONLY.test(v) ? v.toLowerCase() : masked(v) !== v ? Date.parse(v) : v;
+      typeof v !== 'string' ? Number(v) : isUuid(v) ? v.toLowerCase() : masked(v) !== v ? Date.parse(v) : v;
     for (const sign of [1, -1] as const) {
       const order = orderOf(values, key, sign);
       if (order) out.push(`${field}:${order}`);

@@ -3,6 +3,7 @@
  * supervising process, even after a crash or SIGINT of the worker — deletes exactly those objects.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { isUuid } from '../openapi/json.js';
 
 export interface LedgerEntry {
   /** The collection path, e.g. `/flows`. */
@@ -20,8 +21,6 @@ export interface LedgerEntry {
   refs?: string[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Every identifier an object names, however deep (bounded), other than its own: its UUIDs, and the names that
  * carry the run's tag (a pool or queue named by its name).
@@ -30,7 +29,7 @@ export function referencesOf(obj: unknown, own: string, runTag: string): string[
   const found = new Set<string>();
   const walk = (value: unknown, depth: number) => {
     if (typeof value === 'string') {
-      if ((UUID.test(value) || value.startsWith(runTag)) && value !== own) found.add(value);
+      if ((isUuid(value) || value.startsWith(runTag)) && value !== own) found.add(value);
     } else if (value && typeof value === 'object' && depth < 6)
       for (const v of Array.isArray(value) ? value : Object.values(value)) walk(v, depth + 1);
   };
