@@ -23,6 +23,7 @@ import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
 import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
 import { resolveRef, type Operation, type Schema } from '../openapi/operations.js';
+import { isUuid } from '../openapi/json.js';
 import type { SchemaValidators } from '../openapi/validators.js';
 
 export interface ExerciseContext {
@@ -134,6 +135,14 @@ function renamedAfresh(
 }
 
 /**
+ * A create's body with fresh names (renamedAfresh): its answer could otherwise be the names' conflict with the
+ * recipe's member. Any other operation's body as it is.
+ */
+function renamedIfCreate(ctx: ExerciseContext, op: Operation, body: Record<string, unknown>): Record<string, unknown> {
+  return ctx.cases.model.recordOf(op).creates ? renamedAfresh(ctx, body) : body;
+}
+
+/**
  * The bodies the edges are set on: the recipe's, which reaches the member the recipe made or changed (an
  * upsert's or an update's path), and, for a create that names its member, the same with fresh names (a
  * create's path; `renames`: each request of it gets names of its own, or every row after the first that
@@ -147,7 +156,7 @@ function edgeBases(
   op: Operation,
   body: Record<string, unknown>,
 ): Array<{ body: Record<string, unknown>; keepsNames: boolean; renames: boolean }> {
-  const fresh = ctx.cases.model.recordOf(op).creates ? renamedAfresh(ctx, body) : body;
+  const fresh = renamedIfCreate(ctx, op, body);
   if (JSON.stringify(fresh) === JSON.stringify(body)) return [{ body, keepsNames: false, renames: false }];
   return [
     { body, keepsNames: true, renames: false },
@@ -348,21 +357,16 @@ async function sendExtremes(ex: Exercise, target: EdgeTarget, rows: LaterRow[]):
   await deleteTouched(ex);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The recipe's body with one reference to another object (a block document's `block_schema_id`) naming none:
  * an identifier of the form of the one it replaces, one field at a time, so that a crash names its field.
  */
 async function sendUnknownReferences(ex: Exercise, target: EdgeTarget): Promise<void> {
   const { ctx, op } = ex;
-  // A create's names fresh, or its answer could be the name's conflict with the recipe's member.
-  const named = (body: Record<string, unknown>) =>
-    ctx.cases.model.recordOf(op).creates ? renamedAfresh(ctx, body) : body;
   for (const [field, value] of Object.entries(ex.built.refs)) {
     if (!(field in target.body)) continue;
-    const unknown = ctx.cases.profile.unknownValue(UUID.test(String(value)) ? { format: 'uuid' } : {});
-    const json = restrained(ctx.cases, op, target.sent(named({ ...target.body, [field]: unknown })));
+    const unknown = ctx.cases.profile.unknownValue(isUuid(value) ? { format: 'uuid' } : {});
+    const json = restrained(ctx.cases, op, target.sent(renamedIfCreate(ctx, op, { ...target.body, [field]: unknown })));
     const detail = `/${field} names no object: ${JSON.stringify(unknown)}`;
     const request = { ...ex.built.request, json };
     noteTouched(ex, await send(ex, 'unknown-reference', request, ex.built.pathParams, { detail, fields: [field] }));
