@@ -16,8 +16,12 @@ const CONVENTIONAL_ROOT = '/api';
 
 export interface ProbedRead {
   path: string;
+  /** 0: no answer (refused, or not within the timeout). */
   status: number;
 }
+
+/** The reads that were answered: one with no answer says nothing of where the API is. */
+const answered = (probed: ProbedRead[]) => probed.filter((p) => p.status !== 0);
 
 /** The reads asked: the document's GETs without a path parameter, its health and version first (cheap, never large). */
 export function probeReads(operations: ReadonlyArray<{ method: string; path: string }>): string[] {
@@ -29,16 +33,21 @@ export function probeReads(operations: ReadonlyArray<{ method: string; path: str
     .slice(0, PROBES_AT_MOST);
 }
 
-/** The base URL is not the API's root when every read asked (two at least: one could be a route not served) answered 404. */
+/** The base URL is not the API's root when every read answered (two at least: one could be a route not served) is a 404. */
 export function notTheRoot(probed: ProbedRead[]): boolean {
-  return probed.length >= 2 && probed.every((p) => p.status === 404);
+  const answers = answered(probed);
+  return answers.length >= 2 && answers.every((p) => p.status === 404);
 }
 
 /** Where the API is served there: most of the same reads answer, and none with a 404. */
-const servedThere = (probed: ProbedRead[]): boolean =>
-  probed.length > 0 &&
-  probed.every((p) => p.status !== 404) &&
-  probed.filter((p) => p.status < 400).length * 2 >= probed.length;
+const servedThere = (probed: ProbedRead[]): boolean => {
+  const answers = answered(probed);
+  return (
+    answers.length > 0 &&
+    answers.every((p) => p.status !== 404) &&
+    answers.filter((p) => p.status < 400).length * 2 >= answers.length
+  );
+};
 
 /** The paths to try under the base URL: the document's server paths (relative or absolute URLs), then `/api`, none the base already ends with. */
 export function candidateRoots(baseUrl: string, serverUrls: string[]): string[] {
@@ -63,8 +72,13 @@ export type Ask = (url: string) => Promise<number>;
 
 const joined = (baseUrl: string, path: string) => `${baseUrl.replace(/\/+$/, '')}${path}`;
 
+/**
+ * Each read's status there; one not answered is asked once more (a server building its document for the
+ * preflight may answer nothing else within the timeout).
+ */
 async function askAll(ask: Ask, baseUrl: string, reads: string[]): Promise<ProbedRead[]> {
-  return Promise.all(reads.map(async (path) => ({ path, status: await ask(joined(baseUrl, path)) })));
+  const statusOf = async (url: string) => (await ask(url)) || ask(url);
+  return Promise.all(reads.map(async (path) => ({ path, status: await statusOf(joined(baseUrl, path)) })));
 }
 
 export interface ApiRoot {
@@ -84,7 +98,9 @@ export async function apiRoot(
   const reads = probeReads(operations);
   const atBase = await askAll(ask, baseUrl, reads);
   if (!notTheRoot(atBase)) return { baseUrl };
-  const asked = atBase.map((p) => `GET ${p.path}`).join(', ');
+  const asked = answered(atBase)
+    .map((p) => `GET ${p.path}`)
+    .join(', ');
   const candidates = candidateRoots(baseUrl, serverUrls);
   for (const path of candidates) {
     const there = joined(baseUrl, path);

@@ -34,6 +34,25 @@ describe('apiRoot', () => {
     ).toBe(true);
   });
 
+  test('a read with no answer says nothing: the others decide', () => {
+    const unanswered = { path: '/hello', status: 0 };
+    expect(notTheRoot([{ path: '/health', status: 404 }, { path: '/version', status: 404 }, unanswered])).toBe(true);
+    expect(notTheRoot([{ path: '/health', status: 404 }, unanswered])).toBe(false);
+  });
+
+  test('a read not answered is asked once more before it counts as no answer', async () => {
+    const asked = new Map<string, number>();
+    // The server is busy with its first answer to each read, then answers as a server whose API is under /api.
+    const busyFirst = async (url: string) => {
+      asked.set(url, (asked.get(url) ?? 0) + 1);
+      return asked.get(url) === 1 && url.endsWith('/health') ? 0 : servedUnder('/api')(url);
+    };
+    const root = await apiRoot('http://h:1', operations, [], busyFirst);
+    expect(root.baseUrl).toBe('http://h:1/api');
+    expect(asked.get('http://h:1/health')).toBe(2);
+    expect(asked.get('http://h:1/version')).toBe(1);
+  });
+
   test("tries the document's server paths, then /api, none the base already ends with", () => {
     expect(candidateRoots('http://h:1', ['/api', 'https://x.example/v2/'])).toEqual(['/api', '/v2']);
     expect(candidateRoots('http://h:1/api', ['/api'])).toEqual([]);
