@@ -3,9 +3,9 @@
  * changes only the random part: numbers below and at a minimum, 0, −1, at and above a maximum; strings
  * empty, long and non-ASCII; null where a field is nullable; empty arrays and objects; the earliest and
  * latest instants of a date-time. Where the document sets no bound, values past what an implementation must
- * hold (EXTREME): a number past 64 bits, the earliest and latest instants at offsets
- * that carry them past year 1 and year 9999 in UTC. A field that names the run's object keeps the run's name in its edges,
- * so that an edge never reaches an object that is not the run's.
+ * hold (EXTREME): a number past 64 bits, the earliest and latest instants at offsets that carry them past year 1
+ * and year 9999 in UTC, and of every free string, one with the characters URLs reserve. A field that names the
+ * run's object keeps the run's name in its edges, so that an edge never reaches an object that is not the run's.
  */
 import type { OpenApiDocument } from '../openapi/document.js';
 import { resolveRef, type Schema } from '../openapi/operations.js';
@@ -31,6 +31,7 @@ export type EdgeLabel =
   | 'past-64-bits'
   | 'earliest-offset'
   | 'latest-offset'
+  | 'reserved-characters'
   | 'unknown-only';
 
 export interface FieldEdge {
@@ -75,19 +76,26 @@ export const OUT_OF_RANGE: ReadonlySet<EdgeLabel> = new Set(['below-minimum', 'a
 
 /**
  * The labels of values the document admits but an implementation need not hold: JSON lets it limit the range
- * and precision of the numbers it takes (RFC 8259 §6), and a date type may end at years 1 and 9999 in UTC.
- * A refusal (4xx) is a fair answer to them; a server error is not. Each is an input class of its own.
+ * and precision of the numbers it takes (RFC 8259 §6), a date type may end at years 1 and 9999 in UTC, and a
+ * server may refuse in its names the characters its URLs and pages must escape (RFC 3986 §2.2). A refusal (4xx)
+ * is a fair answer to them; a server error is not. Each is an input class of its own.
  */
 export const EXTREME: ReadonlySet<EdgeLabel> = new Set([
   'past-64-bits',
   'earliest-offset',
   'latest-offset',
+  'reserved-characters',
   'unknown-only',
 ]);
 
 /** A long string where the schema sets no maximum length: longer than any name a person types. */
 const LONG = 1000;
 const NON_ASCII = 'Grüße, 世界 🌍';
+/**
+ * Characters a URL reserves or escapes (RFC 3986 §2.2, §2.1) and markup escapes, which name rules forbid. Not
+ * `/`: a name with one, taken, could no longer be read back by a path that holds it.
+ */
+const RESERVED = '<&%>';
 
 /** The branches of a field's schema apart from null, and whether null is one of them. */
 function branchesOf(doc: OpenApiDocument, schema: Schema): { branches: S[]; nullable: boolean } {
@@ -147,6 +155,7 @@ function stringEdges(b: S, runName: string | undefined): Array<[EdgeLabel, strin
   out.push(['long', long(b.maxLength ?? LONG)]);
   if (b.maxLength !== undefined) out.push(['too-long', long(b.maxLength + 1)]);
   out.push(['non-ascii', base ? `${base}-${NON_ASCII}` : NON_ASCII]);
+  out.push(['reserved-characters', base ? `${base}-${RESERVED}` : RESERVED]);
   return out;
 }
 

@@ -47,7 +47,7 @@ export const contractChecks = [
     id: 'contract.no-5xx',
     level: 'MUST',
     clause: '4.1; OpenAPI document',
-    catches: 9,
+    catches: 10,
     title: 'MUST answer every request, valid or not, without a server error or a broken connection',
     ...eachExchange(judgeNo5xx, { looksAt: every, judgesUnavailable: true }),
   }),

@@ -586,6 +586,21 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'contract-crash-on-reserved-characters',
+      breaks: 'POST /work_queues/ crashes (500) on a description with a character URLs reserve (<, &, % or >)',
+      onResponse: (req, res) => {
+        const description = bodyOf(req).description;
+        return matches('/work_queues/', 'POST', req) && typeof description === 'string' && /[<&%>]/.test(description)
+          ? jsonResponse(500, { exception_message: 'Internal Server Error' })
+          : res;
+      },
+    },
+    operations: '^POST /work_queues/$',
+    // As Prefect's v1 concurrency limits do on a tag with `>`: only the edge every run sends reaches it.
+    killedBy: ['contract.no-5xx POST /work_queues/'],
+  },
+  {
+    mutant: {
       id: 'errors-text-plain-crash',
       breaks: 'POST /flows/ crashes on a JSON body sent as text/plain (500), as Prefect does on three other creates',
       onResponse: (req, res) =>

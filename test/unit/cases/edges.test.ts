@@ -59,7 +59,7 @@ describe('edges of a field', () => {
     expect(bounded.filter((l) => EXTREME.has(l))).toEqual([]);
   });
 
-  test('a nullable string: null, empty, long, non-ASCII; a maxLength gives at and past it', () => {
+  test('a nullable string: null, empty, long, non-ASCII, reserved characters; a maxLength gives at and past it', () => {
     const edges = edgesOfField(doc, 's', { anyOf: [{ type: 'string', maxLength: 4 }, { type: 'null' }] });
     expect(edges.map((e) => [e.label, e.value])).toEqual([
       ['null', null],
@@ -67,12 +67,13 @@ describe('edges of a field', () => {
       ['long', 'xxxx'],
       ['too-long', 'xxxxx'],
       ['non-ascii', 'Grüße, 世界 🌍'],
+      ['reserved-characters', '<&%>'],
     ]);
   });
 
   test("a name keeps the run's name at its start, and is never empty or null", () => {
     const edges = edgesOfField(doc, 'name', { anyOf: [{ type: 'string' }, { type: 'null' }] }, 'run-7');
-    expect(edges.map((e) => e.label)).toEqual(['long', 'non-ascii']);
+    expect(edges.map((e) => e.label)).toEqual(['long', 'non-ascii', 'reserved-characters']);
     for (const e of edges) expect(String(e.value).startsWith('run-7')).toBe(true);
   });
 
@@ -160,6 +161,7 @@ describe('rows of edges over the reference document', () => {
       empty: ['description'],
       long: ['description', 'name'],
       'non-ascii': ['description', 'name'],
+      'reserved-characters': ['description', 'name'],
     });
     for (const row of rows) {
       expect(row.json.flow_id).toBe(id);
