@@ -224,7 +224,7 @@ export function result(
     collection: collectionLabel(session, op),
     status,
     message: down
-      ? `not judged: the target has refused connections since ${down.since} (${down.reason})${message ? `; ${message}` : ''}`
+      ? `not judged: the target ${down.what} since ${down.since} (${down.reason})${message ? `; ${message}` : ''}`
       : message,
     kind: failures?.[0].kind,
     key: failures?.[0].key,

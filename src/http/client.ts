@@ -173,8 +173,24 @@ export function normalizedBody(request: Pick<RequestToSend, 'json' | 'raw'>, run
 }
 /** Connection-level failures that say nothing is listening: the target is down, not one operation broken. */
 const CONNECTION_REFUSED = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND/;
+/** No answer within the request's time: one operation may be that slow, or the whole target hung. */
+const TIMED_OUT = /timeout/i;
 const DOWN_AFTER = 3;
+/**
+ * A target is silent, not slow somewhere, once it has answered nothing for this many requests' times, to
+ * requests of two operations at least.
+ */
+const SILENT_FOR_TIMEOUTS = 3;
 export const NOT_SENT = 'not sent:';
+
+/** Why the client stopped sending to the target (HttpClient.down). */
+export interface TargetDown {
+  /** When it last answered (silent), or was first found down (refused). */
+  since: string;
+  what: 'has refused connections' | 'has answered nothing';
+  /** The last error met. */
+  reason: string;
+}
 /** How often the status a run's progress reads is written, at most. */
 const STATUS_EVERY_MS = 1000;
 /** The response half of an exchange that got no answer. */
@@ -329,22 +345,41 @@ export class HttpClient {
 
   /**
    * Set when the target stopped taking connections (refused, unreachable) several times in a row with no
-   * answer since: a killed server. While it is down, requests are not sent but answered at once with no
-   * answer, except one probe a second, so that the rest of a run takes seconds rather than its timeouts.
+   * answer since: a killed server; or answered nothing within the timeout, to requests of more than one
+   * operation, for several timeouts' length: a hung one, which still takes connections. While it is down,
+   * requests are not sent but answered at once with no answer, except one probe a second, so that the rest
+   * of a run takes seconds rather than its timeouts.
    */
-  down?: { since: string; reason: string };
+  down?: TargetDown;
   private refusedInARow = 0;
   private lastProbe = 0;
+  /** Since the last answer: when it came, and the operations whose requests timed out. */
+  private lastAnswerAt = Date.now();
+  private timedOut = new Set<string>();
 
   private noteConnection(exchange: Exchange): void {
     if (exchange.status !== 0) {
       this.refusedInARow = 0;
+      this.timedOut.clear();
+      this.lastAnswerAt = Date.now();
       this.down = undefined;
       return;
     }
-    if (!CONNECTION_REFUSED.test(exchange.error ?? '')) return;
-    if (++this.refusedInARow >= DOWN_AFTER && !this.down)
-      this.down = { since: new Date().toISOString(), reason: exchange.error ?? '' };
+    const error = exchange.error ?? '';
+    if (CONNECTION_REFUSED.test(error)) {
+      if (++this.refusedInARow >= DOWN_AFTER && !this.down)
+        this.down = { since: new Date().toISOString(), what: 'has refused connections', reason: error };
+      return;
+    }
+    if (!TIMED_OUT.test(error)) return;
+    this.timedOut.add(`${exchange.method} ${exchange.template}`);
+    const silentMs = Date.now() - this.lastAnswerAt;
+    if (this.timedOut.size >= 2 && silentMs >= SILENT_FOR_TIMEOUTS * this.options.timeoutMs && !this.down)
+      this.down = {
+        since: new Date(this.lastAnswerAt).toISOString(),
+        what: 'has answered nothing',
+        reason: `requests of ${this.timedOut.size} operations timed out, the last ${error}`,
+      };
   }
 
   /** From now on every request is refused with SendingStopped (requests in flight finish). */
@@ -376,10 +411,7 @@ export class HttpClient {
     let exchange: Exchange;
     if (this.quietNow()) exchange = this.notSent(request, this.quietAfter!.reason);
     else if (this.down && Date.now() - this.lastProbe < 1000)
-      exchange = this.notSent(
-        request,
-        `the target has refused connections since ${this.down.since} (${this.down.reason})`,
-      );
+      exchange = this.notSent(request, `the target ${this.down.what} since ${this.down.since} (${this.down.reason})`);
     else {
       if (this.down) this.lastProbe = Date.now();
       exchange = await this.sendWithRetry(request);

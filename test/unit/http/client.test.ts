@@ -166,6 +166,41 @@ describe('HttpClient under 503', () => {
   }, 30_000);
 });
 
+describe('HttpClient: a target that answers nothing', () => {
+  /** A server that takes connections and answers only the paths `answers` names, the others never. */
+  const hung = (answers: (path: string) => boolean) =>
+    createServer((req, res) => {
+      if (answers(req.url ?? '')) res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  const get = (client: HttpClient, path: string) => client.send({ method: 'GET', template: path, path });
+
+  test('silent to two operations for three timeouts: down, and the rest is not sent but one probe a second', async () => {
+    server = hung(() => false);
+    const client = await clientOf(server, { timeoutMs: 200 });
+    const paths = ['/a', '/b', '/a', '/b', '/a', '/b'];
+    for (const path of paths) if (!client.down) expect((await get(client, path)).error).toMatch(/timeout/i);
+    expect(client.down?.what).toBe('has answered nothing');
+    expect(client.down?.reason).toMatch(/^requests of 2 operations timed out/);
+    // The probe goes (and meets the silence); the next, within its second, is answered at once.
+    expect((await get(client, '/c')).error).toMatch(/timeout/i);
+    const started = performance.now();
+    const next = await get(client, '/c');
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(next.error).toMatch(/^not sent: the target has answered nothing since /);
+  });
+
+  test('one operation that never answers, beside one that does, is that operation slow: never down', async () => {
+    server = hung((path) => path === '/fine');
+    const client = await clientOf(server, { timeoutMs: 200 });
+    for (let i = 0; i < 4; i++) {
+      expect((await get(client, '/slow')).status).toBe(0);
+      expect((await get(client, '/fine')).status).toBe(200);
+    }
+    for (let i = 0; i < 4; i++) await get(client, '/slow');
+    expect(client.down).toBeUndefined();
+  });
+});
+
 describe('HttpClient: writes after a 503', () => {
   const overlap = (a: { start: number; end: number }, b: { start: number; end: number }) =>
     a !== b && a.start < b.end && b.start < a.end;
