@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { launchChromium } from '../support/browser.js';
-import { filesUnder, repoRoot, runCli, type CliRun } from '../support/runCli.js';
+import { filesUnder, repoRoot, runCli, WHOLE_RUN_MS, type CliRun } from '../support/runCli.js';
 import { readPin } from '../../src/managed/prefect.js';
 import { readExchangeLog } from '../../src/config/exchangeLog.js';
 import type { Comparison } from '../../src/report/compare.js';
@@ -22,8 +22,7 @@ import { gateVerdict, type Results } from '../../src/report/results.js';
 let run: CliRun;
 
 beforeAll(async () => {
-  // A whole run: on the slowest machines met, with the other lane busy beside it, past runCli's 5 minutes.
-  run = await runCli([], {}, 900_000);
+  run = await runCli([], {}, WHOLE_RUN_MS);
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
 });
 

@@ -5,14 +5,14 @@
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { readPin } from '../../src/managed/prefect.js';
-import { runCli, type CliRun } from '../support/runCli.js';
+import { runCli, WHOLE_RUN_MS, type CliRun } from '../support/runCli.js';
 
 const OTHER = '3.4.25';
 let run: CliRun;
 
 beforeAll(async () => {
   expect(readPin(OTHER).why).toBeDefined(); // a release of the table, with the pins it needs
-  run = await runCli(['--prefect-version', OTHER], {}, 900_000);
+  run = await runCli(['--prefect-version', OTHER], {}, WHOLE_RUN_MS);
 });
 
 describe(`a managed Prefect ${OTHER}`, () => {

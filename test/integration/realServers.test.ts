@@ -28,6 +28,7 @@ import {
   repoRoot,
   runCli,
   sqliteLabel,
+  WHOLE_RUN_MS,
   type CliRun,
 } from '../support/runCli.js';
 
@@ -58,7 +59,7 @@ beforeAll(async () => {
   for (let i = 0; i < CROWD; i++) await post('/flow_runs/', { flow_id: flow.id, tags: ['production'] });
   before = await collectionCounts();
   // As a user points it at their server: the URL and nothing else (the baseline and the database found).
-  run = await runCli([], { CONFORMANCE_BASE_URL: base() }, 900_000);
+  run = await runCli([], { CONFORMANCE_BASE_URL: base() }, WHOLE_RUN_MS);
 });
 afterAll(() => shared?.stop());
 

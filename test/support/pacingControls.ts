@@ -19,7 +19,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSpender } from './budgetSpender.js';
 import { startGateway } from './gateway.js';
-import { runCli } from './runCli.js';
+import { runCli, WHOLE_RUN_MS } from './runCli.js';
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +50,7 @@ async function run(
   const r = await runCli(
     [],
     { CONFORMANCE_BASE_URL: baseUrl, CONFORMANCE_OUT: dir, CI: 'true', ...(key ? { CONFORMANCE_API_KEY: key } : {}) },
-    900_000,
+    WHOLE_RUN_MS,
   );
   return { seconds: (performance.now() - started) / 1000, code: r.code, dir };
 }

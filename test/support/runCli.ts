@@ -45,6 +45,13 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, CONFORMANCE_QUIET: '1', ...extra };
 }
 
+/**
+ * The time a whole run gets (every family, every operation) before it is killed, where runCli's default of 5
+ * minutes is a scoped run's: on the slowest machines met, with the other lane busy beside it, a whole run
+ * took longer.
+ */
+export const WHOLE_RUN_MS = 900_000;
+
 export function runCli(
   args: string[],
   env: Record<string, string> = {},
