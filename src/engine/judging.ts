@@ -12,7 +12,15 @@ import { checksOf, families as familiesOfRun } from '../checks/registry.js';
 import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
 import { runFiles } from '../config/worker.js';
-import { BlockedByReadOnly, HttpClient, NOT_RUN, SendingStopped, sendingFor, type Exchange } from '../http/client.js';
+import {
+  BlockedByReadOnly,
+  HttpClient,
+  NOT_RUN,
+  SendingStopped,
+  sendingFor,
+  targetDownLine,
+  type Exchange,
+} from '../http/client.js';
 import { routeFamily } from '../http/pacing/rateLimits.js';
 import type { Operation } from '../openapi/operations.js';
 import { applyBaseline, type BaselineJudgement, entriesFor } from '../report/baseline.js';
@@ -223,9 +231,7 @@ export function result(
     operation: op.key,
     collection: collectionLabel(session, op),
     status,
-    message: down
-      ? `not judged: the target ${down.what} since ${down.since} (${down.reason})${message ? `; ${message}` : ''}`
-      : message,
+    message: down ? `not judged: ${targetDownLine(down)}${message ? `; ${message}` : ''}` : message,
     kind: failures?.[0].kind,
     key: failures?.[0].key,
     failures,

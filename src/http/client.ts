@@ -191,6 +191,10 @@ export interface TargetDown {
   /** The last error met. */
   reason: string;
 }
+
+/** What a request not sent, and a check not judged, say of a target that is down. */
+export const targetDownLine = (down: TargetDown): string =>
+  `the target ${down.what} since ${down.since} (${down.reason})`;
 /** How often the status a run's progress reads is written, at most. */
 const STATUS_EVERY_MS = 1000;
 /** The response half of an exchange that got no answer. */
@@ -411,7 +415,7 @@ export class HttpClient {
     let exchange: Exchange;
     if (this.quietNow()) exchange = this.notSent(request, this.quietAfter!.reason);
     else if (this.down && Date.now() - this.lastProbe < 1000)
-      exchange = this.notSent(request, `the target ${this.down.what} since ${this.down.since} (${this.down.reason})`);
+      exchange = this.notSent(request, targetDownLine(this.down));
     else {
       if (this.down) this.lastProbe = Date.now();
       exchange = await this.sendWithRetry(request);
