@@ -150,12 +150,12 @@ function stringEdges(b: S, runName: string | undefined): Array<[EdgeLabel, strin
   // The run's name stays at the start: the object an edge makes or reaches is still recognisably the run's.
   const base = runName ?? '';
   const long = (n: number) => base + 'x'.repeat(Math.max(0, n - base.length));
+  const afterName = (text: string) => (base ? `${base}-${text}` : text);
   const out: Array<[EdgeLabel, string]> = [];
   if (runName === undefined && (b.minLength ?? 0) === 0) out.push(['empty', '']);
   out.push(['long', long(b.maxLength ?? LONG)]);
   if (b.maxLength !== undefined) out.push(['too-long', long(b.maxLength + 1)]);
-  out.push(['non-ascii', base ? `${base}-${NON_ASCII}` : NON_ASCII]);
-  out.push(['reserved-characters', base ? `${base}-${RESERVED}` : RESERVED]);
+  out.push(['non-ascii', afterName(NON_ASCII)], ['reserved-characters', afterName(RESERVED)]);
   return out;
 }
 
