@@ -382,8 +382,10 @@ describe('HttpClient.answerNothingAfter', () => {
 
 describe('HttpClient.answerNothingAfter, with requests waiting for a slot', () => {
   test('a request whose slot comes after the time ran out is not sent, though it was asked for before', async () => {
-    const { client, seen } = await serving(() => false, 100);
-    client.answerNothingAfter(Date.now() + 150, "cleanup's time ran out");
+    // Four at a time, each answered in 300 ms: the second four start at ~300 ms, before the end at 450, the third
+    // at ~600, after it. Margins of 150 ms, which a loaded machine's event loop does not slip past.
+    const { client, seen } = await serving(() => false, 300);
+    client.answerNothingAfter(Date.now() + 450, "cleanup's time ran out");
     const answers = await Promise.all(Array.from({ length: 12 }, () => get(client)));
     expect(seen).toHaveLength(8);
     expect(answers.filter((a) => a.error === "not sent: cleanup's time ran out")).toHaveLength(4);
