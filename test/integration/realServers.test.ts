@@ -135,8 +135,8 @@ const verdicts = (r: Results, operations: Set<string>) =>
 
 /**
  * Half the pace, in requests a minute, a run kept on the collections the gateway limits: a limit the same run
- * meets behind the gateway unless it goes at under half that speed. A fixed limit (3,000 a minute) was met on an
- * idle machine and never in CI, whose two cores, busy with the other lanes, kept the run under it.
+ * meets behind the gateway unless it goes at under half that speed. A fixed limit is met on an idle machine and
+ * not on a loaded one, whose run keeps under it (CI's two cores, busy with the other lane, kept it under 3,000).
  */
 function halfThePace(run: CliRun): number {
   const limited = readExchangeLog(path.join(run.outDir, '.run', 'exchanges.jsonl')).filter((x) =>
