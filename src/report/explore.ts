@@ -23,7 +23,15 @@ export interface Finding {
   replay?: string;
   curl?: string;
   evidence?: { request: string; response: string };
+  /**
+   * What its replay (its check on its operation, rerun with its seed as soon as it was found) made of it: shown
+   * again, or not (met once: a race, a lock, the load of the seed's other requests), or not judged.
+   */
+  replayed?: 'shown again' | 'not shown again' | 'not judged';
 }
+
+/** Whether a finding counts for explore's exit code: all but those its replay did not show again. */
+export const stillShown = (f: Pick<Finding, 'replayed'>): boolean => f.replayed !== 'not shown again';
 
 /** One seed's run as explore reports it. */
 export interface SeedRun {
@@ -98,6 +106,7 @@ export function baselineDraft(findings: Finding[]): { entries: BaselineEntry[] }
       key: f.key,
       reason: `TO WRITE: found by explore, seed ${f.seed}: ${f.message.slice(0, 200)}`,
       ...(f.evidence ? { evidence: f.evidence } : {}),
+      ...(stillShown(f) ? {} : { intermittent: `met once by explore (seed ${f.seed}); its replay passed` }),
     })),
   };
 }
@@ -114,11 +123,13 @@ export function exploreMarkdown(session: {
   const { seeds, findings } = session;
   const known = seeds.reduce((n, s) => n + s.known, 0);
   const requests = seeds.reduce((n, s) => n + s.requests, 0);
+  const once = findings.filter((f) => !stillShown(f)).length;
   const lines = [
-    `# Explore: ${findings.length ? `${findings.length} new finding(s)` : 'nothing new'}`,
+    `# Explore: ${findings.length ? `${findings.length} new finding(s)${once ? `, ${once} not shown again by its replay` : ''}` : 'nothing new'}`,
     '',
     `${session.target}, ${seeds.length} seed(s) in ${session.minutes} minute(s) (${seeds.map((s) => s.seed).join(', ') || 'none'}), ${requests} requests.`,
     `A finding is new when no baseline entry excused it and no earlier seed of the session met its check, operation, kind and key.`,
+    `Each is replayed as it is found: one its replay does not show again was met once (a race, a lock, the seed's load), and does not set the exit code.`,
     '',
     '## New',
     '',
@@ -126,12 +137,12 @@ export function exploreMarkdown(session: {
   if (!findings.length) lines.push('None.');
   else {
     lines.push(
-      '| check (level) | failure | operation | seed | what it met | shows it again |',
-      '|---|---|---|---|---|---|',
+      '| check (level) | failure | operation | seed | what it met | its replay | shows it again |',
+      '|---|---|---|---|---|---|---|',
     );
     for (const f of findings)
       lines.push(
-        `| \`${f.check}\` (${f.level}) | \`${f.kind} ${cell(f.key)}\` | ${f.operation} | ${f.seed} | ${cell(f.message.slice(0, 300))} | ${[f.replay && `\`${cell(f.replay)}\``, f.curl && `\`${cell(f.curl.slice(0, 600))}\``].filter(Boolean).join('<br>') || '–'} |`,
+        `| \`${f.check}\` (${f.level}) | \`${f.kind} ${cell(f.key)}\` | ${f.operation} | ${f.seed} | ${cell(f.message.slice(0, 300))} | ${f.replayed ?? '–'} | ${[f.replay && `\`${cell(f.replay)}\``, f.curl && `\`${cell(f.curl.slice(0, 600))}\``].filter(Boolean).join('<br>') || '–'} |`,
       );
   }
   lines.push(

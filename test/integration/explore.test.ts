@@ -1,7 +1,8 @@
 /**
  * `explore` against the real Prefect behind the fault-injecting proxy: a crash on a class of generated bodies
  * that no baseline entry names is found once however many seeds meet it, kept with its seed and what shows it
- * again, and the exit code says so; the unmutated server leaves nothing new.
+ * again, and the exit code says so; one its replay does not show again is reported as met once, and does not
+ * set the exit code; the unmutated server leaves nothing new.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -51,6 +52,7 @@ describe('explore', () => {
     expect(crashes).toHaveLength(1);
     expect(crashes[0]).toMatchObject({ operation: 'POST /flows/', kind: 'server-error', seed: 20261122 });
     expect(crashes[0].replay).toMatch(/replay/);
+    expect(crashes[0].replayed).toBe('shown again');
     // Later seeds met it again: nothing new from them for that key.
     expect(
       seeds
@@ -63,6 +65,34 @@ describe('explore', () => {
     };
     expect(draft.entries).toHaveLength(findings.length);
     expect(r.stdout).toMatch(/^NEW \(exit 1\)/m);
+  });
+
+  test('a crash met once, which its replay does not show again, is reported as such and does not set exit 1', async () => {
+    let crashed = false;
+    proxy.setMutant({
+      id: 'crash-once',
+      breaks: 'POST /flows/ answers 500 once, for the first generated name',
+      onRequest: (req) => {
+        if (crashed || !matches('/flows/', 'POST', req) || !/-g\d+/.test(req.body.toString('utf8'))) return req;
+        crashed = true;
+        return {
+          status: 500,
+          headers: { 'content-type': 'application/json' },
+          body: json.body({ exception_message: 'Internal Server Error' }),
+        };
+      },
+    });
+    const r = await explore('0.1');
+    const { findings } = session(r.outDir);
+    expect(findings.map((f) => [f.check, f.operation, f.replayed])).toEqual([
+      ['contract.no-5xx', 'POST /flows/', 'not shown again'],
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^NOTHING NEW \(exit 0\): .*; 1 more met once, not shown again by its replay/m);
+    const draft = JSON.parse(readFileSync(path.join(r.outDir, 'explore-baseline.json'), 'utf8')) as {
+      entries: Array<{ intermittent?: string }>;
+    };
+    expect(draft.entries[0].intermittent).toMatch(/met once by explore/);
   });
 
   test('the unmutated server: every failure met is known, exit 0', async () => {

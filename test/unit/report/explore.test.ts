@@ -6,6 +6,7 @@ import {
   findingKey,
   knownFailures,
   newFindings,
+  stillShown,
   unexcusedFailures,
 } from '../../../src/report/explore.js';
 import type { CheckResult } from '../../../src/report/results.js';
@@ -93,5 +94,28 @@ describe('explore', () => {
       }),
     ]);
     expect(baselineDraft(findings).entries[0].reason).toMatch(/^TO WRITE: found by explore, seed 3/);
+  });
+
+  test('a finding its replay did not show again is counted apart, marked intermittent in the draft, and alone sets no exit code', () => {
+    const checks = [
+      result('POST /flows/', [{ kind: 'server-error', key: '500 edge:name' }], { seed: 4 }),
+      result('PATCH /flows/{id}', [{ kind: 'server-error', key: '500 generated {tags}' }], { seed: 4 }),
+    ];
+    const [shown, once] = newFindings({ seed: 4, checks }, new Set());
+    shown.replayed = 'shown again';
+    once.replayed = 'not shown again';
+    expect([shown, once].map(stillShown)).toEqual([true, false]);
+    // A finding whose replay judged nothing still counts: nothing said it was met once.
+    expect(stillShown({ replayed: 'not judged' })).toBe(true);
+    const seeds = [
+      { seed: 4, seconds: 30, requests: 900, exitCode: 1, known: 0, found: [shown, once].map(findingKey) },
+    ];
+    const md = exploreMarkdown({ target: 't', minutes: 1, seeds, findings: [shown, once] });
+    expect(md).toContain('# Explore: 2 new finding(s), 1 not shown again by its replay');
+    expect(md).toContain('| PATCH /flows/{id} | 4 | PATCH /flows/{id} answered 500 | not shown again |');
+    expect(baselineDraft([shown, once]).entries.map((e) => e.intermittent)).toEqual([
+      undefined,
+      'met once by explore (seed 4); its replay passed',
+    ]);
   });
 });
