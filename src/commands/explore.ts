@@ -159,11 +159,13 @@ export async function exploreCommand(flags: Env, minutesGiven: string): Promise<
   log(`exploration in ${shownPath(outDir)}: ${publishedList([...EXPLORE_NAMES], outDir)}`);
   const shown = findings.filter(stillShown).length;
   const once = findings.length - shown;
-  const metOnce = once ? `; ${once} more met once, not shown again by its replay` : '';
+  const metOnce = `${once} met once, not shown again by its replay`;
   process.stdout.write(
     shown
-      ? `NEW (exit 1): ${shown} failure(s) no baseline entry names, over ${seeds.length} seed(s)${metOnce}: see explore.md\n`
-      : `NOTHING NEW (exit 0): ${seeds.length} seed(s), every failure met is a known deviation${metOnce}\n`,
+      ? `NEW (exit 1): ${shown} failure(s) no baseline entry names, over ${seeds.length} seed(s)${once ? `, and ${metOnce}` : ''}: see explore.md\n`
+      : once
+        ? `NOTHING NEW SHOWN AGAIN (exit 0): ${seeds.length} seed(s), every failure met a known deviation but ${metOnce}: see explore.md\n`
+        : `NOTHING NEW (exit 0): ${seeds.length} seed(s), every failure met is a known deviation\n`,
   );
   return shown ? 1 : 0;
 }

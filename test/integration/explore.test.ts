@@ -88,7 +88,7 @@ describe('explore', () => {
       ['contract.no-5xx', 'POST /flows/', 'not shown again'],
     ]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^NOTHING NEW \(exit 0\): .*; 1 more met once, not shown again by its replay/m);
+    expect(r.stdout).toMatch(/^NOTHING NEW SHOWN AGAIN \(exit 0\): .* but 1 met once, not shown again by its replay/m);
     const draft = JSON.parse(readFileSync(path.join(r.outDir, 'explore-baseline.json'), 'utf8')) as {
       entries: Array<{ intermittent?: string }>;
     };
