@@ -23,7 +23,7 @@ import { readExchangeLog } from '../../src/config/exchangeLog.js';
 import type { Comparison } from '../../src/report/compare.js';
 import type { Results } from '../../src/report/results.js';
 import { changedCounts, countsOf, postJson } from '../support/collections.js';
-import { HOSTED_LIMITED, startGateway, type RunningGateway } from '../support/gateway.js';
+import { firstSegment, HOSTED_LIMITED, startGateway, type RunningGateway } from '../support/gateway.js';
 import { objectsLeft } from '../support/objectsLeft.js';
 import { failedChecks, filesUnder, OTHER_RELEASE, runCli, WHOLE_RUN_MS, type CliRun } from '../support/runCli.js';
 
@@ -140,7 +140,7 @@ const verdicts = (r: Results, operations: Set<string>) =>
  */
 function halfThePace(run: CliRun): number {
   const limited = readExchangeLog(path.join(run.outDir, '.run', 'exchanges.jsonl')).filter((x) =>
-    HOSTED_LIMITED.includes(x.t.split('/')[1]),
+    HOSTED_LIMITED.includes(firstSegment(x.t)),
   );
   const at = limited.map((x) => x.at ?? 0);
   const seconds = Math.max(1, (Math.max(...at) - Math.min(...at)) / 1000);

@@ -93,7 +93,8 @@ function tokenBucket(perMinute: number, now = () => performance.now()) {
   };
 }
 
-const firstSegment = (p: string) => p.split('?')[0].split('/').filter(Boolean)[0] ?? '';
+/** The collection a path is of, by its first segment: what the limit is kept by. */
+export const firstSegment = (p: string) => p.split('?')[0].split('/').filter(Boolean)[0] ?? '';
 
 export async function startGateway(upstreamBaseUrl: string, options: GatewayOptions = {}): Promise<RunningGateway> {
   const key = options.key ?? CLOUD_KEY;
