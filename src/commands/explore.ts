@@ -27,6 +27,7 @@ import {
 import { publishedList, shownPath } from '../report/publish.js';
 import { log } from './log.js';
 import { repoRoot } from './repository.js';
+import type { ReplayedCase } from './replay.js';
 import { readResults } from './results.js';
 
 /** Where exploring writes unless `--out` names a folder: one of its own, never a run's. */
@@ -78,11 +79,9 @@ const trimmed = (dir: string) => {
 };
 
 /** What replay.json says of each case it reran; nothing where the replay wrote none. */
-function replayOutcomes(file: string): string[] {
+function replayOutcomes(file: string): Array<ReplayedCase['outcome']> {
   if (!existsSync(file)) return [];
-  return (JSON.parse(readFileSync(file, 'utf8')) as { replayed: Array<{ outcome: string }> }).replayed.map(
-    (r) => r.outcome,
-  );
+  return (JSON.parse(readFileSync(file, 'utf8')) as { replayed: ReplayedCase[] }).replayed.map((r) => r.outcome);
 }
 
 /**
@@ -100,6 +99,7 @@ async function replayed(flags: Env, dir: string, f: Finding, n: number): Promise
   trimmed(out);
   const outcomes = replayOutcomes(path.join(out, 'replay.json'));
   if (outcomes.includes('still fails')) return 'shown again';
+  if (outcomes.includes('fails differently')) return 'fails differently';
   return outcomes.includes('passes now') ? 'not shown again' : 'not judged';
 }
 

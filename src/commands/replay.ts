@@ -9,8 +9,8 @@ import { log } from './log.js';
 import { resultsFileIn, readResults } from './results.js';
 import { runCommand } from './run.js';
 
-/** A case of an earlier run and what a rerun made of it. */
-interface ReplayedCase {
+/** A case of an earlier run and what a rerun made of it (replay.json holds them, as `replayed`). */
+export interface ReplayedCase {
   id: string;
   operation: string;
   before: { status: string; kind?: string; key?: string };

@@ -25,9 +25,10 @@ export interface Finding {
   evidence?: { request: string; response: string };
   /**
    * What its replay (its check on its operation, rerun with its seed as soon as it was found) made of it: shown
-   * again, or not (met once: a race, a lock, the load of the seed's other requests), or not judged.
+   * again, failing with another key, not shown again (met once: a race, a lock, the load of the seed's other
+   * requests), or not judged.
    */
-  replayed?: 'shown again' | 'not shown again' | 'not judged';
+  replayed?: 'shown again' | 'fails differently' | 'not shown again' | 'not judged';
 }
 
 /** Whether a finding counts for explore's exit code: all but those its replay did not show again. */
