@@ -185,6 +185,12 @@ async function surveyedTarget(
   return { survey, baseUrl };
 }
 
+/** How a managed server's database is known: it was started on it; on PostgreSQL, a database of its own, named. */
+const managedDatabaseHow = (server: ManagedServer) =>
+  server.dbName
+    ? `the managed server, on a database of its own (${server.dbName}, dropped with it)`
+    : 'the managed server';
+
 /** The baseline the rule chooses (report/baselineChoice.ts), what was found of the target, and the file the suites read. */
 function chosenBaseline(
   config: Config,
@@ -202,7 +208,7 @@ function chosenBaseline(
   const identity: TargetIdentity = {
     release: chosen.release,
     database: server
-      ? { name: server.database, how: 'the managed server' }
+      ? { name: server.database, how: managedDatabaseHow(server) }
       : state.database && { name: state.database.database, how: state.database.how },
     baselineFrom: chosen.borrowedFrom,
   };

@@ -267,6 +267,8 @@ export interface ManagedServer {
   /** The Prefect release it runs. */
   version: string;
   database: Database;
+  /** On PostgreSQL, the database of its own it was started on (dropped when it stops). */
+  dbName?: string;
   home: string;
   logFile: string;
   /** Stop the server and drop its database; `keepLogAt` keeps a copy of its log (a run's reports hold it). */
@@ -403,12 +405,12 @@ function ownDatabase(home: string, env: Record<string, string | undefined>): str
 /** The running server's handle: stopped once (its process group, its database, its home), or killed at exit. */
 function serverHandle(
   child: ChildProcess,
-  facts: Pick<ManagedServer, 'baseUrl' | 'version' | 'database' | 'home' | 'logFile'> & {
-    dbName?: string;
+  facts: Pick<ManagedServer, 'baseUrl' | 'version' | 'database' | 'dbName' | 'home' | 'logFile'> & {
     log: (line: string) => void;
   },
 ): ManagedServer & { killNow(): void } {
-  const { dbName, log, ...shown } = facts;
+  const { log, ...shown } = facts;
+  const { dbName } = facts;
   let stopped = false;
   const killGroup = (signal: NodeJS.Signals) => {
     try {

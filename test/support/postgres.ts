@@ -1,0 +1,20 @@
+/** The databases the suite's managed servers made on the machine's PostgreSQL (each dropped when its server stops). */
+import { execFileSync } from 'node:child_process';
+
+export function conformanceDatabases(): string[] {
+  const out = execFileSync(
+    'psql',
+    [
+      '-h',
+      '127.0.0.1',
+      '-U',
+      'postgres',
+      '-d',
+      'postgres',
+      '-Atc',
+      "SELECT datname FROM pg_database WHERE datname LIKE 'conformance_%'",
+    ],
+    { encoding: 'utf8' },
+  );
+  return out.split('\n').filter(Boolean);
+}
