@@ -21,6 +21,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError, type Database } from '../config/config.js';
 import { inheritedEnvironment, managedServerSettings } from '../config/worker.js';
+import { seedDatabase } from './sqliteTemplate.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -341,6 +342,7 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   const logFile = path.join(home, 'server.log');
   const { env, args } = serverCommand(bin, port, home, options);
   const dbName = database === 'postgres' ? ownDatabase(home, env) : undefined;
+  if (database === 'sqlite') seedDatabase(bin, home, env, log);
   const out = createWriteStream(logFile);
   const child = spawn(bin, args, {
     env,
