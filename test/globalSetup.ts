@@ -16,10 +16,12 @@ declare module 'vitest' {
 }
 
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
-  // The tests run the CLI as users do, compiled: from this source, not from an earlier build.
-  buildCli();
   const lanes = project.vitest.config.maxWorkers;
-  const servers = await Promise.all(Array.from({ length: lanes }, () => startPrefect({ database: 'sqlite' })));
+  const starting = Promise.all(Array.from({ length: lanes }, () => startPrefect({ database: 'sqlite' })));
+  // The tests run the CLI as users do, compiled: from this source, not from an earlier build. It compiles
+  // while the servers start.
+  buildCli();
+  const servers = await starting;
   project.provide(
     'prefectBaseUrls',
     servers.map((s) => s.baseUrl),
