@@ -1,5 +1,5 @@
 /**
- * The same seed gives the same run: four runs against the real server, each with its own run tag, send
+ * The same seed gives the same run: three runs against the real server, each with its own run tag, send
  * the same (normalised) requests, as the hash in results.json says, and reach the same verdicts; `compare`
  * of two of them finds no difference (what differs between runs, ids, times and run tags, is masked).
  */
@@ -11,11 +11,11 @@ import type { Comparison } from '../../src/report/compare.js';
 import { prefectBaseline, runCli, sqliteLabel } from '../support/runCli.js';
 
 describe('determinism', () => {
-  test('four runs with the same seed and different run tags: same request sequence, same verdicts', async () => {
-    // Tags of different lengths: a generated operand cut from the tag would differ between them. Two runs
+  test('three runs with the same seed and run tags of two lengths: same request sequence, same verdicts', async () => {
+    // A tag longer than the default: a generated operand cut from the tag would differ between them. Two runs
     // keep the default tag, for compare: an unscoped list sorted by name puts the run's objects among the
     // server's others by their tag, so only runs whose tags sort alike answer it in the same order.
-    const runTags = ['ctag', 'conformance-a-much-longer-run-tag', undefined, undefined];
+    const runTags = ['conformance-a-much-longer-run-tag', undefined, undefined];
     const runs = [];
     for (const runTag of runTags)
       runs.push(
@@ -29,7 +29,7 @@ describe('determinism', () => {
           CONFORMANCE_TARGET_LABEL: sqliteLabel,
         }),
       );
-    expect(runs.map((r) => r.results!.runTag).slice(0, 2)).toEqual(runTags.slice(0, 2));
+    expect(runs[0].results!.runTag).toBe(runTags[0]);
     const hashes = runs.map((r) => r.results!.requestSequence!.sha256);
     expect(runs[0].results!.requestSequence!.requests).toBeGreaterThan(100);
     expect(new Set(hashes).size).toBe(1);
@@ -37,7 +37,7 @@ describe('determinism', () => {
     for (const v of verdicts.slice(1)) expect(v).toBe(verdicts[0]);
 
     // compare masks what differs between two runs of one seed (ids, times, run tags): it finds nothing.
-    const compared = await runCli(['compare', runs[2].outDir, runs[3].outDir]);
+    const compared = await runCli(['compare', runs[1].outDir, runs[2].outDir]);
     expect(compared.stderr).toBe('');
     expect(compared.code).toBe(0);
     const c = JSON.parse(readFileSync(path.join(compared.outDir, 'compare.json'), 'utf8')) as Comparison;
