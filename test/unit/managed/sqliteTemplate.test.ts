@@ -51,6 +51,17 @@ describe('seedDatabase', () => {
     }
   });
 
+  test('a template it cannot write leaves the server to migrate its own, and says so', () => {
+    const { bin } = venvWith(['prefect.db']);
+    // Where the copy would go, a folder (as a file it may not write: the tests run as root, whom modes do not stop).
+    mkdirSync(path.join(path.dirname(path.dirname(bin)), `conformance-empty.db.${process.pid}.partial`));
+    const h = home();
+    const said: string[] = [];
+    seedDatabase(bin, h, {}, (line) => said.push(line));
+    expect(existsSync(path.join(h, 'prefect.db'))).toBe(false);
+    expect(said.at(-1)).toMatch(/it migrates its own/);
+  });
+
   test('a database the settings name elsewhere is left to the server', () => {
     const { bin, calls } = venvWith(['prefect.db']);
     const h = home();
