@@ -46,6 +46,13 @@ function makeTemplate(
       encoding: 'utf8',
       timeout: 300_000,
     });
+    // Stopped (the user's Ctrl-C reaches it too, or its time ran out): no verdict on the release, tried again.
+    if (upgrade.signal || upgrade.error) {
+      log(
+        `the migration of an empty database was stopped (${upgrade.signal ?? upgrade.error?.message}): this server migrates its own`,
+      );
+      return;
+    }
     // Only the database file, whole: a journal beside it would mean the upgrade did not close it.
     const made = readdirSync(scratch);
     if (upgrade.status !== 0 || !made.includes(DATABASE) || made.some((f) => f.startsWith(`${DATABASE}-`))) {

@@ -51,6 +51,16 @@ describe('seedDatabase', () => {
     }
   });
 
+  test('an upgrade stopped by a signal (a Ctrl-C reaches it too) keeps nothing, and is tried again', () => {
+    const { bin, calls } = venvWith(['prefect.db']);
+    writeFileSync(bin, `#!/bin/sh\necho x >> "${path.dirname(path.dirname(bin))}/calls"\nkill -INT $$\n`);
+    const [a, b] = [home(), home()];
+    seedDatabase(bin, a, {}, quiet);
+    seedDatabase(bin, b, {}, quiet);
+    expect(calls()).toBe(2);
+    expect(existsSync(path.join(a, 'prefect.db'))).toBe(false);
+  });
+
   test('a template it cannot write leaves the server to migrate its own, and says so', () => {
     const { bin } = venvWith(['prefect.db']);
     // Where the copy would go, a folder (as a file it may not write: the tests run as root, whom modes do not stop).
