@@ -10,7 +10,7 @@ import type { Results } from '../../src/report/results.js';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const prefectBaseline = path.join(repoRoot, 'fixtures', 'baselines', `prefect-${readPin().prefect}.json`);
 export const sqliteLabel = `prefect ${readPin().prefect} on sqlite`;
-/** The other release the tests run (.ci/run installs it beside the pinned one): managed, and as a shared server. */
+/** The other release the tests run (.ci/run installs it beside the pinned one): managed, on PostgreSQL. */
 export const OTHER_RELEASE = '3.4.25';
 
 /**
