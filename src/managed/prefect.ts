@@ -293,7 +293,8 @@ export interface StartOptions {
   bin?: string;
 }
 
-const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
+/** The machine's PostgreSQL, where a managed server on PostgreSQL gets a database of its own. */
+export const PG = { host: '127.0.0.1', port: 5432, user: 'postgres' };
 
 function psql(sql: string): void {
   run(

@@ -1,14 +1,17 @@
 /** The databases the suite's managed servers made on the machine's PostgreSQL (each dropped when its server stops). */
 import { execFileSync } from 'node:child_process';
+import { PG } from '../../src/managed/prefect.js';
 
 export function conformanceDatabases(): string[] {
   const out = execFileSync(
     'psql',
     [
       '-h',
-      '127.0.0.1',
+      PG.host,
+      '-p',
+      String(PG.port),
       '-U',
-      'postgres',
+      PG.user,
       '-d',
       'postgres',
       '-Atc',
