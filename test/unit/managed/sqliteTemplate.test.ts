@@ -9,17 +9,20 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { seedDatabase } from '../../../src/managed/sqliteTemplate.js';
 
-/** A venv whose `prefect` writes `files` into PREFECT_HOME and exits with `code`, counting its calls. */
-function venvWith(files: string[], code = 0): { bin: string; calls: () => number } {
+/**
+ * A venv whose `prefect` writes `files` into PREFECT_HOME, then ends with the shell line `end` (an exit status,
+ * or a signal to itself), counting its calls.
+ */
+function venvWith(files: string[], end = 'exit 0'): { venv: string; bin: string; calls: () => number } {
   const venv = mkdtempSync(path.join(os.tmpdir(), 'template-venv-'));
   mkdirSync(path.join(venv, 'bin'));
   const bin = path.join(venv, 'bin', 'prefect');
   const writes = files.map((f) => `printf 'db:%s' "$*" > "$PREFECT_HOME/${f}"`).join('\n');
-  writeFileSync(bin, `#!/bin/sh\necho x >> "${venv}/calls"\n${writes}\nexit ${code}\n`);
+  writeFileSync(bin, `#!/bin/sh\necho x >> "${venv}/calls"\n${writes}\n${end}\n`);
   chmodSync(bin, 0o755);
   const calls = () =>
     existsSync(path.join(venv, 'calls')) ? readFileSync(path.join(venv, 'calls'), 'utf8').length / 2 : 0;
-  return { bin, calls };
+  return { venv, bin, calls };
 }
 
 const home = () => mkdtempSync(path.join(os.tmpdir(), 'template-home-'));
@@ -37,11 +40,11 @@ describe('seedDatabase', () => {
   });
 
   test('an upgrade that fails, or leaves a journal beside the database, keeps nothing and is not tried again', () => {
-    for (const { files, code } of [
-      { files: ['prefect.db'], code: 1 },
-      { files: ['prefect.db', 'prefect.db-wal'], code: 0 },
+    for (const { files, end } of [
+      { files: ['prefect.db'], end: 'exit 1' },
+      { files: ['prefect.db', 'prefect.db-wal'], end: 'exit 0' },
     ]) {
-      const { bin, calls } = venvWith(files, code);
+      const { bin, calls } = venvWith(files, end);
       const [a, b] = [home(), home()];
       seedDatabase(bin, a, {}, quiet);
       seedDatabase(bin, b, {}, quiet);
@@ -52,8 +55,7 @@ describe('seedDatabase', () => {
   });
 
   test('an upgrade stopped by a signal (a Ctrl-C reaches it too) keeps nothing, and is tried again', () => {
-    const { bin, calls } = venvWith(['prefect.db']);
-    writeFileSync(bin, `#!/bin/sh\necho x >> "${path.dirname(path.dirname(bin))}/calls"\nkill -INT $$\n`);
+    const { bin, calls } = venvWith([], 'kill -INT $$');
     const [a, b] = [home(), home()];
     seedDatabase(bin, a, {}, quiet);
     seedDatabase(bin, b, {}, quiet);
@@ -62,9 +64,9 @@ describe('seedDatabase', () => {
   });
 
   test('a template it cannot write leaves the server to migrate its own, and says so', () => {
-    const { bin } = venvWith(['prefect.db']);
+    const { venv, bin } = venvWith(['prefect.db']);
     // Where the copy would go, a folder (as a file it may not write: the tests run as root, whom modes do not stop).
-    mkdirSync(path.join(path.dirname(path.dirname(bin)), `conformance-empty.db.${process.pid}.partial`));
+    mkdirSync(path.join(venv, `conformance-empty.db.${process.pid}.partial`));
     const h = home();
     const said: string[] = [];
     seedDatabase(bin, h, {}, (line) => said.push(line));
