@@ -91,6 +91,9 @@ export const specChecks = [
     clause: '1 convention 5',
     title: 'MUST take filtering, sorting and pagination in the POST body, not the query string',
     reads: 'document',
+    // Convention 5 puts them in "the body of POST requests, where applicable": a GET takes nothing from its body
+    // (§4.1 rule 2), so a GET list's `limit` and `offset` have the query string as their only place.
+    appliesTo: (op) => op.method === 'POST',
     run: queryInBody,
   }),
   defineCheck({
