@@ -38,6 +38,15 @@ export const BUILT_IN_CHECKS: readonly Check[] = [
 const declared: Check[] = [];
 const loaded = new Set<string>();
 
+/**
+ * Forget what modules declared: a run declares once, but unit tests that share their worker's modules
+ * (vitest's `isolate: false`) would otherwise carry one file's declared families into the next file.
+ */
+export function forgetDeclaredChecks(): void {
+  declared.length = 0;
+  loaded.clear();
+}
+
 /** Every check of the run: the built-in ones, then the declared ones. */
 export const allChecks = (): readonly Check[] =>
   declared.length ? [...BUILT_IN_CHECKS, ...declared] : BUILT_IN_CHECKS;

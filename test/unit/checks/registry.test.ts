@@ -1,7 +1,7 @@
 /** The check registry: ids unique and stable in form, family = prefix, levels in titles, clauses known, and docs/checks.md current. */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, test } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { BUILT_IN_FAMILIES, defineCheck, familyOf } from '../../../src/checks/check.js';
 import { levelOfClause, unknownClauseParts } from '../../../src/checks/clauses.js';
 import {
@@ -11,6 +11,7 @@ import {
   declareChecks,
   declaredFamilies,
   families,
+  forgetDeclaredChecks,
 } from '../../../src/checks/registry.js';
 import { pass } from '../../../src/checks/verdict.js';
 import { UsageError } from '../../../src/config/errors.js';
@@ -77,6 +78,8 @@ describe('the check registry', () => {
 });
 
 describe('checks declared by a module of the run', () => {
+  afterEach(forgetDeclaredChecks);
+
   const probe = (id: string, fields: Partial<Parameters<typeof defineCheck>[0]> = {}) =>
     defineCheck({
       id: id as `${string}.${string}`,
