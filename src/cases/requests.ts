@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import type { RequestToSend } from '../openapi/request.js';
-import type { ApiModel, Reference } from '../model/model.js';
+import { createsAtOwnPath, type ApiModel, type Reference } from '../model/model.js';
 import type { Profile, ProfileFixtures } from '../model/profiles/profile.js';
 import { resolveRef, type Operation, type Schema } from '../openapi/operations.js';
 import { arbitraryFor, minimalFor, type FieldHooks, type GenContext } from './arbitrary.js';
@@ -112,6 +112,11 @@ export async function resolvePathParams(
     const ref = record.pathRefs[p.name];
     if (mode === 'unknown' && named?.param === p.name) {
       params[p.name] = ctx.profile.unknownValue(p.schema);
+      continue;
+    }
+    // A create at the member's own path (`PUT /variables/{name}`) names the member it makes: a fresh name of the run's.
+    if (named?.param === p.name && createsAtOwnPath(record)) {
+      params[p.name] = ctx.safe.name(p.schema);
       continue;
     }
     if (ref) {

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import type { Schema } from '../openapi/operations.js';
+import { fitString } from '../openapi/fitString.js';
 
 /** Property names whose value names the object (and so must carry the run's prefix). */
 const NAME_FIELDS = /^(name|slug|key|tag|task_key|dynamic_key)$/;
@@ -17,11 +18,11 @@ export class SafeValues {
     return NAME_FIELDS.test(field);
   }
 
-  /** A fresh unique name: `<runTag>-<n>`, cut to the schema's maxLength. */
+  /** A fresh unique name: `<runTag>-<n>`, cut to the schema's maxLength and fitted to its pattern where a form of it fits. */
   name(schema?: Schema): string {
     const value = `${this.runTag}-${++this.counter}`;
-    const max = typeof schema?.maxLength === 'number' ? schema.maxLength : undefined;
-    return max !== undefined && value.length > max ? value.slice(value.length - max) : value;
+    const s = (schema ?? {}) as { pattern?: string; maxLength?: number };
+    return fitString(value, s) ?? fitString(value, { maxLength: s.maxLength })!;
   }
 
   tags(): string[] {

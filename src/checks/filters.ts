@@ -31,7 +31,7 @@ function oracleQuery(q: QueryContext, model: FilterModel, key: string) {
   return ({ body, or }: { body: Obj; or: boolean }) => {
     try {
       const expected = evaluate(model, q.semantics, q.built.corpus, body);
-      const sent = scoped(body, key, q.ids(key), or);
+      const sent = scoped(body, key, q.ids(key), or, q.pageSize(key));
       return { sent, expected, key: JSON.stringify(sent) };
     } catch (e) {
       if (e instanceof Unsupported) return undefined;
@@ -142,7 +142,7 @@ async function seedExample(op: Operation, ctx: CheckContext): Promise<Verdict> {
   };
   const expected = evaluate(q.models.get('flows')!, q.semantics, q.built.corpus, body);
   if (expected.size === 0) return skip('the corpus has no tagged flow with a FAILED run');
-  const { exchange, ids } = await q.query(op, scoped(body, 'flows', q.ids('flows'), false));
+  const { exchange, ids } = await q.query(op, scoped(body, 'flows', q.ids('flows'), false, q.pageSize('flows')));
   const { extra, missing } = setDifference(ids, expected);
   return extra.length + missing.length === 0
     ? pass(`${ids.length} flow(s)`)
@@ -160,7 +160,10 @@ async function anyEmptyMatchesNothing(op: Operation, ctx: CheckContext): Promise
   if (!field) return skip(`no field of ${key} takes any_ besides id`);
   const criterion: Obj = {};
   field.path.reduce((node, p, i) => (node[p] = i === field.path.length - 1 ? { any_: [] } : {}) as Obj, criterion);
-  const { exchange, ids } = await q.query(op, { [key]: { id: { any_: q.ids(key) }, ...criterion }, limit: 200 });
+  const { exchange, ids } = await q.query(op, {
+    [key]: { id: { any_: q.ids(key) }, ...criterion },
+    limit: q.pageSize(key),
+  });
   const name = `${key}.${field.path.join('.')}.any_`;
   if (!is2xx(exchange)) return fail('status.unexpected', exchange.status, `answered ${exchange.status}`, [exchange]);
   return ids.length === 0

@@ -57,7 +57,7 @@ export const orchestrationChecks = [
     id: 'orchestration.set-state-shape',
     level: 'MUST',
     clause: '4.2; OpenAPI document',
-    title: 'MUST answer set_state with {status, state, details}',
+    title: 'MUST answer set_state with every field its document requires ({status, state, details} on Prefect)',
     exchangesPerCase: 7,
     appliesTo: isSetState,
     run: setStateShape,

@@ -30,7 +30,7 @@ async function windows(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const sort = untiedSort(ctx, op);
   if (!sort) return skip('no sort value without ties (ID_* or NAME_*) to page by');
   const base = { ...q.scope(key), sort };
-  const full = await q.query(op, { ...base, limit: 200 });
+  const full = await q.query(op, { ...base, limit: q.pageSize(key) });
   if (!is2xx(full.exchange))
     return fail('status.unexpected', statusKey(full.exchange), `the whole result answered ${full.exchange.status}`, [
       full.exchange,
@@ -77,6 +77,17 @@ async function windows(op: Operation, ctx: CheckContext): Promise<Verdict> {
 async function limitZero(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const { q, key } = await corpusOf(ctx, op);
   const { exchange } = await q.query(op, { ...q.scope(key), limit: 0 });
+  // A document whose `limit` starts above 0 (spec §8 leaves the range open) promises to refuse 0.
+  const minimum = q.models.get(key)?.limit?.minimum;
+  if (minimum !== undefined && minimum > 0)
+    return refusedWith4xx(exchange.status)
+      ? pass(`the document's minimum is ${minimum}: limit 0 refused with ${exchange.status}`)
+      : fail(
+          'input.accepted',
+          'limit 0',
+          `limit 0 is below the document's minimum ${minimum} and answered ${exchange.status}`,
+          [exchange],
+        );
   if (!is2xx(exchange))
     return fail('status.unexpected', statusKey(exchange), `limit 0 answered ${exchange.status}`, [exchange]);
   return Array.isArray(exchange.json) && exchange.json.length === 0
@@ -152,7 +163,7 @@ export const paginationChecks = [
     level: 'MUST',
     clause: CLAUSE,
     catches: 1,
-    title: 'MUST return nothing for limit 0',
+    title: 'MUST return nothing for limit 0 (or refuse it, where the document starts limit above 0)',
     isolation: 'reads',
     appliesTo: isCoreFilter,
     run: limitZero,

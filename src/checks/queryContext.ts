@@ -3,7 +3,7 @@
  * model of each core collection, the profile's semantics, and queries scoped to the run's own objects.
  */
 import { documentedAsIgnored } from '../cases/filters.js';
-import { filterModel, type FilterModel } from '../model/filters.js';
+import { filterModel, largestPage, type FilterModel } from '../model/filters.js';
 import type { ApiModel } from '../model/model.js';
 import type { FilterSemantics } from '../model/oracle.js';
 import type { Obj } from '../openapi/json.js';
@@ -22,6 +22,8 @@ export interface QueryContext {
   semantics: FilterSemantics;
   /** The ids of the run's objects of a collection. */
   ids(key: string): string[];
+  /** The largest page asked for of a collection's filter: 200, or the document's maximum of `limit` below it. */
+  pageSize(key: string): number;
   /** A filter body on the run's own objects of a collection (`{key: {id: {any_: ids}}}`), to spread into a query. */
   scope(key: string): Obj;
   /** POST the body to the operation; answer, and the ids of the run's objects in it. */
@@ -52,6 +54,7 @@ export async function queryContext(ctx: CheckContext): Promise<QueryContext> {
       models,
       semantics,
       ids: (key) => [...(own.get(key) ?? [])],
+      pageSize: (key) => largestPage(models.get(key)),
       scope: (key) => ({ [key]: { id: { any_: [...(own.get(key) ?? [])] } } }),
       async query(op, body) {
         const exchange = await ctx.send({ method: 'POST', template: op.path, path: op.path, json: body });

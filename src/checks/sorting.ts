@@ -87,7 +87,7 @@ async function judgeSorted(
   describe: (ok: boolean, how: string) => string,
 ): Promise<Verdict> {
   const { q, key } = await corpusOf(ctx, op, 2);
-  const { exchange } = await q.query(op, { ...q.scope(key), ...(sent ? { sort: sent } : {}), limit: 200 });
+  const { exchange } = await q.query(op, { ...q.scope(key), ...(sent ? { sort: sent } : {}), limit: q.pageSize(key) });
   if (!is2xx(exchange) || !Array.isArray(exchange.json))
     return fail(
       'status.unexpected',

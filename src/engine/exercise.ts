@@ -24,6 +24,7 @@ import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
 import { resolveRef, type Operation, type Schema } from '../openapi/operations.js';
 import { isUuid } from '../openapi/json.js';
+import { createsAtOwnPath } from '../model/model.js';
 import type { SchemaValidators } from '../openapi/validators.js';
 
 export interface ExerciseContext {
@@ -533,7 +534,7 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     await sendInvalid(ex, schema);
   }
   await sendReplays(ex);
-  if (record.named || record.actsOn) {
+  if ((record.named && !createsAtOwnPath(record)) || record.actsOn) {
     try {
       const params = await resolvePathParams(ctx.cases, op, 'unknown');
       await send(ex, 'unknown', { ...ex.built.request, path: withPath(op, params) }, params);

@@ -95,3 +95,12 @@ export function filterModel(model: ApiModel, collection: Collection): FilterMode
   const ownKey = collection.name in filters ? collection.name : undefined;
   return { op, collection, ownKey, filters, sort, limit, hasOffset: 'offset' in (root.properties ?? {}) };
 }
+
+/**
+ * The largest page the suite asks for: the document's maximum of `limit` where it gives one below `wanted`.
+ * A server may set its own maximum (spec §8 leaves it open) and refuse a larger one.
+ */
+export function largestPage(fm: Pick<FilterModel, 'limit'> | undefined, wanted = 200): number {
+  const max = fm?.limit?.maximum;
+  return typeof max === 'number' && max < wanted ? max : wanted;
+}

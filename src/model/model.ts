@@ -160,7 +160,9 @@ function collectionsOf(operations: Operation[]): Map<string, Collection> {
     c.update = byKey.get(`PATCH ${item}`);
     c.replace = byKey.get(`PUT ${item}`);
     c.delete = byKey.get(`DELETE ${item}`);
-    c.create = byKey.get(`POST ${c.path}`) ?? byKey.get(`PUT ${c.path}`);
+    // A collection whose only create is `PUT /collection/:id` (spec §4.1: creates or replaces) has the client
+    // name its new member: that PUT is its create.
+    c.create = byKey.get(`POST ${c.path}`) ?? byKey.get(`PUT ${c.path}`) ?? c.replace;
     c.filter = byKey.get(`POST ${c.path}/filter`);
     c.count = byKey.get(`POST ${c.path}/count`);
     c.paginate = byKey.get(`POST ${c.path}/paginate`);
@@ -304,6 +306,14 @@ function actionParamOf(model: ApiModel, op: Operation): NamedParam | undefined {
   const param = before.slice(1, -1);
   const ref = model.referenceFor(op, param, 'path');
   return ref?.collection === collection.path ? { param, ref, collection } : undefined;
+}
+
+/**
+ * A create at the new member's own path (`PUT /variables/{name}`, spec §4.1: PUT creates or replaces): the path
+ * names what it makes, so no identifier names "no object" there, and a fresh one of the run's goes in it.
+ */
+export function createsAtOwnPath(record: OperationRecord): boolean {
+  return record.named !== undefined && record.collection?.create === record.op;
 }
 
 /** The collection of an operation whose path names one of its objects (item or lookup path). */

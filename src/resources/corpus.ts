@@ -3,10 +3,13 @@
  * document's create operations, with the hard cases in them, then read back as the server stores them.
  * Every object is recorded for cleanup like any other; names carry the run's prefix.
  */
+import { documentedBody } from '../cases/documented.js';
+import { fitString } from '../openapi/fitString.js';
+import { filterModel, largestPage, nonNull } from '../model/filters.js';
 import type { ApiModel } from '../model/model.js';
 import type { Corpus } from '../model/oracle.js';
 import type { Obj } from '../openapi/json.js';
-import type { Operation } from '../openapi/operations.js';
+import { jsonBodySchema, type Operation, type Schema } from '../openapi/operations.js';
 import { is2xx, type Answer, type RequestToSend } from '../openapi/request.js';
 
 /** What building the corpus needs: the model, the run's tag, and a send that records what a create made. */
@@ -58,7 +61,7 @@ async function readBack(maker: CorpusMaker, key: string, ids: unknown[]): Promis
     method: 'POST',
     template: c.filter!.path,
     path: c.filter!.path,
-    json: { [key]: { id: { any_: ids } }, limit: 200 },
+    json: { [key]: { id: { any_: ids } }, limit: largestPage(filterModel(maker.model, c)) },
   });
   const read = new Map((Array.isArray(ex.json) ? (ex.json as Obj[]) : []).map((o) => [o.id, o]));
   // In the order the run made them: the server's order (uuid7 ids, random within a millisecond) is not
@@ -86,10 +89,11 @@ export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
   const made: Record<string, Obj[]> = { flows: [], deployments: [], flow_runs: [], task_runs: [], artifacts: [] };
   /** Create every body of a level side by side, keeping what was made in the bodies' order. */
   const level = async (key: string, bodies: Obj[]) => {
-    const results = await Promise.all(bodies.map((body) => create(maker, `/${key}`, body)));
+    const documented = documentedBodies(maker.model, `/${key}`, bodies);
+    const results = await Promise.all(documented.map((body) => create(maker, `/${key}`, body)));
     for (const r of results) typeof r === 'string' ? void (missing[key] ??= r) : void made[key].push(r);
   };
-  const shape = corpusShape(T, tags);
+  const shape = corpusShape(T, tags, stateTypes(maker.model));
   await level('flows', shape.flows());
   await level('deployments', shape.deployments(made.flows));
   await level('flow_runs', shape.flowRuns(made.flows, made.deployments));
@@ -112,8 +116,38 @@ export async function buildCorpus(maker: CorpusMaker): Promise<BuiltCorpus> {
   return { corpus, bound: CORPUS_BOUND, missing, tags };
 }
 
+/**
+ * The bodies as the collection's create names them (cases/documented.ts), each name still distinct where
+ * fitting it to the document's pattern made two alike (`Alpha` and `alpha` under a lower-case pattern).
+ */
+function documentedBodies(model: ApiModel, path: string, bodies: Obj[]): Obj[] {
+  const create = model.collections.get(path)?.create;
+  const schema = create ? jsonBodySchema(create) : undefined;
+  if (!schema) return bodies;
+  const nameSchema = nonNull(model.doc, nonNull(model.doc, schema).properties?.name ?? {}) as Schema;
+  const seen = new Set<unknown>();
+  return bodies.map((body, i) => {
+    const fitted = documentedBody(model.doc, schema, body) as Obj;
+    if (typeof fitted.name === 'string' && seen.has(fitted.name))
+      fitted.name = fitString(`${fitted.name}-${i}`, nameSchema) ?? fitted.name;
+    seen.add(fitted.name);
+    return fitted;
+  });
+}
+
+/** The state types a flow run's create takes, as its document lists them (Prefect's nine where it lists none). */
+function stateTypes(model: ApiModel): string[] {
+  const create = model.collections.get('/flow_runs')?.create;
+  const schema = create ? jsonBodySchema(create) : undefined;
+  if (!schema) return STATE_TYPES;
+  const state = nonNull(model.doc, schema).properties?.state;
+  const type = state ? nonNull(model.doc, state).properties?.type : undefined;
+  const listed = type ? (nonNull(model.doc, type) as { enum?: unknown[] }).enum : undefined;
+  return listed?.every((v) => typeof v === 'string') ? (listed as string[]) : STATE_TYPES;
+}
+
 /** The bodies of each level of the corpus, from the run's tag and what the levels before it made. */
-function corpusShape(T: string, tags: string[]) {
+function corpusShape(T: string, tags: string[], states: string[]) {
   // A fixed instant, not the clock: the same seed sends the same requests, and a SCHEDULED run this far ahead
   // is never marked Late by a server whose background services run (a target given by URL).
   const at = (ms: number) => new Date(Date.parse(CORPUS_BOUND) + ms).toISOString();
@@ -133,10 +167,10 @@ function corpusShape(T: string, tags: string[]) {
       })),
     // One run per state type, on the first four flows; expected start times around (and exactly at) the bound.
     flowRuns: (flows: Obj[], deployments: Obj[]): Obj[] =>
-      count(flows.length > 0 ? STATE_TYPES.length : 0).map((i) => {
+      count(flows.length > 0 ? states.length : 0).map((i) => {
         const deployment = i % 3 === 0 ? deployments[0] : undefined;
-        const state: Obj = { type: STATE_TYPES[i] };
-        if (STATE_TYPES[i] === 'SCHEDULED') state.state_details = { scheduled_time: at(0) };
+        const state: Obj = { type: states[i] };
+        if (states[i] === 'SCHEDULED') state.state_details = { scheduled_time: at(0) };
         return {
           flow_id: deployment ? deployment.flow_id : parent(flows, i, 4).id,
           deployment_id: deployment?.id,
@@ -152,7 +186,7 @@ function corpusShape(T: string, tags: string[]) {
         dynamic_key: `${i}`,
         name: `${T}-task-${i}`,
         tags: flowTags[i % flowTags.length],
-        state: { type: STATE_TYPES[i % STATE_TYPES.length] },
+        state: { type: states[i % states.length] },
       })),
     // Artifacts with a key and without one (exists_).
     artifacts: (runs: Obj[]): Obj[] =>

@@ -13,17 +13,17 @@ import { is2xx } from '../../openapi/request.js';
 import type { CheckContext, Exchange } from '../context.js';
 import type { QueryContext } from '../queryContext.js';
 
-/** The page a filter is asked for; an `or_` filter's answer that fills it is read on (`ownAcrossPages`). */
+/** The page a filter is asked for, at most (QueryContext.pageSize); an `or_` filter's answer that fills it is read on (`ownAcrossPages`). */
 export const PAGE = 200;
 /** Pages an `or_` filter is read to, at most: past them the run's own objects may lie unread. */
 export const OR_PAGES = 10;
 
 /** Scope a body to the run's own objects: `id.any_` ANDed in, unless the filter ORs its fields. */
-export function scoped(body: Obj, own: string, ids: string[], or: boolean): Obj {
-  if (or) return { ...body, limit: PAGE };
+export function scoped(body: Obj, own: string, ids: string[], or: boolean, page = PAGE): Obj {
+  if (or) return { ...body, limit: page };
   const ownFilter = { ...((body[own] as Obj) ?? {}) };
   ownFilter.id = { ...((ownFilter.id as Obj) ?? {}), any_: (ownFilter.id as Obj | undefined)?.any_ ?? ids };
-  return { ...body, [own]: ownFilter, limit: PAGE };
+  return { ...body, [own]: ownFilter, limit: page };
 }
 
 /**
@@ -40,12 +40,13 @@ async function ownAcrossPages(
   first: { exchange: Exchange; ids: string[] },
 ): Promise<{ exchange: Exchange; ids: string[]; complete: boolean }> {
   const ids = new Set(first.ids);
+  const size = typeof sent.limit === 'number' ? sent.limit : PAGE;
   let page = first.exchange;
   for (let n = 1; ; n++) {
     if (!is2xx(page)) return { exchange: page, ids: [...ids], complete: true };
-    const full = Array.isArray(page.json) && page.json.length >= PAGE;
+    const full = Array.isArray(page.json) && page.json.length >= size;
     if (!full || n >= OR_PAGES) return { exchange: first.exchange, ids: [...ids], complete: !full };
-    const next = await q.query(op, { ...sent, offset: n * PAGE });
+    const next = await q.query(op, { ...sent, offset: n * size });
     for (const id of next.ids) ids.add(id);
     page = next.exchange;
   }

@@ -1,7 +1,9 @@
 /** What the `orchestration` checks share: flow runs made and read, states set, and the profile's rules asked for. */
 import type { Obj } from '../../openapi/json.js';
 import type { OrchestrationRules } from '../../model/profiles/profile.js';
-import type { Operation } from '../../openapi/operations.js';
+import { documentedBody } from '../../cases/documented.js';
+import { nonNull } from '../../model/filters.js';
+import { jsonBodySchema, type Operation, type Schema } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext, Exchange } from '../context.js';
 import { once } from '../once.js';
@@ -31,12 +33,13 @@ export const answerStatus = (ex: Exchange) => (ex.json as Obj | undefined)?.stat
 export async function freshRun(ctx: CheckContext, state: Obj): Promise<Obj> {
   const c = flowRuns(ctx);
   const flow = await ctx.object('/flows', 'shared');
+  const body = { flow_id: flow.id, tags: [ctx.settings.runTag], state };
   const ex = await ctx.send(
     {
       method: 'POST',
       template: c.create!.path,
       path: c.create!.path,
-      json: { flow_id: flow.id, tags: [ctx.settings.runTag], state },
+      json: documentedBody(ctx.model.doc, jsonBodySchema(c.create!), body),
     },
     c.create,
   );
@@ -54,10 +57,30 @@ export function setState(
   racing = false,
 ): Promise<Exchange> {
   const path = op.path.replace(/\{[^}]+\}/, String(runId));
-  return ctx.send(
-    { method: 'POST', template: op.path, path, json: { state, force }, ...(racing ? { racing } : {}) },
-    op,
-  );
+  const json = documentedBody(ctx.model.doc, jsonBodySchema(op), { state, force });
+  return ctx.send({ method: 'POST', template: op.path, path, json, ...(racing ? { racing } : {}) }, op);
+}
+
+/**
+ * The word set_state's answer says a move was taken with, where its document lists one (Prefect's `status`:
+ * ACCEPT, REJECT, WAIT, ABORT). The spec names none (§4.2: "not detailed"): without it, a move is taken when
+ * it is answered 2xx and the run reads back in the new state.
+ */
+export function acceptedWord(ctx: CheckContext, op: Operation): string | undefined {
+  const schema = successSchema(ctx, op);
+  const status = schema?.properties?.status;
+  const listed = status ? (nonNull(ctx.model.doc, status) as { enum?: unknown[] }).enum : undefined;
+  return listed?.includes('ACCEPT') ? 'ACCEPT' : undefined;
+}
+
+/** The resolved JSON schema of an operation's first documented success. */
+export function successSchema(
+  ctx: CheckContext,
+  op: Operation,
+): (Schema & { properties?: Record<string, Schema>; required?: string[] }) | undefined {
+  const status = Object.keys(op.responses).find((s) => s.startsWith('2'));
+  const schema = status ? op.responses[status]?.content['application/json'] : undefined;
+  return schema ? nonNull(ctx.model.doc, schema) : undefined;
 }
 
 export const scheduled = (offsetMs: number) => ({

@@ -4,24 +4,36 @@ import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext } from '../context.js';
 import { fail, pass, skip, statusKey, unexpected, type Verdict } from '../verdict.js';
-import { answerStatus, freshRun, legalPath, scheduled, setState, stateType } from './flowRuns.js';
+import {
+  acceptedWord,
+  answerStatus,
+  freshRun,
+  legalPath,
+  scheduled,
+  setState,
+  stateType,
+  successSchema,
+} from './flowRuns.js';
 
-/** set_state's answers along the legal path: {status, state, details}. */
+/** set_state's answers along the legal path: each a JSON object with every field its document requires (Prefect: status, state, details). */
 export async function setStateShape(op: Operation, ctx: CheckContext): Promise<Verdict> {
+  const required = successSchema(ctx, op)?.required ?? [];
   const { steps } = await legalPath(ctx, op);
   const bad = steps.find(
-    (s) => !s.answer.json || !['status', 'state', 'details'].every((k) => k in (s.answer.json as Obj)),
+    (s) => !s.answer.json || typeof s.answer.json !== 'object' || !required.every((k) => k in (s.answer.json as Obj)),
   );
+  const named = required.length ? required.join(', ') : 'a JSON object';
   return bad
-    ? fail('schema.mismatch', bad.to, `set_state to ${bad.to} answered without status, state and details`, [bad.answer])
-    : pass();
+    ? fail('schema.mismatch', bad.to, `set_state to ${bad.to} answered without ${named}`, [bad.answer])
+    : pass(named);
 }
 
 /** SCHEDULED → PENDING → RUNNING → COMPLETED accepted, the run in each state after. */
 export async function legalPathAccepted(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const { steps } = await legalPath(ctx, op);
+  const accepted = acceptedWord(ctx, op);
   for (const s of steps) {
-    if (!is2xx(s.answer) || answerStatus(s.answer) !== 'ACCEPT')
+    if (!is2xx(s.answer) || (accepted !== undefined && answerStatus(s.answer) !== accepted))
       return fail(
         'status.unexpected',
         `${s.to} ${answerStatus(s.answer) ?? statusKey(s.answer)}`,

@@ -205,6 +205,9 @@ export const prefectProfile: Profile = {
   // PREFECT_SERVER_API_DEFAULT_LIMIT (api/dependencies.py LimitBody): the document does not carry it.
   maxLimit: 200,
   historyMaxBins: 500,
+  historyBinnedBy: 'expected_start_time',
+  // The document's description: "The size of each history interval, in seconds. Must be at least 1 second."
+  historyMinIntervalSeconds: 1,
   namesMadeOnDemand: ['work_queue_name'],
   // get_runs with an agent_id records an agent, which no operation deletes; on 3.0.11 and 2.20.26 its
   // foreign key then makes the run's work queue undeletable (409), and its pool with it.

@@ -8,6 +8,7 @@ import type { Answer, RequestToSend, Send } from '../../openapi/request.js';
 import type { ApiModel } from '../model.js';
 import type { FilterSemantics } from '../oracle.js';
 import type { Obj } from '../../openapi/json.js';
+import { fitString } from '../../openapi/fitString.js';
 
 /** The run's own objects, as a profile's fixtures and recipes may use them. */
 export interface ProfileFixtures {
@@ -99,6 +100,10 @@ export interface Profile {
   maxLimit?: number;
   /** The most bins a history answers with (Prefect: 500, api/run_history.py). */
   historyMaxBins?: number;
+  /** The instant of a run its history bins it by (Prefect: `expected_start_time`); the spec names none. */
+  historyBinnedBy?: string;
+  /** The least history interval, in seconds, where the document says it in words only (Prefect: 1). */
+  historyMinIntervalSeconds?: number;
   /** Why an operation cannot reach 2xx on this target, when that is known and not a defect. */
   unreachable?(op: Operation): string | undefined;
   /** Objects the server makes by itself when a request needs them, which a run may have caused. */
@@ -181,9 +186,13 @@ export interface MadeForName {
 /** A UUID that names no object of any run. */
 export const UNKNOWN_UUID = '5f0e0c6a-0000-4000-8000-00000000beef';
 
-/** An identifier that names no object: a fixed UUID where the schema says uuid, else a fixed name. */
+/** An identifier that names no object: a fixed UUID where the schema says uuid, else a fixed name in a form the schema admits. */
 export function unknownIdentifier(schema: Schema): string {
-  return (schema as { format?: string }).format === 'uuid' ? UNKNOWN_UUID : 'conformance-unknown-0000';
+  if ((schema as { format?: string }).format === 'uuid') return UNKNOWN_UUID;
+  return (
+    fitString('conformance-unknown-0000', schema as { pattern?: string; maxLength?: number }) ??
+    'conformance-unknown-0000'
+  );
 }
 
 export interface OrchestrationRules {

@@ -82,8 +82,9 @@ describe('buildCorpus on a target that refuses some creates', () => {
     const built = await buildCorpus({ model, runTag: 'conformance-test-run', send });
     expect(roundTrips).toBe(5);
     expect(widest).toBe(10);
+    // Prefect's document refuses `%` in a flow's name (`^[^/%&><]+$`): the corpus sends the form it admits.
     expect(built.corpus.flows.map((f) => f.name)).toEqual(
-      ['Alpha', 'alpha', 'd_1', 'd-1-1', '50%off', 'Zeta'].map((n) => `conformance-test-run-${n}`),
+      ['Alpha', 'alpha', 'd_1', 'd-1-1', '50-off', 'Zeta'].map((n) => `conformance-test-run-${n}`),
     );
     expect(built.corpus.flow_runs.map((r) => r.name)).toEqual(
       Array.from({ length: 9 }, (_, i) => `conformance-test-run-run-${i % 2 ? 'X' : 'x'}${i}`),
