@@ -6,6 +6,13 @@
 import type { Level } from './check.js';
 const SPEC_TEXT: Record<string, string> = {
   '1': '§1 What the service does: conventions the API follows (plural collection names, snake_case, reads with complex arguments as POST with a body).',
+  '1 convention 1': '§1 convention 1: collection names are plural.',
+  '1 convention 2': '§1 convention 2: in documentation, path variables are written with a leading colon (/flows/:id).',
+  '1 convention 3': '§1 convention 3: route names are in snake case.',
+  '1 convention 4':
+    '§1 convention 4: nested resources are avoided unless the child cannot be reached outside its parent.',
+  '1 convention 5':
+    '§1 convention 5: filtering, sorting and pagination parameters go in the body of POST requests, where applicable.',
   '2': '§2 Resources and their fields.',
   '3': '§3 States and transitions.',
   '4.1':
@@ -124,6 +131,80 @@ const HEADINGS: Record<string, string> = {
   '8': '8. Limits',
   '9': '9. Versioning',
 };
+
+/**
+ * The spec's clauses in the order of the spec, each a promise a target keeps or not: what a conformance
+ * statement speaks of, clause by clause (report/statement.ts).
+ */
+export const SPEC_CLAUSES = [
+  '1',
+  '1 convention 1',
+  '1 convention 2',
+  '1 convention 3',
+  '1 convention 4',
+  '1 convention 5',
+  '2',
+  '3',
+  '4.1',
+  '4.1 rule 1',
+  '4.1 rule 2',
+  '4.1 rule 3',
+  '4.2',
+  '4.3',
+  '4.3 rule 1',
+  '4.3 rule 2',
+  '4.3 rule 3',
+  '4.3 rule 4',
+  '4.3 rule 5',
+  '4.3 rule 6',
+  '5',
+  '6',
+  '7',
+  '8',
+  '9',
+] as const;
+
+/** Why no check of the suite cites a clause: what it says leaves a server nothing to keep or to break. */
+export const UNJUDGED_CLAUSES: Partial<Record<(typeof SPEC_CLAUSES)[number], string>> = {
+  '1 convention 2': "a convention of the documentation's notation: a request carries the identifier itself",
+  '2': "the spec names fields without their types or which are required: the document's schemas hold them (contract)",
+  '4.1 rule 3': 'a permission ("may"): no answer of a server breaks it',
+  '6': 'the spec shows no events',
+};
+
+/**
+ * Why a clause has the level SPEC_LEVELS gives it, where the spec's words are more than a fact stated of the
+ * API (which is a MUST): the spec has no RFC 2119 keywords, so each level is the suite's reading of its words.
+ */
+const LEVEL_REASONS: Partial<Record<(typeof SPEC_CLAUSES)[number], string>> = {
+  '1': '"the complete interface can be described by an OpenAPI document": a "can" is a MAY',
+  '1 convention 4': '"nested resources are avoided unless…": an "avoided" is a SHOULD',
+  '1 convention 5':
+    '"parameters go in the body of POST requests, where applicable": a fact of POST queries, judged on POST operations only (a GET takes nothing from its body, §4.1 rule 2)',
+  '4.1 rule 3': '"POST requests may take information from the request body": a MAY, and a permission no answer breaks',
+  '9': '"a request may carry the header": the request may, so a server serves a request with it and one without it',
+};
+
+/** Each clause of the spec, the level the suite gives it, and why (docs/checks.md). */
+export function clauseLevels(): Array<{ clause: string; level: Level | 'not judged'; why: string }> {
+  return SPEC_CLAUSES.map((clause) => {
+    const unjudged = UNJUDGED_CLAUSES[clause];
+    if (unjudged) return { clause, level: 'not judged', why: unjudged };
+    return {
+      clause,
+      level: SPEC_LEVELS[clause]!,
+      why: LEVEL_REASONS[clause] ?? 'stated as a fact of the API, so a server that breaks it breaks the API: a MUST',
+    };
+  });
+}
+
+/** The spec clauses a check's clause cites ("4.3 rule 5; 8" → 4.3 rule 5 and 8), whatever it adds in words. */
+export function specClausesOf(clause: string): string[] {
+  return clause
+    .split(';')
+    .map((part) => /^(\d+(?:\.\d+)?(?: (?:rule|convention) \d+)?)\b/.exec(part.trim())?.[1])
+    .filter((ref): ref is string => ref !== undefined && (SPEC_CLAUSES as readonly string[]).includes(ref));
+}
 
 /** The first section a clause names, as a link into the spec (a Markdown heading anchor); the document's own clauses have none. */
 export function clauseAnchor(clause: string): string | undefined {

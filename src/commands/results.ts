@@ -1,4 +1,5 @@
 /** A run's results: read from a results.json, and written as the reports every run ends with. */
+import { conformanceStatement } from '../report/statement.js';
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { githubActions } from '../config/config.js';
@@ -24,6 +25,7 @@ export function readResults(file: string): Results | undefined {
 /** The reports every run ends with, sharded or not; returns the exit code. */
 export function writeReports(results: Results, outDir: string): number {
   results.exitCode = exitCodeOf(results);
+  results.statement = conformanceStatement(results);
   writeFileSync(path.join(outDir, 'results.json'), JSON.stringify(results, null, 2));
   writeFileSync(path.join(outDir, 'junit.xml'), junitReport(results));
   writeFileSync(path.join(outDir, 'summary.md'), markdownSummary(results));

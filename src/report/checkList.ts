@@ -1,6 +1,6 @@
 /** The registry as people and tools read it: `conformance checks` (JSON) and docs/checks.md (Markdown). */
 import type { Check } from '../checks/check.js';
-import { clauseText } from '../checks/clauses.js';
+import { clauseLevels, clauseText } from '../checks/clauses.js';
 import { PROMISES_4_1 } from '../checks/promises.js';
 
 export interface CheckListing {
@@ -49,6 +49,17 @@ export function checkListMarkdown(checks: readonly Check[]): string {
   lines.push('', '## The promises of §4.1', '', '| promise | held by | note |', '|---|---|---|');
   for (const p of PROMISES_4_1)
     lines.push(`| ${cell(p.promise)} | ${p.heldBy.map((id) => `\`${id}\``).join(', ')} | ${cell(p.note ?? '')} |`);
+  lines.push(
+    '',
+    "## The spec's clauses and their levels",
+    '',
+    "The spec writes no RFC 2119 keywords: each level below is the suite's reading of its words, and a check citing",
+    'a clause first has that level (a unit test holds each check to it).',
+    '',
+    '| clause | level | why |',
+    '|---|---|---|',
+  );
+  for (const { clause, level, why } of clauseLevels()) lines.push(`| §${clause} | ${level} | ${cell(why)} |`);
   lines.push('', '## Clauses', '', '| clause | the words it names |', '|---|---|');
   for (const clause of [...new Set(checks.map((c) => c.clause))].sort())
     lines.push(`| ${cell(clause)} | ${cell(clauseText(clause))} |`);

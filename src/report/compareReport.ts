@@ -9,7 +9,7 @@ import {
   type VerdictChange,
 } from './compare.js';
 import type { DriftChange } from '../openapi/drift.js';
-import { esc } from './html.js';
+import { esc } from './escape.js';
 
 function count<T>(list: T[], key: (x: T) => string): Array<[string, number]> {
   const m = new Map<string, number>();

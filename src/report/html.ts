@@ -16,21 +16,15 @@ import {
   type Results,
   timeTaken,
 } from './results.js';
+import { esc } from './escape.js';
 import { groupBy, groupShape, skipReasons } from './grouping.js';
+import { conformanceStatement, statementHtml } from './statement.js';
 import { groupReplay } from './replayLine.js';
 
 const STATUSES: ResultStatus[] = ['failed', 'error', 'xpass', 'xfail', 'passed', 'skipped'];
 const LEVELS = ['MUST', 'SHOULD', 'MAY'];
 /** The status a matrix cell shows for several checks: the most alarming one. */
 const SEVERITY: Record<ResultStatus, number> = { failed: 5, error: 4, xpass: 3, xfail: 2, passed: 1, skipped: 0 };
-
-/** Text made safe inside HTML text and attribute values. */
-export function esc(text: unknown): string {
-  return String(text ?? '').replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
-}
 
 function count(counts: Record<string, number> | undefined, status: string): number {
   return counts?.[status] ?? 0;
@@ -339,6 +333,8 @@ ${errors}
 ${statusCards(r)}
 <div style="display:flex;gap:2em;flex-wrap:wrap;align-items:flex-start">${countsTable('by family', r.summary.byFamily, [], 'by-family')}${countsTable('by level', r.summary.byLevel, LEVELS, 'by-level')}</div>
 ${cleanup}
+<h2 id="statement">Conformance statement: each clause of the spec</h2>
+${statementHtml(r.statement ?? conformanceStatement(r))}
 <h2 id="failures">Failures by check and kind</h2>
 ${failureGroups(r)}
 <h2 id="skips">Skipped checks by reason</h2>

@@ -6,6 +6,20 @@ import type { PacingSummary } from '../config/pacingStatus.js';
 import type { CleanupSummary } from '../resources/cleanup.js';
 import type { Normalisation } from '../openapi/normalize.js';
 
+/** Where a target stands on one clause of the spec (report/statement.ts). */
+export type ClauseStanding = 'judged' | 'not applicable' | 'not judged';
+
+export interface ClauseStatement {
+  clause: string;
+  standing: ClauseStanding;
+  /** The checks of the suite that cite the clause. */
+  checks: string[];
+  /** The verdicts on it, by status (judged clauses; a clause whose checks all skipped has its skips here). */
+  counts: Partial<Record<ResultStatus, number>>;
+  /** Why it was not judged, or what makes it not applicable. */
+  why?: string;
+}
+
 /** A verdict with the baseline applied. `error`: the check could not be judged, because the target stopped answering. */
 export type ResultStatus = 'passed' | 'failed' | 'skipped' | 'xfail' | 'xpass' | 'error';
 
@@ -219,6 +233,8 @@ export interface Results extends RunInfo {
     byLevel: Record<string, Record<string, number>>;
   };
   /** design.md's table: every filter (collection, field, operator) and every sort value, checked or skipped with the reason. */
+  /** The conformance statement: each clause of the spec judged, not applicable, or not judged and why (statement.ts). */
+  statement?: ClauseStatement[];
   coverage?: {
     filters: Array<{ operation?: string; triple: string; checked: number; skipped?: string }>;
     sorts: Array<{ value: string; operation: string; status: ResultStatus; message?: string }>;

@@ -10,6 +10,7 @@ import {
   timeTaken,
 } from './results.js';
 import { skipReasons } from './grouping.js';
+import { conformanceStatement, statementLines } from './statement.js';
 
 /** How many skip reasons the terminal lists; page one lists them all. */
 const SKIP_REASONS_SHOWN = 6;
@@ -59,6 +60,7 @@ export function terminalSummary(results: Results): string {
   for (const [family, counts] of Object.entries(s.byFamily)) lines.push(countsLine(family, counts));
   for (const [level, counts] of Object.entries(s.byLevel)) lines.push(countsLine(level, counts));
   lines.push(...skipLines(results));
+  lines.push(...statementLines(results.statement ?? conformanceStatement(results)));
   const failing = results.checks.filter((c) => c.status === 'failed' || c.status === 'xpass');
   const note = curlNote(results);
   if (note && failing.some((c) => c.repro)) lines.push(note);

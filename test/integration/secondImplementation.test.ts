@@ -55,6 +55,14 @@ describe('a server that is not Prefect (the second implementation)', () => {
     }
   });
 
+  test("its conformance statement judges every clause the spec's families test", () => {
+    const standing = Object.fromEntries(run.results!.statement!.map((s) => [s.clause, s.standing]));
+    for (const clause of ['3', '4.1', '4.1 rule 1', '4.1 rule 2', '4.2', '4.3', '5', '7', '8', '9'])
+      expect(standing[clause], clause).toBe('judged');
+    for (const rule of [1, 2, 3, 4, 5, 6]) expect(standing[`4.3 rule ${rule}`], `4.3 rule ${rule}`).toBe('judged');
+    expect(run.stdout).toMatch(/conformance statement: \d+ of 25 clauses of the spec judged/);
+  });
+
   test('leaves nothing of the run behind', async () => {
     expect(await counts()).toEqual(Object.fromEntries(COLLECTIONS.map((c) => [c, 0])));
   });

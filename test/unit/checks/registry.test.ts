@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BUILT_IN_FAMILIES, defineCheck, familyOf } from '../../../src/checks/check.js';
-import { levelOfClause, unknownClauseParts } from '../../../src/checks/clauses.js';
+import { clauseLevels, levelOfClause, SPEC_CLAUSES, unknownClauseParts } from '../../../src/checks/clauses.js';
 import {
   allChecks,
   BUILT_IN_CHECKS,
@@ -55,6 +55,20 @@ describe('the check registry', () => {
     expect(levelOfClause('4.1 rule 3')?.level).toBe('MAY');
     expect(levelOfClause('4.1 rule 1 (GET is idempotent); OpenAPI document')?.level).toBe('MUST');
     expect(levelOfClause('a hunch')).toBeUndefined();
+  });
+
+  test('every clause of the spec has a level and why (docs/checks.md), and a check citing it first has that level', () => {
+    const levels = clauseLevels();
+    expect(levels.map((l) => l.clause)).toEqual([...SPEC_CLAUSES]);
+    for (const { clause, level, why } of levels) {
+      expect(why.length, clause).toBeGreaterThan(20);
+      if (level !== 'not judged') expect(levelOfClause(clause)?.level, clause).toBe(level);
+    }
+    // Convention 5 is about POST queries; the spec's conventions are facts of the API, its "avoided" a SHOULD.
+    expect(levels.find((l) => l.clause === '1 convention 5')).toMatchObject({ level: 'MUST' });
+    expect(levels.find((l) => l.clause === '1 convention 4')).toMatchObject({ level: 'SHOULD' });
+    for (const c of BUILT_IN_CHECKS.filter((x) => x.clause.startsWith('1 convention 5')))
+      expect(c.appliesTo?.({ method: 'GET' } as never, {} as never), c.id).toBe(false);
   });
 
   test('familyOf takes the prefix of an id of the one form, and refuses any other', () => {
