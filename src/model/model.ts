@@ -154,6 +154,19 @@ function collectionsOf(operations: Operation[]): Map<string, Collection> {
     collection.item = { path: `${base}/${paramToken}`, param };
     collections.set(base, collection);
   }
+  // A collection whose members are reached only by a field (`/variables/name/{name}`, made by a create-or-replace
+  // PUT there): that lookup is its item path.
+  for (const op of operations) {
+    const lookup = lookupPathOf(op);
+    if (!lookup || collections.has(lookup.base) || !byKey.has(`PUT ${lookup.path}`)) continue;
+    collections.set(lookup.base, {
+      path: lookup.base,
+      name: literalName(lookup.base),
+      parentParams: [...lookup.base.matchAll(/\{([^}]+)\}/g)].map((x) => x[1]),
+      idField: lookup.field,
+      item: { path: lookup.path, param: lookup.param },
+    });
+  }
   for (const c of collections.values()) {
     const item = stripSlash(c.item!.path);
     c.read = byKey.get(`GET ${item}`);
@@ -168,6 +181,16 @@ function collectionsOf(operations: Operation[]): Map<string, Collection> {
     c.paginate = byKey.get(`POST ${c.path}/paginate`);
   }
   return collections;
+}
+
+/** A lookup of a collection's member by one of its fields, `P/<field>/{x}` with P a literal collection path: `op`'s, if it is one. */
+function lookupPathOf(op: Operation): { base: string; path: string; field: string; param: string } | undefined {
+  const m = stripSlash(op.path).match(/^((?:\/[^/{}]+)+)\/([a-z_]+)\/\{([^}/]+)\}$/);
+  if (!m || !['GET', 'DELETE', 'PATCH', 'PUT'].includes(op.method)) return undefined;
+  const [, base, field, param] = m;
+  // `/variables/name/{name}`: the parameter is the field's value.
+  if (param !== field && !param.endsWith(`_${field}`)) return undefined;
+  return { base, path: stripSlash(op.path), field, param };
 }
 
 /** A collection is a path P with an item path P/{x} that is read, changed or deleted: `op`'s, if it is one. */

@@ -1,6 +1,6 @@
 /** Model inference from the document alone: collections, identifiers, dependencies. */
 import { describe, expect, test } from 'vitest';
-import { buildModel, isReadOperation, plural } from '../../../src/model/model.js';
+import { buildModel, createsAtOwnPath, isReadOperation, plural } from '../../../src/model/model.js';
 import { referenceDoc } from '../support.js';
 
 const model = buildModel(referenceDoc());
@@ -131,5 +131,46 @@ describe('buildModel', () => {
       'statuses',
       'work_queues',
     ]);
+  });
+});
+
+/** A document of one collection whose members are made and replaced by a PUT at the path that names them. */
+function documentWithPutAt(item: string) {
+  const param = /\{([^}]+)\}$/.exec(item)![1];
+  const at = { name: param, in: 'path', required: true, schema: { type: 'string', pattern: '^[a-z0-9_]+$' } };
+  const body = { content: { 'application/json': { schema: { type: 'object', properties: { value: {} } } } } };
+  const ok = { 200: { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'not Prefect', version: '1.0.0' },
+    paths: {
+      '/variables': { get: { responses: ok } },
+      [item]: {
+        put: { parameters: [at], requestBody: body, responses: { ...ok, 201: ok[200] } },
+        get: { parameters: [at], responses: ok },
+        delete: { parameters: [at], responses: { 204: { description: 'gone' } } },
+      },
+    },
+  } as never;
+}
+
+describe('a create-or-replace PUT at the member path (spec §4.1)', () => {
+  for (const item of ['/variables/{name}', '/variables/name/{name}']) {
+    test(`is the collection's create where it has no other: ${item}`, () => {
+      const m = buildModel(documentWithPutAt(item));
+      const c = m.collections.get('/variables')!;
+      expect(c.item).toEqual({ path: item, param: 'name' });
+      expect(c.idField).toBe('name');
+      expect(c.create?.key).toBe(`PUT ${item}`);
+      expect(c.delete?.key).toBe(`DELETE ${item}`);
+      const record = m.recordOf(c.create!);
+      expect(record.named?.param).toBe('name');
+      expect(createsAtOwnPath(record)).toBe(true);
+      expect(createsAtOwnPath(m.recordOf(c.read!))).toBe(false);
+    });
+  }
+
+  test('a lookup only read (no PUT there) makes no collection', () => {
+    expect(model.collections.has('/collections')).toBe(false);
   });
 });
