@@ -30,10 +30,13 @@ export class SafeValues {
   }
 
   nameArbitrary(schema?: Schema): fc.Arbitrary<string> {
+    const s = (schema ?? {}) as { pattern?: string; maxLength?: number };
     return fc.tuple(fc.constantFrom('', '-a', '-B', '_x', '-d_1'), fc.nat({ max: 10_000 })).map(([suffix, n]) => {
       const value = `${this.runTag}-g${n}${suffix}`;
-      const max = typeof schema?.maxLength === 'number' ? schema.maxLength : undefined;
-      return max !== undefined && value.length > max ? value.slice(0, max) : value;
+      const max = s.maxLength;
+      const cut = max !== undefined && value.length > max ? value.slice(0, max) : value;
+      // In a form the document's pattern admits, where one does (`-B` is `-b` under `^[a-z0-9-]+$`).
+      return s.pattern ? (fitString(cut, { pattern: s.pattern }) ?? cut) : cut;
     });
   }
 

@@ -25,6 +25,21 @@ const HISTORY = /^POST \/(flow_runs|task_runs)\/history\/?$/;
 
 const isHistory = (op: Operation, ctx: CheckContext) => HISTORY.test(op.key) && historyShape(ctx, op) !== undefined;
 
+/**
+ * The number a count answers, read by its shape (spec §4.2 shows no count body): a bare integer (Prefect), or
+ * the one integer property of an object its document describes (`{"count": 3}`).
+ */
+export function countIn(ctx: CheckContext, op: Operation, json: unknown): unknown {
+  if (typeof json === 'number' || !json || typeof json !== 'object') return json;
+  const status = Object.keys(op.responses).find((s) => s.startsWith('2'));
+  const schema = status ? op.responses[status]?.content['application/json'] : undefined;
+  const props = schema ? (nonNull(ctx.model.doc, schema).properties ?? {}) : {};
+  const integers = Object.keys(props).filter(
+    (k) => (nonNull(ctx.model.doc, props[k]) as { type?: unknown }).type === 'integer',
+  );
+  return integers.length === 1 ? (json as Obj)[integers[0]] : json;
+}
+
 async function countAgrees(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const { q, key } = await corpusOf(ctx, op);
   const model = q.models.get(key);
@@ -54,14 +69,15 @@ async function countAgrees(op: Operation, ctx: CheckContext): Promise<Verdict> {
       const [filtered, counted] = await ahead.answer(asked, () => ask(sent));
       if (!is2xx(counted) || !is2xx(filtered.exchange)) return true; // the contract checks report those
       const size = (filtered.exchange.json as Obj[]).length;
-      if (counted.json === size) return true;
+      const count = countIn(ctx, op, counted.json);
+      if (count === size) return true;
       shown = fail(
         'aggregate.mismatch',
         'count',
-        `count ${JSON.stringify(counted.json)}, filter ${size} for ${JSON.stringify(countBodyOf(sent))}`,
+        `count ${JSON.stringify(count)}, filter ${size} for ${JSON.stringify(countBodyOf(sent))}`,
         [counted, filtered.exchange],
         {
-          count: counted.json,
+          count,
           filtered: size,
         },
       );
