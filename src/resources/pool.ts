@@ -233,9 +233,9 @@ export class FixturePool implements FixtureSource {
 
   private carriesRunMark(obj: Obj): boolean {
     const tag = this.caseContext!.safe.runTag;
-    const named = ['name', 'key', 'slug', 'tag'].some(
-      (f) => typeof obj[f] === 'string' && (obj[f] as string).startsWith(tag),
-    );
+    // A name fitted to a document's pattern (openapi/fitString.ts) may carry the tag lowered, `_` for `-`.
+    const marked = (name: string) => name.toLowerCase().replace(/_/g, '-').startsWith(tag);
+    const named = ['name', 'key', 'slug', 'tag'].some((f) => typeof obj[f] === 'string' && marked(obj[f] as string));
     return named || (Array.isArray(obj.tags) && obj.tags.includes(tag));
   }
 }
