@@ -50,7 +50,7 @@ export const methodsChecks = [
     clause: '4.1 rule 2',
     catches: 1,
     title: 'MUST answer a GET with a request body as it answers one without (GET takes nothing from the body)',
-    exchangesPerCase: 2,
+    exchangesPerCase: 3,
     isolation: 'quiet',
     appliesTo: (op) => op.method === 'GET',
     run: getIgnoresBody,

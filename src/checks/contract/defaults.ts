@@ -11,6 +11,7 @@ import type { Obj } from '../../openapi/json.js';
 import { resolveRef, type Operation, type Schema } from '../../openapi/operations.js';
 import type { RequestToSend } from '../../openapi/request.js';
 import { bodyDifference, volatileBetween, volatileOf } from '../bodies.js';
+import { differenceThatReturns, pastLoad } from '../load.js';
 import type { CheckContext, Exchange } from '../context.js';
 import { fail, pass, skip, type Verdict } from '../verdict.js';
 
@@ -99,7 +100,10 @@ async function threeRequests(
   return [first, withDefault, read ? first : await without()];
 }
 
-/** The answers without the field and with its default stated, held equal beyond what identical requests vary in. */
+/**
+ * The answers without the field and with its default stated, held equal beyond what identical requests vary in;
+ * past load (checks/load.ts), and a difference only where it comes back when the three are sent again.
+ */
 export async function judgeDefault(
   op: Operation,
   ctx: CheckContext,
@@ -108,11 +112,23 @@ export async function judgeDefault(
 ): Promise<Verdict> {
   const d = documentedDefaults(ctx, op).find((x) => variantOf(x) === variant);
   if (!d) return skip(`no documented default ${variant} on ${op.key}`);
-  const [withoutIt, withIt, control] = await threeRequests(op, ctx, d, read);
-  const a = await ctx.send(withoutIt, op);
-  const b = await ctx.send(withIt, op);
-  const again = await ctx.send(control, op);
+  return differenceThatReturns(() => judgeDefaultOnce(op, ctx, d, variant, read));
+}
+
+async function judgeDefaultOnce(
+  op: Operation,
+  ctx: CheckContext,
+  d: DocumentedDefault,
+  variant: string | undefined,
+  read: boolean,
+): Promise<Verdict> {
   const what = `${variant} left out, then stated as its documented default ${JSON.stringify(d.value)}`;
+  const answers = await pastLoad(async () => {
+    const [withoutIt, withIt, control] = await threeRequests(op, ctx, d, read);
+    return [await ctx.send(withoutIt, op), await ctx.send(withIt, op), await ctx.send(control, op)];
+  }, what);
+  if (typeof answers === 'string') return skip(answers);
+  const [a, b, again] = answers;
   if (a.status !== again.status || a.status === 0)
     return skip(
       `${what}: two identical requests answered ${a.status}, then ${again.status}: nothing to hold the default to`,

@@ -368,6 +368,37 @@ describe('contract.default-read and contract.default-write: a documented default
     expect(read.sent.map((r) => r.query?.include_secrets)).toEqual([undefined, false, undefined]);
   });
 
+  test('a busy answer to the stated default (503: the issue-79 bulk_delete) sends the three again: never a different default', async () => {
+    let n = 0;
+    const busyOnce = (r: RequestToSend): Reply | undefined => {
+      n++;
+      return n === 2 ? { status: 503, json: { exception_message: 'Service Unavailable' } } : deploymentsMade()(r);
+    };
+    const fake = await fakeContext({ server: busyOnce });
+    expect(outcome(await judge('contract.default-write', 'POST /deployments/', fake, 'body.paused'))).toBe('passed');
+    expect(fake.sent).toHaveLength(6);
+  });
+
+  test('a difference that does not come back when the three are sent again is not a failure', async () => {
+    // The stated default's create comes back paused the first time only: a write beside it, not the default.
+    let n = 0;
+    const pausedOnce = (r: RequestToSend): Reply | undefined => {
+      if (r.path !== '/deployments/') return undefined;
+      n++;
+      return {
+        status: 201,
+        json: { id: `d-${n}`, paused: n === 2 || ((r.json as { paused?: boolean }).paused ?? false) },
+      };
+    };
+    const verdict = await judge(
+      'contract.default-write',
+      'POST /deployments/',
+      await fakeContext({ server: pausedOnce }),
+      'body.paused',
+    );
+    expect(verdict).toMatchObject({ status: 'passed', message: expect.stringMatching(/did not come back/) });
+  });
+
   test('two identical requests answered differently leave nothing to hold the default to: skipped, never failed', async () => {
     // A list that grows between two identical reads (another client writing): no field name explains it.
     let n = 0;
