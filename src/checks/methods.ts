@@ -173,8 +173,9 @@ export const methodsChecks = [
     id: 'methods.405-allow',
     level: 'MUST',
     clause: 'RFC 9110 §15.5.6; 4.1',
-    catches: 1,
-    title: 'MUST list in Allow every method the path offers, with a 405',
+    catches: 3,
+    title:
+      'MUST list in Allow, with a 405, every method the path offers, and neither the refused method nor one it refuses',
     appliesTo: probes405,
     run: methods405Allow,
   }),

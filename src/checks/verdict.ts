@@ -36,6 +36,8 @@ export const FAILURE_KINDS = [
   'state.changed',
   /** A header lacks what it must carry. key: the header. */
   'header.incomplete',
+  /** A header says what is not so (an Allow that lists a method the resource refuses). key: `<header> <method>`. */
+  'header.untrue',
   /** The filter answer differs from the oracle's. key: the filter's criteria, sorted. */
   'oracle.mismatch',
   /** A result out of the order its sort names. key: the sort value. */

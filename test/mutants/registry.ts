@@ -412,6 +412,38 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'methods-allow-lists-refused',
+      breaks: "a 405's Allow lists the very method it refused (PUT /flows/filter → 405, Allow: POST, PUT)",
+      onResponse: (req, res) =>
+        res.status === 405 && matches('/flows/filter', req.method, req)
+          ? { ...res, headers: { ...res.headers, allow: `${res.headers.allow ?? 'POST'}, ${req.method}` } }
+          : res,
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['methods.405-allow POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'methods-allow-lists-a-405',
+      breaks: "a 405's Allow lists PATCH, which /flows/filter answers 405 as well",
+      onRequest: (req) =>
+        matches('/flows/filter', 'PATCH', req)
+          ? {
+              status: 405,
+              headers: { allow: 'POST, PATCH', 'content-type': 'application/json' },
+              body: json.body({ detail: 'Method Not Allowed' }),
+            }
+          : req,
+      onResponse: (req, res) =>
+        res.status === 405 && matches('/flows/filter', req.method, req)
+          ? { ...res, headers: { ...res.headers, allow: 'POST, PATCH' } }
+          : res,
+    },
+    operations: '^POST /flows/filter$',
+    killedBy: ['methods.405-allow POST /flows/filter'],
+  },
+  {
+    mutant: {
       id: 'methods-patch-unnamed-field',
       breaks: 'PATCH /flow_runs/{id} that does not name tags sets them too',
       onRequest: (req) =>

@@ -52,20 +52,58 @@ export async function methods405(op: Operation, ctx: CheckContext): Promise<Verd
       );
 }
 
-/** The 405 lists every method the path offers in Allow. */
+/**
+ * The 405's Allow is true (RFC 9110 §10.2.1: the methods the resource supports): it lists every method the path
+ * offers, not the method it refused, and no method that is itself answered 405. A listed method the document
+ * does not offer for the path is sent to it (with identifiers that name nothing, as the probe was): the
+ * document's own methods are exercised anyway.
+ */
 export async function methods405Allow(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const ex = await answerTo405Probe(ctx, op);
   if (ex.status !== 405) return skip(`no 405 to look at (answered ${ex.status})`);
-  const allowed = (ex.responseHeaders.allow ?? '').split(',').map((m) => m.trim().toUpperCase());
+  const header = ex.responseHeaders.allow ?? '';
+  const allowed = header.split(',').map((m) => m.trim().toUpperCase());
   const allow = new Set(allowed.filter((m) => m && m !== 'HEAD' && m !== 'OPTIONS'));
-  const missing = [...notOffered(op, ctx).offered].filter((m) => !allow.has(m));
-  return missing.length === 0
-    ? pass(`Allow: ${ex.responseHeaders.allow}`)
-    : fail(
-        'header.incomplete',
-        'allow',
-        `Allow is "${ex.responseHeaders.allow ?? ''}"; the path also offers ${missing.join(', ')}`,
-        [ex],
-        { missing },
+  const { offered, path } = notOffered(op, ctx);
+  if (allow.has(ex.method))
+    return fail(
+      'header.untrue',
+      `allow ${ex.method}`,
+      `Allow is "${header}": it lists ${ex.method}, the method it refused`,
+      [ex],
+      {
+        refused: ex.method,
+      },
+    );
+  const missing = [...offered].filter((m) => !allow.has(m));
+  if (missing.length)
+    return fail(
+      'header.incomplete',
+      'allow',
+      `Allow is "${header}"; the path also offers ${missing.join(', ')}`,
+      [ex],
+      {
+        missing,
+      },
+    );
+  for (const method of [...allow].filter((m) => !offered.has(m))) {
+    const listed = await ctx.send({
+      method,
+      template: op.path,
+      path,
+      json: method === 'GET' ? undefined : {},
+      refusedBeforeData: true,
+    });
+    if (listed.status === 405)
+      return fail(
+        'header.untrue',
+        `allow ${method}`,
+        `Allow is "${header}", but ${method} ${op.path} answers 405`,
+        [ex, listed],
+        {
+          listed: method,
+        },
       );
+  }
+  return pass(`Allow: ${header}`);
 }

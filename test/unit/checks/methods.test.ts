@@ -38,7 +38,7 @@ function flowServer(breaks?: string) {
       if (breaks === 'delete-two') flows.set('*', { deleted: true });
       return { status: 204 };
     }
-    if (r.method === 'PATCH' && id) {
+    if (r.method === 'PATCH' && id && id !== 'filter') {
       const body = r.json as Obj;
       Object.assign(flow(id), body, breaks === 'patch-more' ? { name: 'renamed' } : {});
       // A PATCH that names nothing resets what it does not name.
@@ -68,7 +68,9 @@ function flowServer(breaks?: string) {
       return {
         status: 405,
         json: { detail: 'Method Not Allowed' },
-        headers: { allow: breaks === 'allow' ? 'GET' : 'POST' },
+        headers: {
+          allow: { allow: 'GET', 'allow-refused': 'POST, PUT', 'allow-lies': 'POST, PATCH' }[breaks ?? ''] ?? 'POST',
+        },
       };
     }
     return undefined;
@@ -92,6 +94,8 @@ const cases: Array<[string, string, string, string]> = [
   ['methods.create-stored', 'POST /flows/', 'create-answers-other', 'answer.differs /tags/*'],
   ['methods.405', 'POST /flows/filter', '405', 'status.unexpected 404'],
   ['methods.405-allow', 'POST /flows/filter', 'allow', 'header.incomplete allow'],
+  ['methods.405-allow', 'POST /flows/filter', 'allow-refused', 'header.untrue allow PUT'],
+  ['methods.405-allow', 'POST /flows/filter', 'allow-lies', 'header.untrue allow PATCH'],
 ];
 
 describe('methods checks', () => {
