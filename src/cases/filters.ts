@@ -5,6 +5,7 @@
  * `operator: or_`, sometimes with a filter on a related collection.
  */
 import fc from 'fast-check';
+import { OFFSETS_MINUTES, sameInstantAt } from './instants.js';
 import { nonNull, type FilterField, type FilterModel } from '../model/filters.js';
 import type { OpenApiDocument } from '../openapi/document.js';
 import type { Schema } from '../openapi/operations.js';
@@ -81,11 +82,15 @@ function operandArbitrary(
       return fc.boolean();
     case 'before_':
     case 'after_': {
-      // The stored value itself (the inclusive boundary, to the microsecond) or a millisecond either side.
+      // The stored value itself (the inclusive boundary, to the microsecond) or a millisecond either side, at
+      // its own offset or another (instants.ts).
       const times = [...strings.filter((s) => /\d{4}-\d{2}-\d{2}T/.test(s)), bound];
       return fc
-        .tuple(fc.constantFrom(...times), fc.constantFrom(-1, 0, 0, 1))
-        .map(([t, d]) => (d === 0 ? t : new Date(Date.parse(t) + d).toISOString()));
+        .tuple(fc.constantFrom(...times), fc.constantFrom(-1, 0, 0, 1), fc.constantFrom(undefined, ...OFFSETS_MINUTES))
+        .map(([t, d, offset]) => {
+          const moved = d === 0 ? t : new Date(Date.parse(t) + d).toISOString();
+          return offset === undefined ? moved : (sameInstantAt(moved, offset) ?? moved);
+        });
     }
     case 'like_':
     case 'startswith_': {
@@ -132,8 +137,12 @@ function edgeOperands(operator: string, seen: unknown[], absent: unknown[], runT
     case 'eq_':
       return seen.length ? seen : [true, false];
     case 'before_':
-    case 'after_':
-      return strings.filter((t) => /\d{4}-\d{2}-\d{2}T/.test(t)).slice(0, 3);
+    case 'after_': {
+      // The boundaries as stored, then each at an offset other than its own: one instant, another text.
+      const times = strings.filter((t) => /\d{4}-\d{2}-\d{2}T/.test(t)).slice(0, 3);
+      const elsewhere = times.map((t, i) => sameInstantAt(t, OFFSETS_MINUTES[i % OFFSETS_MINUTES.length]!));
+      return [...times, ...elsewhere.filter((t): t is string => t !== undefined)];
+    }
     case 'like_':
     case 'startswith_': {
       if (!strings.length) return [];

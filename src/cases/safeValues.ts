@@ -9,13 +9,16 @@ import { fitString } from '../openapi/fitString.js';
 /** Property names whose value names the object (and so must carry the run's prefix). */
 const NAME_FIELDS = /^(name|slug|key|tag|task_key|dynamic_key)$/;
 
+/** The property names the object by its value (`name`, `key`, `slug`, ...). */
+export const isNameField = (field: string): boolean => NAME_FIELDS.test(field);
+
 export class SafeValues {
   private counter = 0;
 
   constructor(readonly runTag: string) {}
 
   isNameField(field: string): boolean {
-    return NAME_FIELDS.test(field);
+    return isNameField(field);
   }
 
   /** A fresh unique name: `<runTag>-<n>`, cut to the schema's maxLength and fitted to its pattern where a form of it fits. */

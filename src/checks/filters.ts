@@ -176,7 +176,7 @@ export const filtersChecks = [
     id: 'filters.oracle',
     level: 'MUST',
     clause: '4.3; 4.3 rule 1; 4.3 rule 2; 4.3 rule 3',
-    catches: 10,
+    catches: 11,
     title: "MUST select exactly the objects the filter describes (compared with an oracle over the run's own objects)",
     exchangesPerCase: 212,
     isolation: 'reads',

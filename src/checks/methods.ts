@@ -130,10 +130,10 @@ export const methodsChecks = [
     id: 'methods.create-stored',
     level: 'MUST',
     clause: '4.1 (POST /collection creates a new member)',
-    catches: 1,
+    catches: 2,
     title:
       'MUST store the member a create answers: a GET of it right after agrees with the answer and with the fields the request set',
-    exchangesPerCase: 2,
+    exchangesPerCase: 4,
     appliesTo: (op, ctx) => {
       const c = ctx.model.collectionOf(op);
       return c?.create === op && c.read !== undefined && c.item !== undefined;

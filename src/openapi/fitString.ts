@@ -13,7 +13,9 @@ export function fitString(value: string, s: { pattern?: string; maxLength?: numb
   const lower = value.toLowerCase();
   const forms = [value, lower, lower.replace(/[^a-z0-9-]+/g, '-'), lower.replace(/[^a-z0-9_]+/g, '_')];
   for (const form of forms) {
-    const cut = s.maxLength !== undefined && form.length > s.maxLength ? form.slice(form.length - s.maxLength) : form;
+    // JSON Schema counts a string's length in code points: an emoji is one, and is never cut in half.
+    const points = [...form];
+    const cut = s.maxLength !== undefined && points.length > s.maxLength ? points.slice(-s.maxLength).join('') : form;
     if (!pattern || pattern.test(cut)) return cut;
   }
   return undefined;

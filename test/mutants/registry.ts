@@ -468,6 +468,23 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'methods-create-stores-ascii',
+      breaks: "POST /flows/ stores a name's characters beyond ASCII as ? (café as caf?)",
+      onRequest: (req) => {
+        if (!matches('/flows/', 'POST', req)) return req;
+        const body = bodyOf(req);
+        if (typeof body.name !== 'string') return req;
+        return {
+          ...req,
+          body: json.body({ ...body, name: [...body.name].map((c) => (c > '\x7f' ? '?' : c)).join('') }),
+        };
+      },
+    },
+    operations: '^POST /flows/$',
+    killedBy: ['methods.create-stored POST /flows/'],
+  },
+  {
+    mutant: {
       id: 'orchestration-create-ignores-state',
       breaks: 'create_flow_run drops the state it is given',
       onRequest: (req) => {
@@ -835,6 +852,26 @@ export const queryMutants: MutantCase[] = [
     },
     operations: QUERY('flows'),
     killedBy: ['filters.seed-example POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'filters-offset-read-as-utc',
+      breaks: 'a datetime bound is read at its wall-clock time as UTC (…T20:42:13+02:00 as 20:42:13Z)',
+      onRequest: (req) => {
+        if (!matches('/flow_runs/filter', 'POST', req)) return req;
+        const asUtc = (v: unknown): unknown =>
+          typeof v === 'string'
+            ? v.replace(/^(\d{4}-\d\d-\d\dT[\d:.]+)[+-]\d\d:\d\d$/, '$1Z')
+            : Array.isArray(v)
+              ? v.map(asUtc)
+              : v && typeof v === 'object'
+                ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, asUtc(x)]))
+                : v;
+        return { ...req, body: json.body(asUtc(bodyOf(req))) };
+      },
+    },
+    operations: QUERY('flow_runs'),
+    killedBy: ['filters.oracle POST /flow_runs/filter'],
   },
   {
     mutant: {

@@ -1,6 +1,6 @@
 /** Family `methods` on a scripted server: the verb semantics each check enforces, kept and broken. */
 import { describe, expect, test } from 'vitest';
-import { patchFields, storedAsSent } from '../../../src/checks/methods/writes.js';
+import { BEYOND_ASCII, patchFields, storedAsSent } from '../../../src/checks/methods/writes.js';
 import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
@@ -55,9 +55,15 @@ function flowServer(breaks?: string) {
     }
     if (r.method === 'PUT' && r.path === '/saved_searches/')
       return { status: 200, json: { id: breaks === 'put' ? `s${++puts}` : 's1', name: 'x' } };
+    if (r.method === 'POST' && r.path === '/flows/' && /\P{ASCII}/u.test(String((r.json as Obj).name))) {
+      if (breaks === 'create-refuses-beyond-ascii') return { status: 422, json: { detail: 'ASCII names only' } };
+      if (breaks === 'create-crashes-beyond-ascii') return { status: 500, json: { detail: 'boom' } };
+    }
     if (r.method === 'POST' && r.path === '/flows/') {
       const stored = Object.assign(flow(breaks === 'upsert' ? `f${++puts}` : 'f1'), r.json as Obj);
       if (breaks === 'create-stores-other') stored.name = 'not what was sent';
+      if (breaks === 'create-stores-ascii')
+        stored.name = [...String(stored.name)].map((c) => (c > '\x7f' ? '?' : c)).join('');
       return {
         status: 201,
         json: breaks === 'create-answers-other' ? { ...stored, tags: ['only-in-the-answer'] } : stored,
@@ -370,9 +376,33 @@ describe('methods.create-stored', () => {
     const fake = await creating();
     expect(await judge('methods.create-stored', 'POST /flows/', fake)).toMatchObject({
       status: 'passed',
-      message: 'stored as created (name, tags set)',
+      message: 'stored as created (name, tags set); names beyond ASCII stored as sent',
     });
-    expect(fake.sent.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /flows/', 'GET /flows/f1']);
+    expect(fake.sent.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /flows/',
+      'GET /flows/f1',
+      'POST /flows/',
+      'GET /flows/f1',
+    ]);
+    expect((fake.sent[2].json as { name: string }).name).toBe(`sent${BEYOND_ASCII}`);
+  });
+
+  test('a create refusing names beyond ASCII stored nothing to compare (said so); one crashing on them fails', async () => {
+    expect(
+      await judge('methods.create-stored', 'POST /flows/', await creating('create-refuses-beyond-ascii')),
+    ).toMatchObject({
+      status: 'passed',
+      message: expect.stringMatching(/names beyond ASCII refused \(422\): nothing stored to compare/),
+    });
+    expect(
+      outcome(await judge('methods.create-stored', 'POST /flows/', await creating('create-crashes-beyond-ascii'))),
+    ).toBe('server-error 500 beyond-ascii');
+  });
+
+  test('a name stored otherwise than sent beyond ASCII (café as caf?) fails, keyed as such', async () => {
+    expect(outcome(await judge('methods.create-stored', 'POST /flows/', await creating('create-stores-ascii')))).toBe(
+      'state.changed /name beyond-ascii',
+    );
   });
 
   test('a member stored otherwise than the request set it fails, keyed by the fields that differ', async () => {
