@@ -43,6 +43,40 @@ describe('the GitHub Action', () => {
     expect(text).toMatch(/CONFORMANCE_API_KEY: \$\{\{ inputs\.api-key \}\}/);
   });
 
+  test("a managed Prefect's venvs are cached under a key of the pinned release and the version table, and npm's folder by the lockfile", () => {
+    const text = readFileSync(path.join(root, 'action.yml'), 'utf8');
+    expect(text).toMatch(/cache: npm\n\s+cache-dependency-path: \$\{\{ github\.action_path \}\}\/package-lock\.json/);
+    // The folder the managed server's venvs are made in (config/worker.ts managedServerSettings, the runner's HOME).
+    const cached = /uses: actions\/cache@v4\n\s+with:\n\s+path: (\S+)\n\s+key: (.+)/.exec(text)!;
+    expect(cached[1]).toBe('~/.cache/orchestration-conformance');
+    expect(cached[2]).toBe(['$', '{{ runner.os }}-python3.11-$', '{{ steps.prefect-key.outputs.key }}'].join(''));
+    // The key step, run as the runner runs it: the same table gives the same key, another pin another one.
+    const step = text.slice(text.indexOf('      id: prefect-key\n'));
+    const script = step
+      .slice(step.indexOf('      run: |\n') + '      run: |\n'.length)
+      .split('\n')
+      .filter((_line, i, all) => all.slice(0, i + 1).every((l) => l.startsWith('        ')))
+      .map((line) => line.slice(8))
+      .join('\n');
+    const keyFor = (table: string) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'action-path-'));
+      writeFileSync(path.join(dir, 'prefect-versions.json'), table);
+      const output = path.join(dir, 'github-output');
+      const r = spawnSync('bash', ['-e', '-c', script], {
+        env: { ...process.env, GITHUB_ACTION_PATH: dir, GITHUB_OUTPUT: output },
+      });
+      expect(r.status, String(r.stderr)).toBe(0);
+      return readFileSync(output, 'utf8').trim();
+    };
+    const table = readFileSync(path.join(root, 'prefect-versions.json'), 'utf8');
+    const pin = (JSON.parse(table) as { pin: string }).pin;
+    const key = keyFor(table);
+    expect(key).toMatch(new RegExp(`^key=conformance-prefect-${pin.replace(/\./g, '\\.')}-[0-9a-f]{16}$`));
+    expect(keyFor(table)).toBe(key);
+    expect(keyFor(table.replace(`"pin": "${pin}"`, '"pin": "3.4.25"'))).toMatch(/^key=conformance-prefect-3\.4\.25-/);
+    expect(keyFor(`${table} `)).not.toBe(key);
+  });
+
   test('it takes disposable, and uploads the report folder whatever the verdict', () => {
     const text = readFileSync(path.join(root, 'action.yml'), 'utf8');
     expect(text).toMatch(/CONFORMANCE_DISPOSABLE_TARGET: \$\{\{ inputs\.disposable \}\}/);
