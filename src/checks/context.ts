@@ -42,7 +42,9 @@ export type ExchangeKind =
   | 'wrong-content-type'
   | 'unknown'
   | 'unknown-reference'
-  | 'server-made';
+  | 'server-made'
+  /** A read of what an accepted extreme value made or changed, by id or through its collection (contract.reads-back). */
+  | 'read-back';
 
 export interface Sent {
   kind: ExchangeKind;

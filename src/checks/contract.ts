@@ -22,6 +22,7 @@ import {
   judgeInvalidRefused,
   judgeNo5xx,
   judgeReaches2xx,
+  judgeReadBack,
   judgeSuccessSchema,
   judgeSuccessStatusDocumented,
   judgeUnknownId404,
@@ -50,6 +51,14 @@ export const contractChecks = [
     catches: 10,
     title: 'MUST answer every request, valid or not, without a server error or a broken connection',
     ...eachExchange(judgeNo5xx, { looksAt: every, judgesUnavailable: true }),
+  }),
+  defineCheck({
+    id: 'contract.reads-back',
+    level: 'MUST',
+    clause: '4.1; OpenAPI document',
+    title:
+      'MUST serve back what it accepted: the object an extreme value made or changed reads, by id and through its collection, without a server error',
+    ...eachExchange(judgeReadBack, { looksAt: ofKinds('read-back'), judgesUnavailable: true }),
   }),
   // 503 is the server saying "not now" (Prefect: a retryable database error); the client retried it with
   // backoff. Still unavailable after that is worth knowing, but is load, not a broken contract.

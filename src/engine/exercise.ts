@@ -22,9 +22,10 @@ import type { Replay } from '../report/baseline.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
 import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
-import { resolveRef, type Operation, type Schema } from '../openapi/operations.js';
+import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../openapi/operations.js';
 import { isUuid } from '../openapi/json.js';
-import { createsAtOwnPath } from '../model/model.js';
+import { createsAtOwnPath, type Collection } from '../model/model.js';
+import { documentedBody } from '../cases/documented.js';
 import type { SchemaValidators } from '../openapi/validators.js';
 
 export interface ExerciseContext {
@@ -254,17 +255,17 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
   const [kind, request, extra] = asSent(row.json, row.fields);
   if (row.fields.length === 1) {
     const exchange = await send(ex, kind, request, ex.built.pathParams, extra);
-    if (extreme) noteTouched(ex, exchange);
+    if (extreme) await readBack(ex, noteTouched(ex, exchange), extra);
     return;
   }
   const exchange = await sendUnrecorded(ex, request, ex.built.pathParams);
-  if (extreme) noteTouched(ex, exchange);
+  if (extreme) await readBack(ex, noteTouched(ex, exchange), extra);
   if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra });
   let shown = false;
   for (const field of row.fields) {
     const [k, single, detail] = asSent(singleField(row, field, base), [field]);
     const alone = await send(ex, k, single, ex.built.pathParams, detail);
-    if (extreme) noteTouched(ex, alone);
+    if (extreme) await readBack(ex, noteTouched(ex, alone), detail);
     shown ||= Math.floor(alone.status / 100) === Math.floor(exchange.status / 100);
   }
   if (!shown) run.sent.push({ kind, exchange, ...extra });
@@ -276,18 +277,86 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
  * collection (Prefect's v2 concurrency limits answer 503 to every list while one decays 2^64 slots a second),
  * and no other check should meet that. The extreme values are the exercise's last requests.
  */
-function noteTouched(ex: Exercise, exchange: Exchange): void {
+function noteTouched(ex: Exercise, exchange: Exchange): Array<Record<string, unknown>> {
   const record = ex.ctx.cases.model.recordOf(ex.op);
   const c = record.collection;
-  if (!is2xx(exchange) || record.reads || !c?.delete || !c.item) return;
+  if (!is2xx(exchange) || record.reads || !c?.delete || !c.item) return [];
+  const touched: Array<Record<string, unknown>> = [];
   if (c.create?.key === ex.op.key) {
     const items = Array.isArray(exchange.json) ? exchange.json : [exchange.json];
     for (const item of items as Array<Record<string, unknown> | null>) {
       const id = item?.[c.idField];
-      if (id !== undefined) ex.touchedByExtremes.push({ ...ex.built.pathParams, [c.item.param]: id });
+      if (id !== undefined) touched.push({ ...ex.built.pathParams, [c.item.param]: id });
     }
   } else if (record.named && record.mutates.has(record.named.param) && c.item.path === ex.op.path)
-    ex.touchedByExtremes.push(ex.built.pathParams);
+    touched.push(ex.built.pathParams);
+  ex.touchedByExtremes.push(...touched);
+  return touched;
+}
+
+/** The reads of one object: by id, and through its collection's filter, scoped to it. */
+function readsOf(ex: Exercise, c: Collection, params: Record<string, unknown>): RequestToSend[] {
+  const reads: RequestToSend[] = [];
+  if (c.read) reads.push({ method: 'GET', template: c.read.path, path: withPath(c.read, params) });
+  if (c.filter) {
+    const scoped = { [c.name]: { [c.idField]: { any_: [params[c.item!.param]] } } };
+    const json = documentedBody(ex.ctx.cases.model.doc, jsonBodySchema(c.filter), scoped) ?? {};
+    reads.push({ method: 'POST', template: c.filter.path, path: withPath(c.filter, params), json });
+  }
+  return reads;
+}
+
+const crashed = (exchange: Exchange) => exchange.status >= 500 || exchange.status === 0;
+
+/**
+ * What an accepted extreme value made or changed, read back at once: by id, and through its collection's filter.
+ * A value the server stores but cannot serve breaks every later read of the collection (Prefect: a work queue
+ * renamed `a&b` by PATCH, a v2 limit decaying 2^64 slots a second), and which other check met it would hang on
+ * the order of requests. Where a read-back answers a 5xx the value is undone now (undoExtreme), and the crash is
+ * the accepting request's finding (contract.reads-back), never another check's.
+ */
+async function readBack(ex: Exercise, touched: Array<Record<string, unknown>>, sent: Partial<Sent>): Promise<void> {
+  const c = ex.ctx.cases.model.recordOf(ex.op).collection;
+  if (!c?.item || touched.length === 0) return;
+  for (const params of touched) {
+    let broken = false;
+    for (const request of readsOf(ex, c, params)) {
+      const exchange = await ex.ctx.client.send(request);
+      const detail = `read back after ${sent.detail ?? 'an extreme value'}`;
+      ex.run.sent.push({ kind: 'read-back', exchange, edge: sent.edge, fields: sent.fields, detail });
+      broken ||= crashed(exchange);
+    }
+    if (broken) await undoExtreme(ex, c, params, sent.fields ?? []);
+  }
+}
+
+/**
+ * Undo an extreme value its collection cannot serve. The exercise's own object (a PATCH's) is set back, the
+ * changed fields to the recipe's values (a name of the run's afresh where the recipe set none), so that the
+ * exercise's later requests still reach it; a member the value made, or one setting back does not mend, is
+ * deleted.
+ */
+async function undoExtreme(ex: Exercise, c: Collection, params: Record<string, unknown>, fields: readonly string[]) {
+  const own = params === ex.built.pathParams && ex.op.method !== 'POST';
+  if (own && fields.length) {
+    const recipe = objectBody(ex.built.request.json) ?? {};
+    const restored: Record<string, unknown> = { ...recipe };
+    for (const f of fields)
+      if (!(f in recipe)) {
+        if (ex.ctx.cases.safe.isNameField(f)) restored[f] = ex.ctx.cases.safe.name();
+        else delete restored[f];
+      }
+    await sendUnrecorded(
+      ex,
+      { ...ex.built.request, json: restrained(ex.ctx.cases, ex.op, restored) },
+      ex.built.pathParams,
+    );
+    const after = await Promise.all(readsOf(ex, c, ex.built.pathParams).map((r) => ex.ctx.client.send(r)));
+    if (!after.some(crashed)) return;
+  }
+  if (!c.delete) return;
+  const request = { method: 'DELETE', template: c.delete.path, path: withPath(c.delete, params) };
+  ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
 }
 
 /** Delete what the extreme values made or changed (noteTouched); cleanup lists whatever this leaves. */

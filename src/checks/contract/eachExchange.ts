@@ -17,7 +17,11 @@ export const ofKinds =
   (s: Sent) =>
     k.includes(s.kind);
 export const negative = (kind: NegativeKind) => (s: Sent) => s.kind === 'negative' && s.negative === kind;
-export const every = () => true;
+/**
+ * Every exchange of the operation's own requests: a read back of what it made (`read-back`) is a request of
+ * another operation's, held to that one's document by contract.reads-back alone.
+ */
+export const every = (s: Sent) => s.kind !== 'read-back';
 
 /**
  * The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`,

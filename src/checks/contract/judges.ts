@@ -50,6 +50,23 @@ export const judgeNo5xx: ExchangeJudge = (_op, s) => {
   return undefined;
 };
 
+/**
+ * A read back of what an extreme value made or changed (engine/exercise.ts readBack) that the server cannot
+ * serve: a 5xx, 503 included (a stored value that breaks every list of its collection). The accepting
+ * request's finding, keyed by its input class and fields.
+ */
+export const judgeReadBack: ExchangeJudge = (_op, s) => {
+  const ex = s.exchange;
+  if (ex.status < 500 && ex.status !== 0) return undefined;
+  return failure(
+    'server-error',
+    `${ex.status} read-back ${causeOf({ ...s, kind: 'extreme' })}`,
+    `${s.detail ?? 'a read back'}: ${ex.method} ${ex.template} answered ${ex.status || ex.error}: ${ex.body.slice(0, 200)}`,
+    [ex],
+    { status: ex.status, input: s.edge, ...(s.fields ? { fields: s.fields } : {}) },
+  );
+};
+
 /** A request the server stayed unavailable for (503 through the retries, or 503 then dropped). */
 export const judgeAvailable: ExchangeJudge = (_op, s) => {
   const ex = s.exchange;
