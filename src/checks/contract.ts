@@ -56,6 +56,7 @@ export const contractChecks = [
     id: 'contract.reads-back',
     level: 'MUST',
     clause: '4.1; OpenAPI document',
+    catches: 1,
     title:
       'MUST serve back what it accepted: the object an extreme value made or changed reads, by id and through its collection, without a server error',
     ...eachExchange(judgeReadBack, { looksAt: ofKinds('read-back'), judgesUnavailable: true }),

@@ -298,11 +298,12 @@ function noteTouched(ex: Exercise, exchange: Exchange): Array<Record<string, unk
 function readsOf(ex: Exercise, c: Collection, params: Record<string, unknown>): RequestToSend[] {
   const reads: RequestToSend[] = [];
   if (c.read) reads.push({ method: 'GET', template: c.read.path, path: withPath(c.read, params) });
-  if (c.filter) {
-    const scoped = { [c.name]: { [c.idField]: { any_: [params[c.item!.param]] } } };
-    const json = documentedBody(ex.ctx.cases.model.doc, jsonBodySchema(c.filter), scoped) ?? {};
+  const scoped = { [c.name]: { [c.idField]: { any_: [params[c.item!.param]] } } };
+  const json = c.filter ? documentedBody(ex.ctx.cases.model.doc, jsonBodySchema(c.filter), scoped) : undefined;
+  // Only a list scoped to the object: an unscoped one would meet whatever another exercise left in the collection
+  // at that moment (a queue another operation renamed in the pool both use), and blame this request for it.
+  if (c.filter && JSON.stringify(json) === JSON.stringify(scoped))
     reads.push({ method: 'POST', template: c.filter.path, path: withPath(c.filter, params), json });
-  }
   return reads;
 }
 

@@ -34,6 +34,35 @@ export const contractMutants: MutantCase[] = [
     killedBy: ['contract.no-5xx POST /flows/filter'],
   },
   {
+    mutant: (() => {
+      // The flow runs a PATCH renamed with reserved characters, until one sets a plain name back.
+      const broken = new Set<string>();
+      const idOf = (path: string) => /^\/flow_runs\/([^/?]+)/.exec(path)?.[1];
+      return {
+        id: 'contract-read-back-breaks',
+        breaks:
+          'a flow run renamed by PATCH with reserved characters (<&%>) answers 500 to every read of it, by id and through the filter',
+        onRequest: (req: ProxiedRequest) => {
+          const id = idOf(req.path);
+          const named = matches('/flow_runs/{id}', 'GET', req) && id && broken.has(id);
+          const listed = matches('/flow_runs/filter', 'POST', req) && [...broken].some((b) => req.body.includes(b));
+          return named || listed ? jsonResponse(500, { exception_message: 'Internal Server Error' }) : req;
+        },
+        onResponse: (req: ProxiedRequest, res: ProxiedResponse) => {
+          const id = idOf(req.path);
+          if (matches('/flow_runs/{id}', 'PATCH', req) && id && res.status < 300) {
+            const name = bodyOf(req).name;
+            if (typeof name === 'string' && /[<&%>]/.test(name)) broken.add(id);
+            else if (typeof name === 'string') broken.delete(id);
+          }
+          return res;
+        },
+      };
+    })(),
+    operations: '^PATCH /flow_runs/\\{id\\}$',
+    killedBy: ['contract.reads-back PATCH /flow_runs/{id}'],
+  },
+  {
     mutant: {
       id: 'contract-text-plain',
       breaks: 'GET /flows/{id} answers its JSON as text/plain',
