@@ -20,7 +20,8 @@ import {
 import { methods405, methods405Allow, probes405 } from './methods/notAllowed.js';
 import { getIgnoresBody, getRepeatable, getSafe } from './methods/reads.js';
 import { relatedGroup } from './methods/shared.js';
-import { createStored, patchPartial, putIdempotent, upsert, upsertConcurrent } from './methods/writes.js';
+import { createStored } from './methods/stored.js';
+import { patchPartial, putIdempotent, upsert, upsertConcurrent } from './methods/writes.js';
 
 export const methodsChecks = [
   defineCheck({

@@ -300,6 +300,32 @@ export const contractMutants: MutantCase[] = [
   },
 ];
 
+/** A mutant that drops a malformed version header before the server sees it: the server accepts it. */
+export function malformedVersionAccepted(id: string, header: string): Mutant {
+  return {
+    id,
+    breaks: `a malformed ${header} is accepted`,
+    onRequest: (req) => {
+      const v = req.headers[header];
+      if (v === undefined || /^\d+\.\d+\.\d+$/.test(v)) return req;
+      const { [header]: _dropped, ...headers } = req.headers;
+      return { ...req, headers };
+    },
+  };
+}
+
+/** A mutant that adds the key to a POST /flows/filter that carries none: served without credentials. */
+export function filterServedWithoutKey(id: string, key: string): Mutant {
+  return {
+    id,
+    breaks: 'POST /flows/filter is served without credentials',
+    onRequest: (req) =>
+      matches('/flows/filter', 'POST', req) && !req.headers.authorization
+        ? { ...req, headers: { ...req.headers, authorization: `Bearer ${key}` } }
+        : req,
+  };
+}
+
 const jsonResponse = (status: number, value: unknown): ProxiedResponse => ({
   status,
   headers: { 'content-type': 'application/json' },
@@ -596,29 +622,13 @@ export const verbMutants: MutantCase[] = [
     killedBy: ['orchestration.views-any-task-input[task_run] GET /flow_runs/{id}/graph'],
   },
   {
-    mutant: {
-      id: 'versioning-malformed-accepted',
-      breaks: 'a malformed version header is accepted',
-      onRequest: (req) => {
-        const v = req.headers['x-prefect-api-version'];
-        if (v === undefined || /^\d+\.\d+\.\d+$/.test(v)) return req;
-        const { 'x-prefect-api-version': _dropped, ...headers } = req.headers;
-        return { ...req, headers };
-      },
-    },
+    mutant: malformedVersionAccepted('versioning-malformed-accepted', 'x-prefect-api-version'),
     operations: '^POST /flows/filter$',
     killedBy: ['versioning.malformed-refused POST /flows/filter'],
   },
   {
     target: 'cloud',
-    mutant: {
-      id: 'auth-bypassed',
-      breaks: 'POST /flows/filter is served without credentials',
-      onRequest: (req) =>
-        matches('/flows/filter', 'POST', req) && !req.headers.authorization
-          ? { ...req, headers: { ...req.headers, authorization: `Bearer ${CLOUD_KEY}` } }
-          : req,
-    },
+    mutant: filterServedWithoutKey('auth-bypassed', CLOUD_KEY),
     operations: '^POST /flows/filter$',
     killedBy: ['auth.required POST /flows/filter'],
   },

@@ -8,12 +8,19 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { BUILT_IN_FAMILIES, checkIdOf, familyOf } from '../../src/checks/check.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { type CliRun, failedChecks, runCli } from '../support/runCli.js';
-import { matches, type RunningProxy, startProxy } from '../support/proxy.js';
+import { type RunningProxy, startProxy } from '../support/proxy.js';
 import { type RunningSpecServer, startSpecServer } from '../support/specServer.js';
-import { contractMutants, gateMutants, type MutantCase, queryMutants, verbMutants } from './registry.js';
+import {
+  contractMutants,
+  filterServedWithoutKey,
+  gateMutants,
+  malformedVersionAccepted,
+  type MutantCase,
+  queryMutants,
+  verbMutants,
+} from './registry.js';
 
 const KEY = 'spec-server-key-0002';
-const VERSION_HEADER = 'x-service-api-version';
 
 /** The Prefect matrix's mutants whose operations the second implementation has under the same paths. */
 const REUSED = [
@@ -30,28 +37,12 @@ const REUSED = [
 
 const ownMutants: MutantCase[] = [
   {
-    mutant: {
-      id: 'spec-server-version-malformed-accepted',
-      breaks: 'a malformed X-SERVICE-API-VERSION is accepted',
-      onRequest: (req) => {
-        const v = req.headers[VERSION_HEADER];
-        if (v === undefined || /^\d+\.\d+\.\d+$/.test(v)) return req;
-        const { [VERSION_HEADER]: _dropped, ...headers } = req.headers;
-        return { ...req, headers };
-      },
-    },
+    mutant: malformedVersionAccepted('spec-server-version-malformed-accepted', 'x-service-api-version'),
     operations: '^POST /flows/filter$',
     killedBy: ['versioning.malformed-refused POST /flows/filter'],
   },
   {
-    mutant: {
-      id: 'spec-server-auth-bypassed',
-      breaks: 'POST /flows/filter is served without credentials',
-      onRequest: (req) =>
-        matches('/flows/filter', 'POST', req) && !req.headers.authorization
-          ? { ...req, headers: { ...req.headers, authorization: `Bearer ${KEY}` } }
-          : req,
-    },
+    mutant: filterServedWithoutKey('spec-server-auth-bypassed', KEY),
     operations: '^POST /flows/filter$',
     killedBy: ['auth.required POST /flows/filter'],
   },

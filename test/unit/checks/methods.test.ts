@@ -1,6 +1,7 @@
 /** Family `methods` on a scripted server: the verb semantics each check enforces, kept and broken. */
 import { describe, expect, test } from 'vitest';
-import { BEYOND_ASCII, patchFields, storedAsSent } from '../../../src/checks/methods/writes.js';
+import { BEYOND_ASCII, storedAsSent } from '../../../src/checks/methods/stored.js';
+import { patchFields } from '../../../src/checks/methods/writes.js';
 import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
