@@ -9,7 +9,7 @@ import { drawsOf, SentAhead } from '../cases/sentAhead.js';
 import { filterBodyArbitrary, filterCases, noFilterCase } from '../cases/filters.js';
 import type { Obj } from '../openapi/json.js';
 import { nonNull } from '../model/filters.js';
-import type { Operation } from '../openapi/operations.js';
+import { jsonSuccessSchema, type Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { defineCheck } from './check.js';
 import type { CheckContext } from './context.js';
@@ -31,8 +31,7 @@ const isHistory = (op: Operation, ctx: CheckContext) => HISTORY.test(op.key) && 
  */
 export function countIn(ctx: CheckContext, op: Operation, json: unknown): unknown {
   if (typeof json === 'number' || !json || typeof json !== 'object') return json;
-  const status = Object.keys(op.responses).find((s) => s.startsWith('2'));
-  const schema = status ? op.responses[status]?.content['application/json'] : undefined;
+  const schema = jsonSuccessSchema(op);
   const props = schema ? (nonNull(ctx.model.doc, schema).properties ?? {}) : {};
   const integers = Object.keys(props).filter(
     (k) => (nonNull(ctx.model.doc, props[k]) as { type?: unknown }).type === 'integer',

@@ -107,6 +107,12 @@ export function jsonBodySchema(op: Operation): Schema | undefined {
   return ct ? (op.requestBody.content[ct] ?? {}) : undefined;
 }
 
+/** The JSON schema of an operation's first documented success, if it documents one. */
+export function jsonSuccessSchema(op: Operation): Schema | undefined {
+  const status = Object.keys(op.responses).find((s) => s.startsWith('2'));
+  return status ? op.responses[status]?.content['application/json'] : undefined;
+}
+
 /** The status codes an operation documents, as patterns ("200", "4XX", "default"). */
 export function documentsStatus(op: Operation, status: number): boolean {
   const s = String(status);

@@ -10,7 +10,7 @@ import { micros } from '../../model/profiles/operators.js';
 import { nonNull } from '../../model/filters.js';
 import type { OpenApiDocument } from '../../openapi/document.js';
 import type { Obj } from '../../openapi/json.js';
-import type { Operation, Schema } from '../../openapi/operations.js';
+import { jsonSuccessSchema, type Operation, type Schema } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext, Exchange } from '../context.js';
 import { queryContext } from '../queryContext.js';
@@ -51,11 +51,10 @@ export function historyShape(ctx: CheckContext, op: Operation): HistoryShape | u
   const body = propertiesOf(doc, ctx.model.recordOf(op).bodySchema);
   const [start, end] = [named(body, isInstant, /start/), named(body, isInstant, /end/)];
   const interval = named(body, isNumber, /interval/);
-  const success = Object.keys(op.responses).find((s) => s.startsWith('2'));
-  const answer = success ? op.responses[success]?.content['application/json'] : undefined;
+  const answer = jsonSuccessSchema(op);
   const items = answer ? (nonNull(doc, answer) as S).items : undefined;
   const bin = propertiesOf(doc, items);
-  const counts = Object.keys(bin).find((k) => (bin[k].type === 'array' || bin[k].items) && bin[k].items);
+  const counts = Object.keys(bin).find((k) => bin[k].items !== undefined);
   const count = counts ? propertiesOf(doc, bin[counts].items) : {};
   const shape = {
     start: start!,

@@ -3,7 +3,7 @@ import type { Obj } from '../../openapi/json.js';
 import type { OrchestrationRules } from '../../model/profiles/profile.js';
 import { documentedBody } from '../../cases/documented.js';
 import { nonNull } from '../../model/filters.js';
-import { jsonBodySchema, type Operation, type Schema } from '../../openapi/operations.js';
+import { jsonBodySchema, jsonSuccessSchema, type Operation, type Schema } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext, Exchange } from '../context.js';
 import { once } from '../once.js';
@@ -78,8 +78,7 @@ export function successSchema(
   ctx: CheckContext,
   op: Operation,
 ): (Schema & { properties?: Record<string, Schema>; required?: string[] }) | undefined {
-  const status = Object.keys(op.responses).find((s) => s.startsWith('2'));
-  const schema = status ? op.responses[status]?.content['application/json'] : undefined;
+  const schema = jsonSuccessSchema(op);
   return schema ? nonNull(ctx.model.doc, schema) : undefined;
 }
 
