@@ -13,29 +13,41 @@ export type { ClauseStatement } from './results.js';
 
 const JUDGED = new Set<CheckResult['status']>(['passed', 'failed', 'xfail', 'xpass']);
 
-/** The suite's checks that cite each clause: the built-in ones, and any the run's own modules declared. */
-function citing(results: Pick<Results, 'checks'>): Map<string, Set<string>> {
-  const byClause = new Map<string, Set<string>>(SPEC_CLAUSES.map((c) => [c, new Set()]));
-  const catalogue = [...BUILT_IN_CHECKS, ...results.checks.map((c) => ({ id: c.check, clause: c.clause }))];
-  for (const check of catalogue) for (const clause of specClausesOf(check.clause)) byClause.get(clause)?.add(check.id);
-  return byClause;
+/**
+ * Each clause's citing checks (the built-in ones, and any the run's own modules declared) and its verdicts, in
+ * one pass over the registry and the results.
+ */
+function byClause(results: Pick<Results, 'checks'>) {
+  const cited = new Map<string, { checks: Set<string>; rows: CheckResult[] }>(
+    SPEC_CLAUSES.map((c) => [c, { checks: new Set(), rows: [] }]),
+  );
+  for (const check of BUILT_IN_CHECKS)
+    for (const clause of specClausesOf(check.clause)) cited.get(clause)?.checks.add(check.id);
+  for (const row of results.checks)
+    for (const clause of specClausesOf(row.clause)) {
+      cited.get(clause)?.checks.add(row.check);
+      cited.get(clause)?.rows.push(row);
+    }
+  return cited;
 }
 
-/** The most common skip reason among the verdicts, and how many share it. */
+/** The most common skip reason among the verdicts, saying how many others there are. */
 function commonReason(rows: CheckResult[]): string {
   const reasons = new Map<string, number>();
-  for (const r of rows)
-    reasons.set(r.message ?? 'no reason given', (reasons.get(r.message ?? 'no reason given') ?? 0) + 1);
+  for (const r of rows) {
+    const reason = r.message ?? 'no reason given';
+    reasons.set(reason, (reasons.get(reason) ?? 0) + 1);
+  }
   const [reason, n] = [...reasons].sort((a, b) => b[1] - a[1])[0]!;
   return rows.length > n ? `${reason} (and ${reasons.size - 1} other reason(s))` : reason;
 }
 
 export function conformanceStatement(results: Pick<Results, 'checks' | 'notSelected'>): ClauseStatement[] {
-  const cited = citing(results);
+  const cited = byClause(results);
   const left = new Set(results.notSelected?.checks ?? []);
   return SPEC_CLAUSES.map((clause): ClauseStatement => {
-    const checks = [...cited.get(clause)!].sort();
-    const rows = results.checks.filter((r) => specClausesOf(r.clause).includes(clause));
+    const { checks: citingChecks, rows } = cited.get(clause)!;
+    const checks = [...citingChecks].sort();
     const counts: ClauseStatement['counts'] = {};
     for (const r of rows) counts[r.status] = (counts[r.status] ?? 0) + 1;
     const base = { clause, checks, counts };
