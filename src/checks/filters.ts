@@ -21,7 +21,6 @@ import {
   type Mismatch,
   OR_PAGES,
   type OracleRun,
-  PAGE,
   scoped,
   setDifference,
 } from './filters/oracle.js';
@@ -47,13 +46,14 @@ function agreedLine(
   implementationDefined: Set<string>,
   otherReadings: Set<string>,
   unread: number,
+  pageSize: number,
 ): string {
   const empty = implementationDefined.size
     ? `; implementation-defined: the server applies an empty pattern as "%" (null excluded) on ${[...implementationDefined].sort().join(', ')}`
     : '';
   const readings = [...otherReadings].map((r) => `; implementation-defined: ${r}`).join('');
   const partly = unread
-    ? `; ${unread} or_ filter(s) selected more than ${OR_PAGES * PAGE} of the server's objects: judged only by what they should not select of the run's`
+    ? `; ${unread} or_ filter(s) selected more than ${OR_PAGES * pageSize} of the server's objects: judged only by what they should not select of the run's`
     : '';
   return `${edges} edge and ${generated} distinct generated filters agreed with the oracle${empty}${readings}${partly}`;
 }
@@ -127,6 +127,7 @@ async function oracle(op: Operation, ctx: CheckContext): Promise<Verdict> {
         run.implementationDefined,
         run.otherReadings,
         run.unread,
+        q.pageSize(key),
       ),
     );
   return mismatchVerdict(last!, seed, stopped ? undefined : (result.counterexamplePath ?? undefined));

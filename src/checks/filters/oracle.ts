@@ -18,8 +18,8 @@ export const PAGE = 200;
 /** Pages an `or_` filter is read to, at most: past them the run's own objects may lie unread. */
 export const OR_PAGES = 10;
 
-/** Scope a body to the run's own objects: `id.any_` ANDed in, unless the filter ORs its fields. */
-export function scoped(body: Obj, own: string, ids: string[], or: boolean, page = PAGE): Obj {
+/** Scope a body to the run's own objects, a page of `page` (QueryContext.pageSize): `id.any_` ANDed in, unless the filter ORs its fields. */
+export function scoped(body: Obj, own: string, ids: string[], or: boolean, page: number): Obj {
   if (or) return { ...body, limit: page };
   const ownFilter = { ...((body[own] as Obj) ?? {}) };
   ownFilter.id = { ...((ownFilter.id as Obj) ?? {}), any_: (ownFilter.id as Obj | undefined)?.any_ ?? ids };

@@ -128,8 +128,9 @@ export async function getIgnoresBody(op: Operation, ctx: CheckContext): Promise<
     );
     if (typeof answers === 'string') return skip(answers);
     const [plain, bodied, again] = answers;
-    const moving = volatileBetween(plain.json ?? plain.body, again.json ?? again.body, volatileOf(ctx));
-    const masked = [...moving].filter((f) => !volatileOf(ctx).has(f));
+    const known = volatileOf(ctx);
+    const moving = volatileBetween(plain.json ?? plain.body, again.json ?? again.body, known);
+    const masked = [...moving].filter((f) => !known.has(f));
     const differs = sameAnswer(plain, bodied, ctx, what, moving);
     if (differs) return differs;
     return pass(

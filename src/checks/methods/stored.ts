@@ -67,6 +67,7 @@ export async function createStored(op: Operation, ctx: CheckContext): Promise<Ve
   const built = await ctx.validRequest(op);
   const plain = await storedAsCreated(op, ctx, built.request, '');
   if (plain.status !== 'passed') return plain;
+  // A recipe of its own: fresh names, so that a create that upserts by name does not answer with the first member.
   const wide = namesBeyondAscii(ctx, op, (await ctx.validRequest(op)).request);
   if (!wide) return plain;
   const beyond = await storedAsCreated(op, ctx, wide, ' beyond-ascii');
