@@ -6,6 +6,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { asGiven, configFrom, selectionLine, UsageError, type Config, type Env } from '../config/config.js';
+import { CannotRunError } from '../config/errors.js';
 import { narrowsChecks, selectsOperation } from '../config/selection.js';
 import { handOver, runFiles, workerStart, type TargetIdentity } from '../config/worker.js';
 import { readExchangeLog } from '../config/exchangeLog.js';
@@ -380,6 +381,14 @@ function cleanupWatch(config: Config, baseUrl: string, files: RunFiles) {
   };
 }
 
+/** What cleanup's last pass is told once the suites have ended. */
+const cleanupEnd = (config: Config, profile: string, state: { absentSideEffects: string[] }) => ({
+  profile,
+  runTag: config.runTag,
+  readOnly: config.readOnly,
+  absentSideEffects: state.absentSideEffects,
+});
+
 /**
  * `judged`: called when the suites have ended, before cleanup ends and the reports are written. `shownResults`:
  * where the user will find results.json, as replay lines name it.
@@ -422,15 +431,16 @@ export async function runInto(
     handOver(runDir, { baseUrl, documentPath: files.document, baselinePath, managed, identity, targetLabel });
     handedOver = true;
     const suitesEnd = await suites.ended;
-    judged();
     // vitest has closed and its worker thread is gone: what a test that outlived its timeout created before
     // then is deleted too, and the rest of cleanup follows.
-    const cleaned = await cleaning.call('finish', {
-      profile: survey.profile,
-      runTag: config.runTag,
-      readOnly: config.readOnly,
-      absentSideEffects: state.absentSideEffects,
-    });
+    const finishCleanup = () => cleaning.call('finish', cleanupEnd(config, survey.profile, state));
+    if (suitesEnd.notStarted) {
+      // Nothing was judged: no verdict, and the previous reports stay (runCommand).
+      await finishCleanup();
+      throw new CannotRunError(`the suites could not start, twice: ${suitesEnd.notStarted}`);
+    }
+    judged();
+    const cleaned = await finishCleanup();
 
     const results = resultsOfRun({
       ...target,

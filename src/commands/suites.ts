@@ -40,6 +40,7 @@ export function runSuites(start: WorkerStart): Suites {
     shard: start.shard,
     blobFile,
     declaresFamilies: start.checkModules.length > 0,
+    workerFlags: () => start.suiteNodeFlags,
     log,
   });
   void suites.ended.finally(startedWith);

@@ -48,6 +48,8 @@ export interface Config {
   runs: number;
   requestTimeoutMs: number;
   concurrency: number;
+  /** --suite-node-flags: Node flags for the suites' worker thread (vitest's `execArgv`). */
+  suiteNodeFlags: string[];
   /** --max-rate: requests per second at most, to stay under a quota the user knows. */
   maxRate?: number;
   /** --budget: a time-boxed run of this many seconds, the checks that catch the most first. */
@@ -192,6 +194,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     // 4: more writes at once on Prefect with SQLite lose its one lock to each other ("database is locked" 503s and
     // their retries) and the run gets slower, not faster (docs/performance.md).
     concurrency: integer(env, 'CONFORMANCE_CONCURRENCY', 4, 1, 256),
+    suiteNodeFlags: (env.CONFORMANCE_SUITE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
     maxRate: rate(env, 'CONFORMANCE_MAX_RATE'),
     budgetSeconds: env.CONFORMANCE_BUDGET ? integer(env, 'CONFORMANCE_BUDGET', 0, 1, 86400) : undefined,
     deadlineSeconds: integer(env, 'CONFORMANCE_DEADLINE', 1800, 1, 86400),

@@ -2,3 +2,9 @@
 export class UsageError extends Error {
   readonly exitCode = 2;
 }
+
+/**
+ * The run could not judge the target for a cause of the machine's, not the target's (the suites' worker thread
+ * did not start, twice): one line and exit code 2, like bad input, never a verdict.
+ */
+export class CannotRunError extends UsageError {}

@@ -257,6 +257,16 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: '4',
   },
   {
+    flag: '--suite-node-flags',
+    env: 'CONFORMANCE_SUITE_NODE_FLAGS',
+    key: 'suiteNodeFlags',
+    value: 'flags',
+    type: 'string',
+    description:
+      'Node flags for the thread that runs the suites, space-separated (e.g. --suite-node-flags=--max-old-space-size=8192 for a very large document); a thread that cannot start is tried once more, then the run stops with exit 2',
+    default: 'none',
+  },
+  {
     flag: '--max-rate',
     env: 'CONFORMANCE_MAX_RATE',
     key: 'maxRate',
@@ -372,7 +382,7 @@ export const OPTION_GROUPS: ReadonlyArray<{ heading: string; flags: readonly str
   },
   { heading: 'The verdict:', flags: ['--baseline', '--gate-should', '--seed', '--runs'] },
   { heading: 'Pace and time:', flags: ['--concurrency', '--max-rate', '--timeout-ms', '--budget', '--deadline'] },
-  { heading: 'Reports and settings:', flags: ['--out', '--run-tag', '--quiet', '--config'] },
+  { heading: 'Reports and settings:', flags: ['--out', '--run-tag', '--quiet', '--suite-node-flags', '--config'] },
 ];
 
 /** The option that names the configuration file; it is read before the file is. */

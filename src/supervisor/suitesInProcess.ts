@@ -9,6 +9,7 @@
  * pool terminates the worker thread), and an unhandled rejection on the main thread while vitest runs is
  * reported and stops them too.
  */
+import { Writable } from 'node:stream';
 import type { Vitest } from 'vitest/node';
 
 /** Reporters by file or name, each with its options where it takes some (vitest's `[file, options]`). */
@@ -29,6 +30,8 @@ export interface SuitesOptions {
   declaresFamilies?: boolean;
   /** Keep the suites' transformed modules on disk (suitesConfig.ts); on unless said otherwise. */
   moduleCache?: boolean;
+  /** Node flags for the suites' worker thread, by attempt (0, then 1 for the retry); none unless given. */
+  workerFlags?: (attempt: number) => string[];
   log(line: string): void;
 }
 
@@ -37,6 +40,46 @@ export interface SuitesEnd {
   code: number;
   /** A failure of vitest's own (not of a test): a suite file it could not start, an unhandled rejection. */
   failure?: string;
+  /**
+   * The suites' worker thread could not start, at the first try and again at the retry: nothing was judged
+   * and nothing sent. Its cause, in one line.
+   */
+  notStarted?: string;
+}
+
+/** How often the worker is started before the suites give up: a busy machine may miss vitest's start timeout once. */
+export const WORKER_STARTS = 2;
+
+/**
+ * vitest's stderr, less the one message its pool writes, with a stack, when it stops a worker that never started
+ * ("torn down or never initialized"): the run says in its own line that the worker did not start.
+ */
+const vitestStderr = () =>
+  new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      const text = String(chunk);
+      if (/^\[vitest-pool\]: Failed to terminate [\s\S]*never initialized/.test(text)) done();
+      else process.stderr.write(chunk, done);
+    },
+  });
+
+/** vitest's pool, when the worker thread did not start (or not within its timeout). */
+const WORKER_NOT_STARTED = /^\[vitest-pool\]: (Failed to start|Timeout starting) \w+ (worker|runner)/;
+
+/**
+ * Why the worker never started, when it did not: the pool's error (with its cause), and no test that ran.
+ * Any other failure is the run's own, reported as it is.
+ */
+function workerNotStarted(vitest: Vitest): string | undefined {
+  const errors = vitest.state.getUnhandledErrors() as Array<{ message?: string; cause?: { message?: string } }>;
+  const pool = errors.find((e) => WORKER_NOT_STARTED.test(e?.message ?? ''));
+  if (!pool) return undefined;
+  const ran = vitest.state
+    .getTestModules()
+    .some((m) => [...m.children.allTests()].some((t) => t.result().state !== 'pending'));
+  if (ran) return undefined;
+  const cause = pool.cause?.message ? `: ${pool.cause.message}` : '';
+  return `${pool.message?.replace(/ for test files .*$/s, '')}${cause}`.replace(/\s+/g, ' ');
 }
 
 export interface Suites {
@@ -52,6 +95,39 @@ type EndingEvent = (typeof ENDS_THE_PROCESS)[number];
 type Listener = (...args: unknown[]) => void;
 
 const listenersOf = (event: EndingEvent) => process.listeners(event as NodeJS.Signals) as Listener[];
+
+/**
+ * vitest for the suites, by the configuration given here (no vitest.config.ts read, so no file bundled before
+ * each run), without the listeners by which it would end the process.
+ */
+async function createdVitest(options: SuitesOptions, attempt: number): Promise<Vitest> {
+  const [{ createVitest }, { suitesConfig }] = await Promise.all([
+    import('vitest/node'),
+    import('../adapters/vitest/suitesConfig.js'),
+  ]);
+  const before = new Map(ENDS_THE_PROCESS.map((event) => [event, new Set(listenersOf(event))]));
+  // createVitest makes its logger, which adds the listeners, before its first await.
+  const creating = createVitest(
+    'test',
+    {
+      root: options.root,
+      config: false,
+      ...suitesConfig(options),
+      execArgv: options.workerFlags?.(attempt) ?? [],
+      reporters: options.reporters,
+      run: true,
+      watch: false,
+      ...(options.shard ? { shard: options.shard } : {}),
+      ...(options.blobFile ? { outputFile: { blob: options.blobFile } } : {}),
+      ...(options.mergeReports ? { mergeReports: options.mergeReports } : {}),
+    },
+    {},
+    { stderr: vitestStderr() },
+  );
+  for (const event of ENDS_THE_PROCESS)
+    for (const listener of listenersOf(event)) if (!before.get(event)?.has(listener)) process.off(event, listener);
+  return creating;
+}
 
 export function startSuites(options: SuitesOptions): Suites {
   let vitest: Vitest | undefined;
@@ -75,30 +151,9 @@ export function startSuites(options: SuitesOptions): Suites {
     stop();
   };
 
-  const ended = (async (): Promise<SuitesEnd> => {
-    const [{ createVitest }, { suitesConfig }] = await Promise.all([
-      import('vitest/node'),
-      import('../adapters/vitest/suitesConfig.js'),
-    ]);
-    const exitCode = process.exitCode;
-    process.exitCode = undefined;
-    const before = new Map(ENDS_THE_PROCESS.map((event) => [event, new Set(listenersOf(event))]));
-    // createVitest makes its logger, which adds the listeners, before its first await.
-    // The configuration given here, not read from vitest.config.ts: no file to bundle before each run.
-    const creating = createVitest('test', {
-      root: options.root,
-      config: false,
-      ...suitesConfig(options),
-      reporters: options.reporters,
-      run: true,
-      watch: false,
-      ...(options.shard ? { shard: options.shard } : {}),
-      ...(options.blobFile ? { outputFile: { blob: options.blobFile } } : {}),
-      ...(options.mergeReports ? { mergeReports: options.mergeReports } : {}),
-    });
-    for (const event of ENDS_THE_PROCESS)
-      for (const listener of listenersOf(event)) if (!before.get(event)?.has(listener)) process.off(event, listener);
-    process.on('unhandledRejection', onRejection);
+  // One start of vitest and its run; the worker's start failure, when that is how it ended.
+  const runOnce = async (attempt: number): Promise<string | undefined> => {
+    const creating = createdVitest(options, attempt);
     try {
       vitest = await creating;
       if (stopped) cancel();
@@ -112,6 +167,7 @@ export function startSuites(options: SuitesOptions): Suites {
         } finally {
           clearInterval(again);
         }
+        return stopped ? undefined : workerNotStarted(vitest);
       }
     } catch (e) {
       // A failure of vitest's own (a bad config, a suite file it cannot start); a stopped run's is the stop's.
@@ -121,13 +177,32 @@ export function startSuites(options: SuitesOptions): Suites {
       }
     } finally {
       await vitest?.close();
+    }
+    return undefined;
+  };
+
+  const ended = (async (): Promise<SuitesEnd> => {
+    const exitCode = process.exitCode;
+    process.exitCode = undefined;
+    process.on('unhandledRejection', onRejection);
+    let notStarted: string | undefined;
+    try {
+      for (let attempt = 0; attempt < WORKER_STARTS; attempt++) {
+        notStarted = await runOnce(attempt);
+        if (!notStarted || stopped) break;
+        options.log(
+          `the suites' worker did not start (${notStarted})${attempt + 1 < WORKER_STARTS ? '; trying once more' : ''}`,
+        );
+        process.exitCode = undefined;
+      }
+    } finally {
       closed = true;
       process.off('unhandledRejection', onRejection);
     }
     // 130 for an interrupted run, as a process ended by SIGINT.
-    const code = failure ? 1 : stopped ? 130 : Number(process.exitCode ?? 0);
+    const code = failure || notStarted ? 1 : stopped ? 130 : Number(process.exitCode ?? 0);
     process.exitCode = exitCode;
-    return failure ? { code, failure } : { code };
+    return notStarted ? { code, notStarted } : failure ? { code, failure } : { code };
   })();
   return { ended, stop };
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
 import { freePort } from '../../src/managed/prefect.js';
-import { repoRoot, runCli } from '../support/runCli.js';
+import { prefectTargetEnv, repoRoot, runCli } from '../support/runCli.js';
 
 let server: http.Server;
 let base: string;
@@ -111,6 +111,21 @@ describe('bad input exits 2 with one line', () => {
       await runCli(['--baseline', '/no/such/baseline.json'], { CONFORMANCE_BASE_URL: `http://127.0.0.1:${port}/api` }),
       /cannot read baseline \/no\/such\/baseline\.json: ENOENT/,
     );
+  });
+
+  test('suites whose worker thread cannot start: one retry, then one line, and no verdict on the target', async () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'no-worker-'));
+    const run = await runCli(['--operations', '^GET /flows/\\{id\\}$'], {
+      ...prefectTargetEnv(laneBaseUrl()),
+      CONFORMANCE_OUT: out,
+      CONFORMANCE_SUITE_NODE_FLAGS: '--no-such-node-flag',
+    });
+    expectOneLine(
+      run,
+      /^conformance: the suites could not start, twice: .*Failed to start threads worker.*--no-such-node-flag$/,
+    );
+    expect(run.results).toBeUndefined();
+    expect(run.stdout).not.toMatch(/FAIL|PASS/);
   });
 
   test('an unknown flag', async () => {

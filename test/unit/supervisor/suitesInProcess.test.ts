@@ -83,3 +83,34 @@ describe('a stop while vitest starts its run', () => {
     }
   });
 });
+
+describe("a worker thread that cannot start (a flag Node's worker threads refuse)", () => {
+  const refused = ['--no-such-node-flag'];
+
+  test('is started once more, and the suites run when it starts then', async () => {
+    const attempts: number[] = [];
+    const workerFlags = (attempt: number) => {
+      attempts.push(attempt);
+      return attempt === 0 ? refused : [];
+    };
+    const end = await startSuites({ ...options, reporters: [quiet], workerFlags }).ended;
+    expect(end).toEqual({ code: 0 });
+    expect(attempts).toEqual([0, 1]);
+    expect(lines.join('\n')).toMatch(
+      /the suites' worker did not start \(.*Failed to start threads worker.*\); trying once more/,
+    );
+  });
+
+  test('twice: the suites end as not started, with the cause in one line, and no third try', async () => {
+    const attempts: number[] = [];
+    const workerFlags = (attempt: number) => {
+      attempts.push(attempt);
+      return refused;
+    };
+    const end = await startSuites({ ...options, reporters: [quiet], workerFlags }).ended;
+    expect(attempts).toEqual([0, 1]);
+    expect(end.code).toBe(1);
+    expect(end.notStarted).toMatch(/^\[vitest-pool\]: Failed to start threads worker: .*no-such-node-flag/);
+    expect(end.notStarted).not.toMatch(/\n/);
+  });
+});
