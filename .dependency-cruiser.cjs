@@ -4,7 +4,8 @@
  * The order is the LAYERS list; `engine` joins the stages (plans, schedules, sends, judges) without knowing
  * vitest, `adapters` put it under a test runner (adapters/vitest: a test per case, which awaits its verdict),
  * `supervisor` holds what the CLI's process does around the suites (preflight, threads, cleanup, vitest in
- * process), `commands` one module per command, and the entry points start them.
+ * process), `upgrade` the corpus `conformance upgrade` writes and reads back, `commands` one module per command,
+ * and the entry points start them.
  */
 const LAYERS = [
   'config',
@@ -16,6 +17,7 @@ const LAYERS = [
   'http',
   'checks',
   'report',
+  'upgrade',
   'engine',
   'adapters',
   'supervisor',

@@ -6,7 +6,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * Our integration test files that take longest (a minute or more, each), started first: three files run at a
  * time, and one of these started last would run alone at the end. The others follow in vitest's order.
  */
-const LONGEST_FIRST = ['killMatrix', 'defaultRun', 'faults', 'hostedShape', 'otherVersion'];
+const LONGEST_FIRST = ['killMatrix', 'defaultRun', 'faults', 'hostedShape', 'otherVersion', 'upgrade'];
 
 /** Our own test files as vitest orders them, the longest first. (The suites' order is the CLI's: src/adapters/vitest.) */
 class Sequencer extends BaseSequencer {

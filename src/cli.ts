@@ -9,11 +9,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { UsageError } from './config/config.js';
+import { GateFailure } from './config/errors.js';
 import { flagsNpmTook } from './config/npmRun.js';
 import { RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { declareBaseline } from './commands/declare/baseline.js';
 import { declareChecks } from './commands/declare/checks.js';
 import { declareCompare } from './commands/declare/compare.js';
+import { declareUpgrade } from './commands/declare/upgrade.js';
 import { declareExplore } from './commands/declare/explore.js';
 import { declareMerge } from './commands/declare/merge.js';
 import { declareReplay } from './commands/declare/replay.js';
@@ -80,6 +82,7 @@ function program(result: CommandResult): Command {
   for (const declare of [
     declareRun,
     declareCompare,
+    declareUpgrade,
     declareExplore,
     declareReplay,
     declareMerge,
@@ -143,9 +146,9 @@ if (invokedDirectly) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (e: unknown) => {
-      if (e instanceof UsageError) {
+      if (e instanceof UsageError || e instanceof GateFailure) {
         process.stderr.write(`conformance: ${e.message}\n`);
-        process.exit(2);
+        process.exit(e.exitCode);
       }
       process.stderr.write(`conformance: internal error: ${(e as Error).stack ?? e}\n`);
       process.exit(1);

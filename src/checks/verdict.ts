@@ -46,6 +46,10 @@ export const FAILURE_KINDS = [
   'aggregate.mismatch',
   /** The document breaks a convention of the spec. key: the offending name. */
   'convention.violated',
+  /** `conformance upgrade`: an object written before the migration does not read back after it. key: its collection. */
+  'upgrade.lost',
+  /** `conformance upgrade`: a field reads back other than before the migration. key: `<collection>.<field>`. */
+  'upgrade.changed',
 ] as const;
 
 export type FailureKind = (typeof FAILURE_KINDS)[number];

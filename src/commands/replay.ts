@@ -70,8 +70,7 @@ export async function replayCommand(
   const code = await runCommand(
     flags,
     recorded, // the flags win over it (configFrom)
-    (c) => ({ ...c, selection: { ...c.selection, cases } }),
-    false,
+    { narrow: (c) => ({ ...c, selection: { ...c.selection, cases } }), verdictLast: false },
   );
   const rerun = readResults(path.join(out, 'results.json'));
   const replayed: ReplayedCase[] = wanted.map((before) => {

@@ -84,18 +84,26 @@ function labelOf(profile: string, identity: TargetIdentity): string {
   return `${profile}${release}${database}`;
 }
 
+/** How a command that runs the suite shapes its run. */
+export interface RunShape {
+  /** The configuration narrowed (replay's cases). */
+  narrow?: (c: Config) => Config;
+  /** The run's last line is its verdict (replay prints its cases first, then the verdict itself). */
+  verdictLast?: boolean;
+  /** What the command adds to the results before the reports are written (upgrade's survival), given the baseline. */
+  completed?: (results: Results, baseline: Baseline) => void;
+}
+
 /**
  * One run: everything is written to a fresh staging folder and moved into the report folder when the run
  * ends. A run that fails before its suites start (an unreachable target, a selection of nothing, a bad
  * baseline) leaves the previous reports as they were. Once the suites have judged, what earlier runs left
- * under the suite's names goes (clearReplaced), while cleanup ends. `verdictLast`: the run's last line is its
- * verdict (replay prints its cases first, then the verdict itself).
+ * under the suite's names goes (clearReplaced), while cleanup ends.
  */
 export async function runCommand(
   flags: Env,
   overrides: Env = {},
-  narrow: (c: Config) => Config = (c) => c,
-  verdictLast = true,
+  { narrow = (c) => c, verdictLast = true, completed }: RunShape = {},
 ): Promise<number> {
   const requested = narrow(configFrom(flags, overrides));
   const stage = freshStagingFolder(requested.outDir);
@@ -108,6 +116,7 @@ export async function runCommand(
         clearing = clearReplaced(stage, requested.outDir, Boolean(requested.shard));
       },
       path.join(shownPath(requested.outDir), 'results.json'),
+      completed,
     );
     ended = true;
     return code;
@@ -397,6 +406,7 @@ export async function runInto(
   asked: Config,
   judged: () => void = () => {},
   shownResults = path.join(asked.outDir, 'results.json'),
+  completed: RunShape['completed'] = () => {},
 ): Promise<number> {
   const config = withRunCredentials(asked);
   const startedAt = new Date().toISOString();
@@ -452,6 +462,7 @@ export async function runInto(
       files,
       shownResults,
     });
+    completed(results, target.baseline);
     return writeReports(results, config.outDir);
   } finally {
     await cleaning.end();

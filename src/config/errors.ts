@@ -8,3 +8,8 @@ export class UsageError extends Error {
  * did not start, twice): one line and exit code 2, like bad input, never a verdict.
  */
 export class CannotRunError extends UsageError {}
+
+/** A verdict that ends a command before its report (a release that does not start on its migrated database): one line, exit 1. */
+export class GateFailure extends Error {
+  readonly exitCode = 1;
+}

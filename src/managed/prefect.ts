@@ -291,6 +291,11 @@ export interface StartOptions {
   services?: boolean;
   /** The prefect binary of a venv already installed (managed/releasePins.ts); else the release's, installed now. */
   bin?: string;
+  /**
+   * An existing database (its SQLAlchemy URL) the server runs on as it is: neither seeded nor dropped when the
+   * server stops (`conformance upgrade` starts two releases on one database).
+   */
+  databaseUrl?: string;
 }
 
 /** The machine's PostgreSQL, where a managed server on PostgreSQL gets a database of its own. */
@@ -342,7 +347,8 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   const home = mkdtempSync(path.join(os.tmpdir(), 'conformance-prefect-'));
   const logFile = path.join(home, 'server.log');
   const { env, args } = serverCommand(bin, port, home, options);
-  const dbName = database === 'postgres' ? ownDatabase(home, env) : undefined;
+  if (options.databaseUrl) useDatabase(env, options.databaseUrl);
+  const dbName = database === 'postgres' && !options.databaseUrl ? ownDatabase(home, env) : undefined;
   if (database === 'sqlite') seedDatabase(bin, home, env, log);
   const out = createWriteStream(logFile);
   const child = spawn(bin, args, {
@@ -397,12 +403,25 @@ function ownDatabase(home: string, env: Record<string, string | undefined>): str
     .basename(home)
     .replace(/[^a-z0-9]/gi, '')
     .toLowerCase()}`;
-  psql(`CREATE DATABASE ${dbName}`);
-  const url = `postgresql+asyncpg://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
-  // 3.x reads the SERVER name, 2.x the API one.
+  createPostgresDatabase(dbName);
+  useDatabase(env, postgresUrl(dbName));
+  return dbName;
+}
+
+/** The SQLAlchemy URL of a database of the machine's PostgreSQL. */
+export const postgresUrl = (dbName: string): string =>
+  `postgresql+asyncpg://${PG.user}@${PG.host}:${PG.port}/${dbName}`;
+
+/** A new, empty database on the machine's PostgreSQL. */
+export const createPostgresDatabase = (dbName: string): void => psql(`CREATE DATABASE ${dbName}`);
+
+/** Drops a database of the machine's PostgreSQL, sessions still on it included. */
+export const dropPostgresDatabase = (dbName: string): void => psql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+
+/** The database a server (or its `database upgrade`) runs on, in its environment: 3.x reads the SERVER name, 2.x the API one. */
+export function useDatabase(env: Record<string, string | undefined>, url: string): void {
   env.PREFECT_SERVER_DATABASE_CONNECTION_URL = url;
   env.PREFECT_API_DATABASE_CONNECTION_URL = url;
-  return dbName;
 }
 
 /** The running server's handle: stopped once (its process group, its database, its home), or killed at exit. */
@@ -425,7 +444,7 @@ function serverHandle(
   const dropDatabase = () => {
     if (!dbName) return;
     try {
-      psql(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      dropPostgresDatabase(dbName);
     } catch (e) {
       log(`could not drop ${dbName}: ${(e as Error).message}`);
     }

@@ -4,6 +4,7 @@
  * failure expandable to its redacted exchanges, curl line, seed, clause and baseline state. The exchanges
  * in results.json are redacted when they are recorded; this page shows only what results.json holds.
  */
+import { upgradeHtml } from './upgradeReport.js';
 import {
   type CheckResult,
   curlNote,
@@ -331,6 +332,7 @@ ${headerBlock(r)}
 ${errors}
 <h2 id="summary">Summary</h2>
 ${statusCards(r)}
+${r.upgrade ? upgradeHtml(r.upgrade) : ''}
 <div style="display:flex;gap:2em;flex-wrap:wrap;align-items:flex-start">${countsTable('by family', r.summary.byFamily, [], 'by-family')}${countsTable('by level', r.summary.byLevel, LEVELS, 'by-level')}</div>
 ${cleanup}
 <h2 id="statement">Conformance statement: each clause of the spec</h2>

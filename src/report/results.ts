@@ -214,6 +214,50 @@ export function latencyBySender(
   return out;
 }
 
+/** A field of an object that read back other than the first release served it. */
+export interface FieldChange {
+  id: string;
+  field: string;
+  before: unknown;
+  after: unknown;
+  /** The baseline entry of the second release that names it. */
+  excusedBy?: string;
+}
+
+/** What one collection of `conformance upgrade`'s corpus came through the migration as. */
+export interface CollectionSurvival {
+  collection: string;
+  written: number;
+  readBack: number;
+  lost: Array<{ id: string; how: string; excusedBy?: string }>;
+  changed: FieldChange[];
+  /** Fields the first release served that the second's document no longer has: not compared. */
+  dropped: string[];
+  /** Fields not compared, each with why. */
+  masked: Array<{ field: string; why: string }>;
+}
+
+/** `conformance upgrade`: the corpus written through one release, read back through the next after migrating. */
+export interface UpgradeReport {
+  from: string;
+  to: string;
+  database: string;
+  /** The second release's migration of the first's database: its command and how long it took. */
+  migration: { command: string; seconds: number };
+  collections: CollectionSurvival[];
+  /** Collections of the corpus the first release has no create for. */
+  absent: string[];
+}
+
+/** The losses and changes of an upgrade that no baseline entry names: each fails the run. */
+export function upgradeFailures(upgrade: UpgradeReport | undefined): { lost: number; changed: number } {
+  const rows = upgrade?.collections ?? [];
+  return {
+    lost: rows.reduce((n, c) => n + c.lost.filter((l) => !l.excusedBy).length, 0),
+    changed: rows.reduce((n, c) => n + c.changed.filter((f) => !f.excusedBy).length, 0),
+  };
+}
+
 export interface Results extends RunInfo {
   startedAt: string;
   durationMs: number;
@@ -248,6 +292,8 @@ export interface Results extends RunInfo {
   };
   /** How the suite read the target's document where it departs from 2020-12 (each kind once; absent when it needed nothing). */
   normalisations?: Normalisation[];
+  /** `conformance upgrade`'s survival of the corpus; the checks are then the second release's on the migrated database. */
+  upgrade?: UpgradeReport;
   exitCode?: number;
   errors?: string[];
 }
@@ -359,7 +405,9 @@ export const gates = (level: CheckResult['level'], gateShould = false): boolean 
  * failure (and a SHOULD one with --gate-should), a baselined failure that passed (xpass), a check that could
  * not be judged, or a run error.
  */
-export function gateVerdict(results: Pick<Results, 'checks' | 'errors' | 'timing' | 'gateShould'>): GateVerdict {
+export function gateVerdict(
+  results: Pick<Results, 'checks' | 'errors' | 'timing' | 'gateShould' | 'upgrade'>,
+): GateVerdict {
   const n = (pred: (c: CheckResult) => boolean) => results.checks.filter(pred).length;
   const must = n((c) => c.status === 'failed' && gates(c.level, results.gateShould));
   const gated = results.gateShould ? 'MUST or SHOULD' : 'MUST';
@@ -375,6 +423,7 @@ export function gateVerdict(results: Pick<Results, 'checks' | 'errors' | 'timing
     ...(cut
       ? [`${notRun} check(s) not run: ${results.timing?.timeBox.spent?.reason ?? 'the deadline was reached'}`]
       : []),
+    ...upgradeReasons(results.upgrade),
     ...(results.errors ?? []),
   ];
   if (reasons.length) return { pass: false, reasons };
@@ -391,7 +440,16 @@ export function gateVerdict(results: Pick<Results, 'checks' | 'errors' | 'timing
   };
 }
 
-export const exitCodeOf = (results: Pick<Results, 'checks' | 'errors' | 'timing' | 'gateShould'>): 0 | 1 =>
+/** The gate's reasons from an upgrade: what it lost or changed outside the baseline. */
+function upgradeReasons(upgrade: UpgradeReport | undefined): string[] {
+  const { lost, changed } = upgradeFailures(upgrade);
+  return [
+    ...(lost ? [`${lost} object(s) lost in the upgrade to ${upgrade?.to}`] : []),
+    ...(changed ? [`${changed} field(s) changed in the upgrade to ${upgrade?.to}`] : []),
+  ];
+}
+
+export const exitCodeOf = (results: Pick<Results, 'checks' | 'errors' | 'timing' | 'gateShould' | 'upgrade'>): 0 | 1 =>
   gateVerdict(results).pass ? 0 : 1;
 
 /**

@@ -1,4 +1,5 @@
 /** The terminal summary: counts by family and by level, then each failure with the curl line that repeats it. */
+import { upgradeLines } from './upgradeReport.js';
 import {
   curlNote,
   exitCodeOf,
@@ -53,6 +54,7 @@ export function terminalSummary(results: Results): string {
     `operations: ${results.operations.length} in the document, ${exercised} exercised, ${reached} reached 2xx; ${s.requests} requests in ${(results.durationMs / 1000).toFixed(1)} s`,
   );
   for (const line of identityLines(results)) lines.push(line);
+  if (results.upgrade) lines.push(...upgradeLines(results.upgrade));
   const countsLine = (name: string, counts: Record<string, number>) =>
     `  ${name.padEnd(14)} ${Object.entries(counts)
       .map(([k, v]) => `${v} ${k}`)
