@@ -42,5 +42,5 @@ export async function mergeCommand(args: string[], flags: Env): Promise<number> 
   const results = readResults(path.join(config.outDir, 'results.json'));
   if (!results) throw new UsageError(`merge: vitest could not merge ${blobs.length} blob report(s) (exit ${code})`);
   log(`merged ${blobs.length} shard(s): ${blobs.map((b) => path.basename(b)).join(', ')}`);
-  return writeReports(results, config.outDir);
+  return writeReports(results, config.outDir, config.reports);
 }

@@ -3,9 +3,8 @@ import { conformanceStatement } from '../report/statement.js';
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { githubActions } from '../config/config.js';
-import { htmlReport } from '../report/html.js';
+import { exchangesIn, formatsOf } from '../report/formats.js';
 import { markdownSummary } from '../report/markdown.js';
-import { junitReport } from '../report/junit.js';
 import { exitCodeOf, type Results } from '../report/results.js';
 import { terminalSummary } from '../report/terminal.js';
 
@@ -22,17 +21,19 @@ export function readResults(file: string): Results | undefined {
   }
 }
 
-/** The reports every run ends with, sharded or not; returns the exit code. */
-export function writeReports(results: Results, outDir: string): number {
+/**
+ * The reports every run ends with, sharded or not (report/formats.ts: those always written and those `asked`
+ * for by --report); returns the exit code.
+ */
+export function writeReports(results: Results, outDir: string, asked: readonly string[] = []): number {
   results.exitCode = exitCodeOf(results);
   results.statement = conformanceStatement(results);
-  writeFileSync(path.join(outDir, 'results.json'), JSON.stringify(results, null, 2));
-  writeFileSync(path.join(outDir, 'junit.xml'), junitReport(results));
-  writeFileSync(path.join(outDir, 'summary.md'), markdownSummary(results));
+  const exchanges = exchangesIn(outDir);
+  for (const format of formatsOf(asked))
+    writeFileSync(path.join(outDir, format.file), format.render(results, exchanges));
   // GitHub Actions shows this file on the run's page: the summary goes there without a workflow step to copy it.
   const { stepSummary } = githubActions();
   if (stepSummary) appendFileSync(stepSummary, `${markdownSummary(results)}\n`);
-  writeFileSync(path.join(outDir, 'index.html'), htmlReport(results));
   process.stdout.write(`${terminalSummary(results)}\n`);
   return results.exitCode;
 }

@@ -27,6 +27,7 @@ import { repoRoot, SHIPPED_BASELINES, baselineOf } from './repository.js';
 import { log } from './log.js';
 import { runSuites } from './suites.js';
 import { readResults, writeReports } from './results.js';
+import { formatsOf } from '../report/formats.js';
 
 /** A selection of none of the document's operations, said as the user gave it. */
 function selectsNoOperation(config: Config, of: number): UsageError {
@@ -106,6 +107,7 @@ export async function runCommand(
   { narrow = (c) => c, verdictLast = true, completed }: RunShape = {},
 ): Promise<number> {
   const requested = narrow(configFrom(flags, overrides));
+  formatsOf(requested.reports); // a format of none is bad input before anything starts
   const stage = freshStagingFolder(requested.outDir);
   let ended = false;
   let clearing: Promise<void> | undefined;
@@ -345,6 +347,7 @@ async function preparedTarget(
     readOnly: config.readOnly,
     // A label the user gave decides which entries apply; the managed server's database is known.
     tellDatabase: !server && !config.targetLabel,
+    harEntries: harEntriesOf(config, files),
   });
   const reported = state.reported;
   if (reported.length) log(`the server reports ${reported.map((v) => `${v.version} (${v.from})`).join(', ')}`);
@@ -374,6 +377,10 @@ function runThreads() {
  * What cleanup watches, and its time: bounded too, as a target too slow for the run is often too slow to delete
  * from. What is not reached is reported (with its path) as not deleted, and the run fails, rather than hanging.
  */
+/** Where the CLI's own clients record their exchanges as HAR entries, where --report har asks. */
+const harEntriesOf = (config: Config, files: RunFiles) =>
+  config.reports.includes('har') ? files.harEntries : undefined;
+
 function cleanupWatch(config: Config, baseUrl: string, files: RunFiles) {
   const seconds = Math.min(config.deadlineSeconds, CLEANUP_SECONDS_AT_MOST);
   return {
@@ -387,6 +394,7 @@ function cleanupWatch(config: Config, baseUrl: string, files: RunFiles) {
     seconds,
     why: `cleanup's time of ${seconds} s ran out (the --deadline, at most ${CLEANUP_SECONDS_AT_MOST} s)`,
     maxRate: config.maxRate,
+    harEntries: harEntriesOf(config, files),
   };
 }
 
@@ -463,7 +471,7 @@ export async function runInto(
       shownResults,
     });
     completed(results, target.baseline);
-    return writeReports(results, config.outDir);
+    return writeReports(results, config.outDir, config.reports);
   } finally {
     await cleaning.end();
     // A run that failed before the hand-over (bad input, an unreachable target): the waiting suites have sent

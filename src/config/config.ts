@@ -48,6 +48,8 @@ export interface Config {
   runs: number;
   requestTimeoutMs: number;
   concurrency: number;
+  /** --report: report formats asked for beyond those every run writes (report/formats.ts checks the names). */
+  reports: string[];
   /** --suite-node-flags: Node flags for the suites' worker thread (vitest's `execArgv`). */
   suiteNodeFlags: string[];
   /** --max-rate: requests per second at most, to stay under a quota the user knows. */
@@ -115,6 +117,13 @@ export function validateBaseUrl(raw: string, source: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** A list a variable gives, split at `by`, each item trimmed, the empty ones left out. */
+const wordsOf = (value: string | undefined, by: string | RegExp): string[] =>
+  (value ?? '')
+    .split(by)
+    .map((w) => w.trim())
+    .filter(Boolean);
+
 /** The check modules given (by default, in the environment), as absolute paths; one that is not a file is bad input. */
 export function checkModulesFrom(env: Env = process.env): string[] {
   const files = (env.CONFORMANCE_CHECK_MODULES ?? '')
@@ -131,6 +140,18 @@ export function checkModulesFrom(env: Env = process.env): string[] {
 }
 
 /** The configuration of a run: flags (already turned into their variables) over the environment over defaults. */
+/** --server-version: a release, and only of a target given by URL. */
+function serverVersionOf(env: Env, baseUrl: string | undefined): string | undefined {
+  const serverVersion = env.CONFORMANCE_SERVER_VERSION || undefined;
+  if (serverVersion && !/^\d+\.\d+\.\d+([a-z]+\d+)?$/.test(serverVersion))
+    throw new UsageError(`--server-version must be a release such as 3.8.8, got "${serverVersion}"`);
+  if (serverVersion && !baseUrl)
+    throw new UsageError(
+      `--server-version names the release of a target given by URL; the managed server's release is --prefect-version`,
+    );
+  return serverVersion;
+}
+
 export function loadConfig(env: Env = process.env, origin: { target?: string; configFile?: string } = {}): Config {
   const rawBase = env.CONFORMANCE_BASE_URL || env.PREFECT_API_URL;
   const baseSource = env.CONFORMANCE_BASE_URL ? 'CONFORMANCE_BASE_URL' : 'PREFECT_API_URL';
@@ -143,13 +164,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     throw new UsageError(
       `--prefect-version ${prefectVersion} picks the managed server's release, but the target is ${baseUrl}: give one or the other`,
     );
-  const serverVersion = env.CONFORMANCE_SERVER_VERSION || undefined;
-  if (serverVersion && !/^\d+\.\d+\.\d+([a-z]+\d+)?$/.test(serverVersion))
-    throw new UsageError(`--server-version must be a release such as 3.8.8, got "${serverVersion}"`);
-  if (serverVersion && !baseUrl)
-    throw new UsageError(
-      `--server-version names the release of a target given by URL; the managed server's release is --prefect-version`,
-    );
+  const serverVersion = serverVersionOf(env, baseUrl);
   const selection = selectionFrom(env);
   const authString = env.CONFORMANCE_AUTH_STRING || env.PREFECT_API_AUTH_STRING || undefined;
   if (authString !== undefined && !authString.includes(':'))
@@ -194,7 +209,8 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     // 4: more writes at once on Prefect with SQLite lose its one lock to each other ("database is locked" 503s and
     // their retries) and the run gets slower, not faster (docs/performance.md).
     concurrency: integer(env, 'CONFORMANCE_CONCURRENCY', 4, 1, 256),
-    suiteNodeFlags: (env.CONFORMANCE_SUITE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+    reports: wordsOf(env.CONFORMANCE_REPORT, ',').map((r) => r.toLowerCase()),
+    suiteNodeFlags: wordsOf(env.CONFORMANCE_SUITE_NODE_FLAGS, /\s+/),
     maxRate: rate(env, 'CONFORMANCE_MAX_RATE'),
     budgetSeconds: env.CONFORMANCE_BUDGET ? integer(env, 'CONFORMANCE_BUDGET', 0, 1, 86400) : undefined,
     deadlineSeconds: integer(env, 'CONFORMANCE_DEADLINE', 1800, 1, 86400),

@@ -54,6 +54,16 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: 'reports (compare: comparison)',
   },
   {
+    flag: '--report',
+    env: 'CONFORMANCE_REPORT',
+    key: 'report',
+    value: 'list',
+    type: 'list',
+    description:
+      'report formats beyond those every run writes (results.json, junit.xml, summary.md, index.html): har (exchanges.har, every exchange of the run as HAR 1.2, secrets redacted)',
+    default: 'none',
+  },
+  {
     flag: '--seed',
     env: 'CONFORMANCE_SEED',
     key: 'seed',
@@ -382,7 +392,10 @@ export const OPTION_GROUPS: ReadonlyArray<{ heading: string; flags: readonly str
   },
   { heading: 'The verdict:', flags: ['--baseline', '--gate-should', '--seed', '--runs'] },
   { heading: 'Pace and time:', flags: ['--concurrency', '--max-rate', '--timeout-ms', '--budget', '--deadline'] },
-  { heading: 'Reports and settings:', flags: ['--out', '--run-tag', '--quiet', '--suite-node-flags', '--config'] },
+  {
+    heading: 'Reports and settings:',
+    flags: ['--out', '--report', '--run-tag', '--quiet', '--suite-node-flags', '--config'],
+  },
 ];
 
 /** The option that names the configuration file; it is read before the file is. */

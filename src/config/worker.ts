@@ -133,6 +133,8 @@ export function runFiles(runDir: string) {
   return {
     ledger: path.join(runDir, 'ledger.jsonl'),
     exchanges: path.join(runDir, 'exchanges.jsonl'),
+    /** Every exchange of the run as a HAR entry, one per line, where --report har asks (http/recorders.ts). */
+    harEntries: path.join(runDir, 'exchanges.har.jsonl'),
     document: path.join(runDir, 'openapi.json'),
     requests: path.join(runDir, 'requests.txt'),
     /** What holds the run back (config/pacingStatus.ts), written by the suites' client for progress. */

@@ -18,6 +18,7 @@ import type { Family } from '../checks/check.js';
 import type { CheckContext, CheckSettings, OperationRun } from '../checks/context.js';
 import { authHeaders } from '../http/auth.js';
 import { currentSender, forNoOperation, HttpClient, NOT_RUN, SendingStopped, sendingFor } from '../http/client.js';
+import { harRecorder } from '../http/recorders.js';
 import { Redactor } from '../http/redact.js';
 import { buildModel, isReadOperation, type ApiModel } from '../model/model.js';
 import { profileFor } from '../model/profiles/index.js';
@@ -199,6 +200,7 @@ function clientFor(config: WorkerConfig, files: Parts['files'], redactor: Redact
     concurrency: config.concurrency,
     redactor,
     exchangeLog: files.exchanges,
+    recorders: config.reports.includes('har') ? [harRecorder(files.harEntries)] : [],
     statusFile: files.pacingStatus,
     runTag: config.runTag,
     // GETs and the documented read POSTs (design.md: filter, count, history, paginate).

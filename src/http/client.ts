@@ -5,11 +5,12 @@
  * keeps count of what is in flight.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
 import { maskRunTag } from '../config/exchangeLog.js';
-import { behaviourOf } from './behaviour.js';
+import type { Exchange } from './exchange.js';
+import { type ExchangeRecorder, exchangeLogRecorder } from './recorders.js';
 import { MAX_OVERLAP } from './pacing/overlap.js';
 import { Pacing } from './pacing/pacing.js';
 import type { Pace } from '../config/pacingStatus.js';
@@ -17,37 +18,9 @@ import { routeFamily, type Ticket } from './pacing/rateLimits.js';
 import { MAX_ATTEMPTS } from './pacing/serverLoad.js';
 import { Redactor } from './redact.js';
 import { secretsOf } from '../config/config.js';
-import type { Answer, RequestToSend } from '../openapi/request.js';
+import type { RequestToSend } from '../openapi/request.js';
 
-export interface Exchange extends Answer {
-  seq: number;
-  method: string;
-  template: string;
-  url: string;
-  requestHeaders: Record<string, string>;
-  requestBody?: string;
-  status: number;
-  responseHeaders: Record<string, string>;
-  contentType: string;
-  /** The body as text, capped at the recording limit. */
-  body: string;
-  /** Parsed JSON when the body is JSON, else undefined; `parseError` says why it is not. */
-  json?: unknown;
-  parseError?: string;
-  bodyBytes: number;
-  truncated: boolean;
-  /** Set when no complete response arrived: refused, reset, timed out. status is then 0. */
-  error?: string;
-  ms: number;
-  attempts: number;
-  /** Statuses of the earlier attempts of the same request (0: no answer), oldest first. */
-  earlier?: number[];
-  /**
-   * With earlier attempts: the time from when the request was asked for to this attempt's start (the refused
-   * attempts, the backoff, the waits for a turn and a slot), which `ms` (this attempt's) leaves out.
-   */
-  retryMs?: number;
-}
+export type { Exchange } from './exchange.js';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -61,6 +34,8 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** Where to append one line per exchange: its masked behaviour (behaviour.ts), for `compare`. */
   exchangeLog?: string;
+  /** What else each completed exchange is handed to (recorders.ts): the HAR entries of `--report har`. */
+  recorders?: ExchangeRecorder[];
   /** Where to write what holds the run back (config/pacingStatus.ts) while it sends, at most once a second. */
   statusFile?: string;
   /** The run's tag, masked in the exchange log. */
@@ -238,6 +213,7 @@ export class HttpClient {
   private readonly basePathLength: number;
   /** When the client was made: exchange log times count from it. */
   private readonly createdAt = performance.now();
+  private readonly recorders: ExchangeRecorder[];
   /** Requests and their times by sender (sendingFor's label; `other` outside any). */
   readonly bySender = new Map<string, SenderTimes>();
   /** When the status for the run's progress was last written (writeStatus). */
@@ -261,6 +237,10 @@ export class HttpClient {
       retryBackoffMs: options.retryBackoffMs,
     });
     this.basePathLength = new URL(options.baseUrl).pathname.replace(/\/$/, '').length;
+    this.recorders = [
+      ...(options.exchangeLog ? [exchangeLogRecorder(options.exchangeLog, this.basePathLength, options.runTag)] : []),
+      ...(options.recorders ?? []),
+    ];
     this.agent = new Agent({
       connections: options.concurrency * MAX_OVERLAP,
       headersTimeout: options.timeoutMs,
@@ -437,34 +417,9 @@ export class HttpClient {
       times.retryMs += exchange.retryMs;
     }
     this.bySender.set(label, times);
-    if (this.options.exchangeLog) {
-      const url = new URL(exchange.url);
-      // A request sent without the run's credentials (or with wrong ones) is another request than the same
-      // one with them: `compare` pairs requests by this text.
-      const credentials = request.withoutAuth
-        ? request.headers?.authorization
-          ? ' [wrong credentials]'
-          : ' [no credentials]'
-        : '';
-      // Which of two racing requests wins is chance: `compare` leaves them out, and they are keyed apart.
-      const racing = request.racing ? ' [racing]' : '';
-      const logged = {
-        method: exchange.method,
-        template: exchange.template,
-        pathAndQuery: url.pathname.slice(this.basePathLength) + url.search + credentials + racing,
-        body: exchange.requestBody,
-      };
-      appendFileSync(
-        this.options.exchangeLog,
-        `${JSON.stringify({
-          ...behaviourOf(logged, exchange, this.options.runTag),
-          // When it was answered (ms since the client was made) and who sent it: the benchmark's timeline.
-          at: Math.round(performance.now() - this.createdAt),
-          by: label,
-          ...(from?.operation ? { for: from.operation } : {}),
-        })}\n`,
-      );
-    }
+    // When it was answered (ms since the client was made) and who sent it: the benchmark's timeline.
+    const sentBy = { label, operation: from?.operation, at: Math.round(performance.now() - this.createdAt) };
+    for (const recorder of this.recorders) recorder.record(exchange, request, sentBy);
     return exchange;
   }
 
@@ -731,7 +686,7 @@ function curlHeader(name: string, value: string, quote: (s: string) => string): 
 
 /**
  * The supervising CLI's own client, before the suites (supervisor/preflight.ts) and after them (cleanup): four
- * requests at a time, the credentials' secrets redacted, nothing logged.
+ * requests at a time, the credentials' secrets redacted, recorded by the recorders it is given only.
  */
 export function supervisorClient(target: {
   baseUrl: string;
@@ -739,6 +694,7 @@ export function supervisorClient(target: {
   authString?: string;
   timeoutMs: number;
   maxRate?: number;
+  recorders?: ExchangeRecorder[];
 }): HttpClient {
   return new HttpClient({ ...target, concurrency: 4, redactor: new Redactor(secretsOf(target)) });
 }

@@ -5,6 +5,7 @@
  * only: what earlier runs or comparisons of the suite wrote there goes, under the suite's own names and no
  * other (a user's file stays), so that no report of one run sits beside another's.
  */
+import { REPORT_FORMATS } from './formats.js';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,10 +17,7 @@ import { EXPLORE_NAMES } from './explore.js';
  * comparison's files and sides' folders.
  */
 export const SUITE_NAMES: readonly string[] = [
-  'index.html',
-  'results.json',
-  'junit.xml',
-  'summary.md',
+  ...REPORT_FORMATS.map((f) => f.file),
   'allure-results',
   // `npm run report:allure`'s report of the run's allure-results.
   'allure',

@@ -10,6 +10,7 @@ import { appeared } from '../config/worker.js';
 import { readExchangeLog } from '../config/exchangeLog.js';
 import { distanceSample, servedAnswerTimes } from '../http/behaviour.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';
+import { harRecorder } from '../http/recorders.js';
 import { WINDOW } from '../http/pacing/overlap.js';
 import type { PacingSummary } from '../config/pacingStatus.js';
 import { profileNamed } from '../model/profiles/index.js';
@@ -41,6 +42,8 @@ export interface CleanupTarget extends Credentials {
   why: string;
   /** --max-rate. */
   maxRate?: number;
+  /** Where each exchange goes as a HAR entry, where --report har asks. */
+  harEntries?: string;
 }
 
 export interface CleanupEnd {
@@ -83,7 +86,7 @@ function suitesEndedAs(file: string): SuitesEnded {
  */
 export function watch(run: CleanupTarget): void {
   target = run;
-  const watching = supervisorClient(run);
+  const watching = supervisorClient({ ...run, recorders: run.harEntries ? [harRecorder(run.harEntries)] : [] });
   client = watching;
   firstPass = appeared(run.suitesEnded, () => suitesOver, 50).then((ended) => {
     watching.answerNothingAfter(Date.now() + run.seconds * 1000, run.why);

@@ -74,6 +74,7 @@ const loadModules = () =>
     import('../http/serverVersion.js'),
     import('../model/profiles/index.js'),
     import('../resources/cleanup.js'),
+    import('../http/recorders.js'),
   ]);
 const afterTheDocument = () => (modules ??= loadModules());
 
@@ -117,6 +118,8 @@ export interface StateRequest extends Credentials {
   readOnly: boolean;
   /** Ask which database serves the target (a URL whose label the user did not give). */
   tellDatabase: boolean;
+  /** Where each exchange goes as a HAR entry, where --report har asks. */
+  harEntries?: string;
 }
 
 export interface TargetState {
@@ -131,10 +134,11 @@ export interface TargetState {
 }
 
 export async function targetState(request: StateRequest): Promise<TargetState> {
-  const [, { supervisorClient }, { serverVersions }, { profileNamed }, { absentSideEffects }] =
+  const [, { supervisorClient }, { serverVersions }, { profileNamed }, { absentSideEffects }, { harRecorder }] =
     await afterTheDocument();
-  const { baseUrl, apiKey, authString, timeoutMs } = request;
-  const client = supervisorClient({ baseUrl, apiKey, authString, timeoutMs });
+  const { baseUrl, apiKey, authString, timeoutMs, harEntries } = request;
+  const recorders = harEntries ? [harRecorder(harEntries)] : [];
+  const client = supervisorClient({ baseUrl, apiKey, authString, timeoutMs, recorders });
   const send = client.send.bind(client);
   try {
     const profile = profileNamed(request.profile);

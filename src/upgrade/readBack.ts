@@ -69,7 +69,7 @@ function instant(text: string): number | undefined {
   const m = DATE_TIME.exec(text);
   if (!m) return undefined;
   const ms = Date.parse(`${m[1]}T${m[2]}${m[4] ?? 'Z'}`);
-  const micros = Number(((m[3] ?? '.').slice(1) + '000000').slice(0, 6));
+  const micros = Number(`${(m[3] ?? '.').slice(1)}000000`.slice(0, 6));
   return Number.isNaN(ms) ? undefined : ms * 1000 + micros;
 }
 

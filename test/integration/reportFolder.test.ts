@@ -2,7 +2,7 @@
  * One run, one set of files: a run into a folder where earlier runs and a comparison left theirs leaves its own
  * only (a user's file stays), and says what it wrote; `compare` writes into a folder of its own by default.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -48,5 +48,22 @@ describe('the report folder', () => {
     expect(compared.stderr).toContain(
       'conformance: comparison in comparison: compare.json, compare.md, compare.html\n',
     );
+  });
+
+  test("--report har adds exchanges.har: every exchange of the run, the CLI's own (preflight, cleanup) among them", async () => {
+    const run = await runCli(['--report', 'har', '--operations', '^(GET|DELETE) /flows/\\{id\\}$|^POST /flows/$'], {
+      CONFORMANCE_BASE_URL: laneBaseUrl(),
+      CONFORMANCE_DISPOSABLE_TARGET: '1',
+    });
+    expect(run.code).toBe(0);
+    const har = JSON.parse(readFileSync(path.join(run.outDir, 'exchanges.har'), 'utf8'));
+    expect(har.log.version).toBe('1.2');
+    const sentBy = new Set(
+      har.log.entries.map((e: { comment: string }) => e.comment.replace(/^.* sent by ([^,]+).*$/, '$1')),
+    );
+    expect(har.log.entries.length).toBeGreaterThanOrEqual(run.results!.summary.requests - 5);
+    expect([...sentBy]).toEqual(expect.arrayContaining(['exercise', 'other']));
+    const written = har.log.entries.filter((e: { request: { method: string } }) => e.request.method === 'DELETE');
+    expect(written.length).toBeGreaterThan(0);
   });
 });
