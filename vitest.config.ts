@@ -24,7 +24,7 @@ export default defineConfig({
     sequence: { sequencer: Sequencer },
     // Three test files at a time on two cores: an integration file often waits (on a server starting, a target
     // that answers slowly or refuses by design, a rate limit, explore's minutes), and with two at a time the cores
-    // stood idle 134–153 of ~880 core-seconds of a clean clone's npm test; with three, 28–32 (docs/performance.md).
+    // stood idle a sixth of a clean clone's npm test; with three, hardly at all (docs/performance.md).
     maxWorkers: 3,
     projects: [
       {

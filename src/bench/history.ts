@@ -75,8 +75,11 @@ const COLUMNS: Array<[string, string, (v: number, figures: BenchEntry['figures']
   ['exitCode', 'exit', (v) => String(v)],
 ];
 
-/** The latest entry of each kind, then the last `recent` entries of the default run, as Markdown tables. */
-export function figuresTable(entries: BenchEntry[], recent = 6): string {
+/**
+ * The current figures: the latest entry of each kind, as a Markdown table. Earlier entries stay in the history
+ * file (a document says what holds now; the history is the data).
+ */
+export function figuresTable(entries: BenchEntry[]): string {
   const row = (e: BenchEntry) => {
     const kindTarget = e.target ? `${e.kind}: ${e.target}` : e.kind;
     const cells = COLUMNS.map(([key, , shown]) =>
@@ -87,19 +90,8 @@ export function figuresTable(entries: BenchEntry[], recent = 6): string {
   const header = `| date | commit | machine | run | ${COLUMNS.map(([, title]) => title).join(' | ')} |\n|${'---|'.repeat(COLUMNS.length + 4)}`;
   const latest = new Map<string, BenchEntry>();
   for (const e of entries) latest.set(e.kind, e);
-  const defaults = entries.filter((e) => e.kind === 'default').slice(-recent);
   if (entries.length === 0) return 'No bench has been run yet.';
-  return [
-    'The latest of each kind of bench:',
-    '',
-    header,
-    ...[...latest.values()].map(row),
-    '',
-    `The default run, its last ${defaults.length}:`,
-    '',
-    header,
-    ...defaults.map(row),
-  ].join('\n');
+  return ['The latest of each kind of bench:', '', header, ...[...latest.values()].map(row)].join('\n');
 }
 
 /** The document with its table of figures replaced (between the markers, which must be there). */
