@@ -124,7 +124,43 @@ function unknownCommand(word: string, known: string[]): UsageError {
   );
 }
 
-export async function main(argv: string[]): Promise<number> {
+/**
+ * Names a setting had before it was given one with a single meaning: the flag and the variable, each still
+ * accepted, with a note, as the current one.
+ */
+const FORMER_NAMES = [{ flag: '--spec', env: 'CONFORMANCE_SPEC', now: '--document', nowEnv: 'CONFORMANCE_DOCUMENT' }];
+
+/** Whether the command (the first argument) takes the run flags: run, the default, and those that make runs. */
+const TAKES_RUN_FLAGS = (first: string | undefined) =>
+  first === undefined || first.startsWith('-') || ['run', 'compare', 'explore', 'replay', 'upgrade'].includes(first);
+
+/** The arguments with each former flag (and a former variable the environment sets) as its current flag. */
+function withCurrentNames(argv: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  const out = [...argv];
+  for (const name of FORMER_NAMES) {
+    let renamed = false;
+    for (let i = 0; i < out.length; i++) {
+      if (out[i] === name.flag) out[i] = name.now;
+      else if (out[i].startsWith(`${name.flag}=`)) out[i] = `${name.now}=${out[i].slice(name.flag.length + 1)}`;
+      else continue;
+      renamed = true;
+    }
+    if (renamed)
+      process.stderr.write(
+        `conformance: ${name.flag} is now ${name.now} (both work; ${name.flag} is the former name)\n`,
+      );
+    const former = env[name.env];
+    const given = out.some((a) => a === name.now || a.startsWith(`${name.now}=`));
+    if (former && !env[name.nowEnv] && !given && TAKES_RUN_FLAGS(out[0])) {
+      process.stderr.write(`conformance: ${name.env} is now ${name.nowEnv} (both work)\n`);
+      out.push(`${name.now}=${former}`);
+    }
+  }
+  return out;
+}
+
+export async function main(given: string[]): Promise<number> {
+  const argv = withCurrentNames(given);
   const result = { code: 0 };
   const root = program(result);
   // A word where a command goes that is no command would otherwise reach `run` as a stray argument.

@@ -190,7 +190,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     throw new UsageError(`CONFORMANCE_RUN_TAG must match [a-z0-9-]{4,40}, got "${runTag}"`);
   return {
     baseUrl,
-    documentSource: env.CONFORMANCE_SPEC || undefined,
+    documentSource: env.CONFORMANCE_DOCUMENT || undefined,
     apiKey: env.CONFORMANCE_API_KEY || env.PREFECT_API_KEY || undefined,
     authString,
     outDir: path.resolve(env.CONFORMANCE_OUT || 'reports'),

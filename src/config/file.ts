@@ -23,7 +23,7 @@ export const schemaPath = path.resolve(
   'conformance.config.schema.json',
 );
 
-const PATH_KEYS = new Set(['spec', 'out', 'baseline']);
+const PATH_KEYS = new Set(['document', 'out', 'baseline']);
 const BASELINE_WORDS = new Set(['auto', 'none']);
 
 function schemaOf(option: RunOption): Record<string, unknown> {

@@ -35,9 +35,9 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: 'a managed local Prefect server',
   },
   {
-    flag: '--spec',
-    env: 'CONFORMANCE_SPEC',
-    key: 'spec',
+    flag: '--document',
+    env: 'CONFORMANCE_DOCUMENT',
+    key: 'document',
     value: 'file|url',
     type: 'string',
     description: "the OpenAPI document to test against, instead of the target's own",
@@ -363,7 +363,7 @@ export const OPTION_GROUPS: ReadonlyArray<{ heading: string; flags: readonly str
     heading: 'The target:',
     flags: [
       '--base-url',
-      '--spec',
+      '--document',
       '--read-only',
       '--allow-writes',
       '--disposable',

@@ -25,7 +25,7 @@ describe("the API's root", () => {
 
   test('a path under which nothing answers: one line naming the likely root, exit 2', async () => {
     const document = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');
-    const run = await runCli(['--spec', document, '--read-only'], { CONFORMANCE_BASE_URL: `${serverRoot()}/nope` });
+    const run = await runCli(['--document', document, '--read-only'], { CONFORMANCE_BASE_URL: `${serverRoot()}/nope` });
     expect(run.code).toBe(2);
     expect(run.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(

@@ -97,7 +97,7 @@ describe('bad input exits 2 with one line', () => {
     const port = await freePort();
     const document = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');
     expectOneLine(
-      await runCli(['--spec', document, '--operations', '^GET /flows/\\{id\\}$'], {
+      await runCli(['--document', document, '--operations', '^GET /flows/\\{id\\}$'], {
         CONFORMANCE_BASE_URL: `http://127.0.0.1:${port}/api`,
       }),
       new RegExp(`unreachable: http://127.0.0.1:${port}/api`),

@@ -13,7 +13,7 @@ import { CONFIG_FILE_NAME } from '../../src/config/file.js';
 import { OPTION_GROUPS, RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
 import { readPin } from '../../src/managed/prefect.js';
 import { TOOL } from '../../src/report/tool.js';
-import { runCli } from '../support/runCli.js';
+import { repoRoot, runCli } from '../support/runCli.js';
 
 function expectOneLine(run: { code: number; stderr: string }, pattern: RegExp) {
   expect(run.code).toBe(2);
@@ -104,6 +104,23 @@ describe('help and version', () => {
     for (const [i, c] of BUILT_IN_CHECKS.entries())
       expect(flat(lines[i])).toBe(`${c.id} ${c.family} ${c.title} (clause: ${c.clause})`);
     expectOneLine(await runCli(['checks', '--json', '--markdown']), /checks: --json or --markdown, not both/);
+  });
+
+  test('--spec and CONFORMANCE_SPEC, the former names of --document: taken as it, with a note', async () => {
+    const document = path.join(repoRoot, 'fixtures', 'reference', 'prefect-openapi.json');
+    const target = { CONFORMANCE_BASE_URL: 'http://127.0.0.1:1/api' };
+    for (const [args, env, note] of [
+      [['--spec', document], target, /^conformance: --spec is now --document/],
+      [[`--spec=${document}`], target, /^conformance: --spec is now --document/],
+      [[], { ...target, CONFORMANCE_SPEC: document }, /^conformance: CONFORMANCE_SPEC is now CONFORMANCE_DOCUMENT/],
+    ] as const) {
+      const run = await runCli([...args], env, 60_000);
+      expect(run.code).toBe(2);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(note);
+      expect(lines[1]).toMatch(/target unreachable: http:\/\/127\.0\.0\.1:1\/api/);
+    }
   });
 
   test('an unknown option, and an extra word: one line, exit 2', async () => {

@@ -40,7 +40,7 @@ describe('configuration file', () => {
     const dir = folderWith({
       $schema: './schemas/conformance.config.schema.json',
       baseUrl: 'http://server:4200/api',
-      spec: 'docs/openapi.json',
+      document: 'docs/openapi.json',
       out: 'out',
       seed: 7,
       readOnly: true,
@@ -49,7 +49,7 @@ describe('configuration file', () => {
     });
     expect(readConfigFile(path.join(dir, CONFIG_FILE_NAME))).toEqual({
       CONFORMANCE_BASE_URL: 'http://server:4200/api',
-      CONFORMANCE_SPEC: path.join(dir, 'docs', 'openapi.json'),
+      CONFORMANCE_DOCUMENT: path.join(dir, 'docs', 'openapi.json'),
       CONFORMANCE_OUT: path.join(dir, 'out'),
       CONFORMANCE_SEED: '7',
       CONFORMANCE_READ_ONLY: '1',
