@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, CommanderError } from 'commander';
 import { UsageError } from './config/config.js';
 import { GateFailure } from './config/errors.js';
+import { type Env, processEnvironment } from './config/env.js';
 import { flagsNpmTook } from './config/npmRun.js';
 import { RUN_OPTIONS, SECRET_VARIABLES } from './config/options.js';
 import { declareBaseline } from './commands/declare/baseline.js';
@@ -135,7 +136,7 @@ const TAKES_RUN_FLAGS = (first: string | undefined) =>
   first === undefined || first.startsWith('-') || ['run', 'compare', 'explore', 'replay', 'upgrade'].includes(first);
 
 /** The arguments with each former flag (and a former variable the environment sets) as its current flag. */
-function withCurrentNames(argv: string[], env: NodeJS.ProcessEnv = process.env): string[] {
+function withCurrentNames(argv: string[], env: Env): string[] {
   const out = [...argv];
   for (const name of FORMER_NAMES) {
     let renamed = false;
@@ -160,7 +161,7 @@ function withCurrentNames(argv: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 export async function main(given: string[]): Promise<number> {
-  const argv = withCurrentNames(given);
+  const argv = withCurrentNames(given, processEnvironment());
   const result = { code: 0 };
   const root = program(result);
   // A word where a command goes that is no command would otherwise reach `run` as a stray argument.
