@@ -62,6 +62,11 @@ export interface Sent {
   /** For a baseline's replay: its id (report/baseline.ts replayId), so that a verify knows which entry it showed. */
   replay?: string;
   exchange: Exchange;
+  /**
+   * Where the server was still busy through the retries (503, or 503 then a dropped connection), that first answer:
+   * `exchange` is then the same request sent once more after a pause. Served then, the 503 was load.
+   */
+  busyFirst?: Exchange;
 }
 
 /** What exercising one operation sent and got. */

@@ -6,14 +6,12 @@
  * it comes back when the pair is sent again.
  */
 import type { Exchange } from './context.js';
-import { pass, skip, type Verdict } from './verdict.js';
+import { isLoadAnswer, pass, skip, type Verdict } from './verdict.js';
 
 /** How many times a pair is sent, at most, while one of its answers is a load answer. */
 const LOAD_TRIES = 3;
 
-/** An answer that says the server is busy, not how it behaves: 503, 429, or none at all (a timeout, a reset). */
-export const isLoadAnswer = (ex: Pick<Exchange, 'status'>): boolean =>
-  ex.status === 503 || ex.status === 429 || ex.status === 0;
+export { isLoadAnswer };
 
 const describe = (ex: Exchange) => (ex.status === 0 ? `no answer (${ex.error ?? 'timeout'})` : String(ex.status));
 

@@ -149,7 +149,18 @@ export function unexpectedAnswer(what: string, ex: Exchange): Failure {
   );
 }
 
-/** A failed verdict for an answer a check did not expect while preparing its judgement. */
+/** An answer that says the server is busy, not how it behaves: 503, 429, or none at all (a timeout, a reset). */
+export const isLoadAnswer = (ex: Pick<Exchange, 'status'>): boolean =>
+  ex.status === 503 || ex.status === 429 || ex.status === 0;
+
+/**
+ * A failed verdict for an answer a check did not expect while preparing its judgement; a busy answer (503, 429,
+ * no answer), which says nothing of the rule, leaves the check not judged, and says so (checks/load.ts).
+ */
 export function unexpected(what: string, ex: Exchange): Verdict {
+  if (isLoadAnswer(ex))
+    return skip(
+      `${what}: the server was busy (${ex.status || ex.error || 'no answer'}) through the retries: load, not judged`,
+    );
   return { status: 'failed', failures: [unexpectedAnswer(what, ex)] };
 }

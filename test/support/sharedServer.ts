@@ -26,7 +26,15 @@ async function send(base: string, method: string, p: string, body?: unknown): Pr
       method,
       headers: { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((e: Error) => {
+      // A reset connection under load: asked again, as a client does.
+      if (attempt < 8) return undefined;
+      throw e;
     });
+    if (!res) {
+      await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+      continue;
+    }
     if ((res.status === 503 || res.status === 429) && attempt < 8) {
       await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
       continue;

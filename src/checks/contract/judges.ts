@@ -71,7 +71,12 @@ export const judgeReadBack: ExchangeJudge = (_op, s) => {
 export const judgeAvailable: ExchangeJudge = (_op, s) => {
   const ex = s.exchange;
   if (ex.status === 503)
-    return failure('unavailable', inputClass(s), `answered 503 ${ex.attempts} times: ${ex.body.slice(0, 200)}`, [ex]);
+    return failure(
+      'unavailable',
+      inputClass(s),
+      `answered 503 ${ex.attempts} times${s.busyFirst ? `, and again after a pause (${s.busyFirst.attempts} times before)` : ''}: ${ex.body.slice(0, 200)}`,
+      s.busyFirst ? [s.busyFirst, ex] : [ex],
+    );
   if (unavailableThenDropped(ex))
     return failure(
       'unavailable',
