@@ -32,7 +32,8 @@ export type EdgeLabel =
   | 'earliest-offset'
   | 'latest-offset'
   | 'reserved-characters'
-  | 'unknown-only';
+  | 'unknown-only'
+  | 'null-not-allowed';
 
 export interface FieldEdge {
   field: string;
@@ -71,8 +72,19 @@ type S = Schema & {
   items?: Schema;
 };
 
-/** The labels of values past a bound the document sets: a body with one of them is invalid. */
-export const OUT_OF_RANGE: ReadonlySet<EdgeLabel> = new Set(['below-minimum', 'above-maximum', 'too-long']);
+/**
+ * The labels of values past a bound the document sets: a body with one of them is invalid. `null-not-allowed`
+ * is null for an optional field whose schema does not take it: leaving a field out is not setting it to null.
+ */
+export const OUT_OF_RANGE: ReadonlySet<EdgeLabel> = new Set([
+  'below-minimum',
+  'above-maximum',
+  'too-long',
+  'null-not-allowed',
+]);
+
+/** The edges a field that marks the run's objects may take: a null, which the ledger still holds by its id. */
+const MARK_EDGES: ReadonlySet<EdgeLabel> = new Set(['null', 'null-not-allowed']);
 
 /**
  * The labels of values the document admits but an implementation need not hold: JSON lets it limit the range
@@ -235,14 +247,19 @@ export interface EdgeInput {
 export function edgeRows(input: EdgeInput): EdgeRow[] {
   const root = mergeAllOf({ doc: input.doc }, resolveRef<S>(input.doc, input.bodySchema));
   const byLabel = new Map<EdgeLabel, FieldEdge[]>();
+  const required = new Set(root.required ?? []);
   for (const [field, schema] of Object.entries(root.properties ?? {})) {
     const mark = input.marks(field);
-    if (input.keeps(field) || (mark && !input.marksMayBeNull)) continue;
+    if (input.keeps(field)) continue;
     const current = input.body[field];
     const runName = input.isName(field) && typeof current === 'string' ? input.nameStem : undefined;
     if (input.isName(field) && runName === undefined) continue;
-    const edges = edgesOfField(input.doc, field, schema, runName, input.marksMayBeNull);
-    for (const edge of mark ? edges.filter((e) => e.label === 'null') : edges) {
+    // A mark's null makes an object the run holds by its id alone (the ledger's): sent, as a client may send it.
+    const edges = edgesOfField(input.doc, field, schema, runName, input.marksMayBeNull || mark);
+    // An optional field may be left out; null is another value, which its schema may not take.
+    if (!required.has(field) && !edges.some((e) => e.label === 'null') && !input.isName(field))
+      edges.push({ field, label: 'null-not-allowed', value: null });
+    for (const edge of mark ? edges.filter((e) => MARK_EDGES.has(e.label)) : edges) {
       if (JSON.stringify(edge.value) === JSON.stringify(current)) continue;
       // The field's schema alone does not say everything (an object's required members, a union's branches):
       // the document's word on the body with this edge alone decides whether it is what its label says.

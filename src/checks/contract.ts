@@ -48,7 +48,7 @@ export const contractChecks = [
     id: 'contract.no-5xx',
     level: 'MUST',
     clause: '4.1; OpenAPI document',
-    catches: 10,
+    catches: 11,
     title: 'MUST answer every request, valid or not, without a server error or a broken connection',
     ...eachExchange(judgeNo5xx, { looksAt: every, judgesUnavailable: true }),
   }),
@@ -120,7 +120,11 @@ export const contractChecks = [
   invalidInputCheck('wrong-type', 'MUST refuse a body with a value of the wrong type with a 4xx', 1),
   invalidInputCheck('missing-required', 'MUST refuse a body without a required property with a 4xx', 1),
   invalidInputCheck('extra-property', 'MUST refuse an undeclared property where the schema forbids one with a 4xx'),
-  invalidInputCheck('out-of-range', 'MUST refuse a value outside its documented bounds with a 4xx'),
+  invalidInputCheck(
+    'out-of-range',
+    'MUST refuse a value its schema does not take (past a documented bound, or null where the field has no null) with a 4xx',
+    1,
+  ),
   defineCheck({
     id: 'contract.unknown-id-404',
     level: 'MUST',

@@ -184,8 +184,8 @@ interface Exercise {
   /** The path parameters of the objects an extreme value made or changed, deleted once the exercise ends. */
   touchedByExtremes: Array<Record<string, unknown>>;
   /**
-   * A request sent again after a pause met a busy server once more: the operation's 503 is its answer (Prefect on
-   * PostgreSQL answers 503 for a query it cannot run), and its other requests are not sent again.
+   * A request sent again after pauses met a busy server every time: the operation's 503 is its answer (Prefect on
+   * PostgreSQL answers 503 for a query it cannot run), and its other requests are not sent again until one is served.
    */
   busyIsItsAnswer?: boolean;
 }
@@ -223,6 +223,7 @@ async function send(
   extra: Partial<Sent> = {},
 ): Promise<Exchange> {
   const first = await sendUnrecorded(ex, request, pathParams);
+  if (!stillBusy(first)) ex.busyIsItsAnswer = false;
   if (!stillBusy(first) || ex.busyIsItsAnswer) {
     ex.run.sent.push({ kind, exchange: first, ...extra });
     return first;
@@ -237,16 +238,23 @@ async function send(
 export const stillBusy = (exchange: Exchange): boolean =>
   exchange.status === 503 || Boolean(exchange.status === 0 && exchange.earlier?.includes(503));
 
-/** How long the exercise waits before asking a busy server again: past the client's own backoff. */
+/** How long the exercise waits before it asks a busy server again (then three times that): past the client's own backoff. */
 const BUSY_PAUSE_MS = 3000;
+const BUSY_ASKS = 2;
 
 /**
- * The request a busy server refused through the retries, sent once more after a pause: load passes (another
- * client's writes, the server's own services), and a difference of availability counts only when it comes back.
+ * The request a busy server refused through the retries, sent again after pauses that grow: load passes
+ * (another client's writes, the server's own services), and a difference of availability counts only when it
+ * comes back. An operation whose 503 came back every time is not asked again until it is served (busyIsItsAnswer).
  */
 async function sendAgainLater(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
-  await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS));
-  return sendUnrecorded(ex, request, pathParams);
+  let exchange: Exchange | undefined;
+  for (let ask = 0; ask < BUSY_ASKS; ask++) {
+    await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS * 3 ** ask));
+    exchange = await sendUnrecorded(ex, request, pathParams);
+    if (!stillBusy(exchange)) break;
+  }
+  return exchange!;
 }
 
 /**
@@ -267,7 +275,12 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
     const detail = `${extreme ? 'extreme' : 'edge'} ${row.label}: ${fields.map((f) => `/${f}`).join(', ')}`;
     const body = target.sent(withOtherNamesFresh(json, fields));
     const request = { ...ex.built.request, json: restrained(ctx.cases, op, body) };
-    if (!row.valid) return ['negative', { ...request, refusedBeforeData: true }, { negative: 'out-of-range', detail }];
+    if (!row.valid)
+      return [
+        'negative',
+        { ...request, refusedBeforeData: true },
+        { negative: 'out-of-range', detail, fields, edge: row.label },
+      ];
     if (extreme) return ['extreme', { ...request, valuesSuspect: true }, { detail, fields, edge: row.label }];
     return ['edge', request, { detail, fields, edge: row.label }];
   };

@@ -674,6 +674,34 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'contract-crash-on-null-mark',
+      breaks:
+        'POST /variables/ crashes (500) on tags: null, a field it may leave out (NOT NULL on variable.tags, as a fuzzer found in Prefect)',
+      onResponse: (req, res) =>
+        matches('/variables/', 'POST', req) && isObject(json.parse(req.body)) && bodyOf(req).tags === null
+          ? jsonResponse(500, { exception_message: 'Internal Server Error' })
+          : res,
+    },
+    operations: '^POST /variables/$',
+    // The tags mark the run's objects: before nulls were sent for a mark (the ledger holds the object by id), none reached it.
+    killedBy: ['contract.no-5xx POST /variables/'],
+  },
+  {
+    mutant: {
+      id: 'contract-null-taken-as-absent',
+      breaks: 'POST /deployments/ takes parameters: null (its schema has no null) as if the field were left out: 201',
+      onRequest: (req) => {
+        const body = isObject(json.parse(req.body)) ? bodyOf(req) : undefined;
+        if (!matches('/deployments/', 'POST', req) || body?.parameters !== null) return req;
+        const { parameters: _null, ...rest } = body;
+        return { ...req, body: json.body(rest) };
+      },
+    },
+    operations: '^POST /deployments/$',
+    killedBy: ['contract.invalid-out-of-range POST /deployments/'],
+  },
+  {
+    mutant: {
       id: 'contract-crash-on-reserved-characters',
       breaks: 'POST /work_queues/ crashes (500) on a description with a character URLs reserve (<, &, % or >)',
       onResponse: (req, res) => {

@@ -46,8 +46,11 @@ const tracedToFields = (s: Sent) => ['generated', 'edge', 'extreme', 'unknown-re
  * which the server took before) failed for the state earlier requests left, not for itself. A body never
  * traced to its fields keeps the bare class.
  */
-export const causeOf = (s: Sent): string =>
-  tracedToFields(s) && s.fields ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
+export const causeOf = (s: Sent): string => {
+  // An invalid edge (a value past a bound, a null the field does not take) names its edge and its fields.
+  if (s.kind === 'negative' && s.edge && s.fields) return `${inputClass(s)} ${s.edge} {${s.fields.join(',')}}`;
+  return tracedToFields(s) && s.fields ? `${inputClass(s)} {${s.fields.join(',')}}` : inputClass(s);
+};
 
 /** The server said 503 to this request, then dropped the connection on a retry: unavailable, not broken. */
 export const unavailableThenDropped = (ex: Exchange) => ex.status === 0 && (ex.earlier ?? []).includes(503);

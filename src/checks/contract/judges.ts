@@ -155,10 +155,14 @@ export const judgeValidInputAccepted: ExchangeJudge = (op, s) => {
 export const judgeInvalidRefused: ExchangeJudge = (_op, s) =>
   s.exchange.status >= 400 && s.exchange.status < 500
     ? undefined
-    : failure('input.accepted', statusKey(s.exchange), `${s.detail} answered ${statusText(s.exchange)}`, [s.exchange], {
-        status: s.exchange.status,
-        detail: s.detail,
-      });
+    : failure(
+        'input.accepted',
+        // An invalid edge names its label: a null taken as absent is not a bound ignored.
+        s.edge ? `${statusKey(s.exchange)} ${s.edge}` : statusKey(s.exchange),
+        `${s.detail} answered ${statusText(s.exchange)}`,
+        [s.exchange],
+        { status: s.exchange.status, detail: s.detail },
+      );
 
 /** An identifier that names no object answered other than 404. */
 export const judgeUnknownId404: ExchangeJudge = (_op, { exchange: ex }) =>

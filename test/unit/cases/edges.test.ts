@@ -157,16 +157,46 @@ describe('rows of edges over the reference document', () => {
       minimum: ['limit'],
       maximum: ['limit'],
       'past-64-bits': ['limit'],
-      null: ['description'],
+      // The mark's null too: the ledger holds the object the create makes by its id.
+      null: ['description', 'tags'],
+      // An optional field whose schema has no null: null is another value than leaving it out.
+      'null-not-allowed': ['limit'],
       empty: ['description'],
       long: ['description', 'name'],
       'non-ascii': ['description', 'name'],
       'reserved-characters': ['description', 'name'],
     });
+    expect(rows.find((r) => r.label === 'null-not-allowed')?.valid).toBe(false);
     for (const row of rows) {
       expect(row.json.flow_id).toBe(id);
-      expect(row.json.tags).toEqual(['run']);
+      if (row.label !== 'null') expect(row.json.tags).toEqual(['run']);
     }
+  });
+
+  test('a required field, a name and a kept field get no null-not-allowed; a mark whose schema has no null gets it', () => {
+    const schema = {
+      type: 'object',
+      required: ['count'],
+      properties: {
+        count: { type: 'integer' },
+        name: { type: 'string' },
+        ref: { type: 'string', format: 'uuid' },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+    };
+    const rows = edgeRows({
+      doc,
+      bodySchema: schema,
+      body: { count: 1, name: 'run-1', ref: id, tags: ['run'] },
+      keeps: (f) => f === 'ref',
+      marks: (f) => f === 'tags',
+      marksMayBeNull: false,
+      isName: (f) => f === 'name',
+      nameStem: 'run-edge',
+      accepts: accepts(schema),
+    });
+    expect(rows.find((r) => r.label === 'null-not-allowed')?.fields).toEqual(['tags']);
+    expect(rows.filter((r) => r.fields.includes('tags')).map((r) => r.label)).toEqual(['null-not-allowed']);
   });
 
   test("on an update of the run's own object, a name and the tags may be null too, and get no other edge", () => {

@@ -262,3 +262,28 @@ describe('what the exercise follows and sends last', () => {
     expect(sent.filter((r) => r.method === 'DELETE').map((r) => r.path)).toContain(`/deployments/${made}`);
   });
 });
+
+describe('a request a busy server refused through the retries', () => {
+  test('is sent again after a pause; served then, the served answer is the one judged, the busy one kept beside it', async () => {
+    const { ctx } = exercising();
+    const send = ctx.client.send.bind(ctx.client);
+    let recipes = 0;
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        const ex = await send(r);
+        // The recipe's first send meets a server that stays busy (503 through the client's retries).
+        return r.json && !r.refusedBeforeData && recipes++ === 0
+          ? ({ ...ex, status: 503, attempts: 6 } as Exchange)
+          : ex;
+      },
+    } as unknown as HttpClient;
+    const op = model.operations.find((o) => o.key === 'POST /variables/')!;
+    const started = Date.now();
+    const run = await exerciseOperation(ctx, op);
+    const recipe = run.sent.find((s) => s.kind === 'recipe')!;
+    expect(recipe.exchange.status).toBe(201);
+    expect(recipe.busyFirst?.status).toBe(503);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
+    expect(run.sent.filter((s) => s.busyFirst)).toHaveLength(1);
+  });
+});
