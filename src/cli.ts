@@ -129,7 +129,10 @@ function unknownCommand(word: string, known: string[]): UsageError {
  * Names a setting had before it was given one with a single meaning: the flag and the variable, each still
  * accepted, with a note, as the current one.
  */
-const FORMER_NAMES = [{ flag: '--spec', env: 'CONFORMANCE_SPEC', now: '--document', nowEnv: 'CONFORMANCE_DOCUMENT' }];
+const FORMER_NAMES = [
+  { flag: '--spec', env: 'CONFORMANCE_SPEC', now: '--document', nowEnv: 'CONFORMANCE_DOCUMENT' },
+  { flag: '--runs', env: 'CONFORMANCE_RUNS', now: '--generated', nowEnv: 'CONFORMANCE_GENERATED' },
+];
 
 /** Whether the command (the first argument) takes the run flags: run, the default, and those that make runs. */
 const TAKES_RUN_FLAGS = (first: string | undefined) =>

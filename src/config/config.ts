@@ -74,7 +74,7 @@ export interface Config {
   targetSource: string;
   /** The configuration file read, if any. */
   configFile?: string;
-  /** Variable → how the user gave it (`--seed`, `runs in <file>`), where not by the variable: for messages. */
+  /** Variable → how the user gave it (`--seed`, `generated in <file>`), where not by the variable: for messages. */
   givenAs?: Record<string, string>;
 }
 
@@ -204,7 +204,7 @@ export function loadConfig(env: Env = process.env, origin: { target?: string; co
     prefectVersion,
     selection,
     checkModules: checkModulesFrom(env),
-    runs: integer(env, 'CONFORMANCE_RUNS', 10, 1, 10000),
+    runs: integer(env, 'CONFORMANCE_GENERATED', 10, 1, 10000),
     requestTimeoutMs: integer(env, 'CONFORMANCE_TIMEOUT_MS', 10000, 100, 600000),
     // 4: more writes at once on Prefect with SQLite lose its one lock to each other ("database is locked" 503s and
     // their retries) and the run gets slower, not faster (docs/performance.md).

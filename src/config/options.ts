@@ -240,12 +240,12 @@ export const RUN_OPTIONS: readonly RunOption[] = [
     default: 'none',
   },
   {
-    flag: '--runs',
-    env: 'CONFORMANCE_RUNS',
-    key: 'runs',
+    flag: '--generated',
+    env: 'CONFORMANCE_GENERATED',
+    key: 'generated',
     value: 'n',
     type: 'integer',
-    description: 'generated requests per operation',
+    description: 'generated requests (random bodies) per operation',
     default: '10',
   },
   {
@@ -390,7 +390,7 @@ export const OPTION_GROUPS: ReadonlyArray<{ heading: string; flags: readonly str
       '--shard',
     ],
   },
-  { heading: 'The verdict:', flags: ['--baseline', '--gate-should', '--seed', '--runs'] },
+  { heading: 'The verdict:', flags: ['--baseline', '--gate-should', '--seed', '--generated'] },
   { heading: 'Pace and time:', flags: ['--concurrency', '--max-rate', '--timeout-ms', '--budget', '--deadline'] },
   {
     heading: 'Reports and settings:',

@@ -135,8 +135,8 @@ describe('configuration file', () => {
     writeFileSync(path.join(cwd, CONFIG_FILE_NAME), JSON.stringify({ seed: 5, concurency: 2 }));
     expectOneLine(await runCli([], {}, 60_000, cwd), /conformance\.config\.json: \/ unknown setting "concurency"/);
     const named = path.join(cwd, 'other.json');
-    writeFileSync(named, JSON.stringify({ runs: 'ten' }));
-    expectOneLine(await runCli(['--config', named], {}, 60_000, cwd), /other\.json: \/runs must be integer/);
+    writeFileSync(named, JSON.stringify({ generated: 'ten' }));
+    expectOneLine(await runCli(['--config', named], {}, 60_000, cwd), /other\.json: \/generated must be integer/);
   });
 });
 
@@ -162,7 +162,7 @@ describe('selection and where the target came from', () => {
       JSON.stringify({
         operations: '^(GET|POST|DELETE) /flows/',
         excludeMethods: ['DELETE'],
-        runs: 3,
+        generated: 3,
         baseline: 'none',
       }),
     );

@@ -27,7 +27,7 @@ async function runWith(mutant: Mutant, operations: string, label = sqliteLabel):
     CONFORMANCE_OPERATIONS: operations,
     CONFORMANCE_DISPOSABLE_TARGET: '1',
     CONFORMANCE_TIMEOUT_MS: String(TIMEOUT_MS),
-    CONFORMANCE_RUNS: '2',
+    CONFORMANCE_GENERATED: '2',
     CONFORMANCE_BASELINE: prefectBaseline,
     CONFORMANCE_TARGET_LABEL: label,
   });
@@ -200,7 +200,7 @@ describe('target faults', () => {
       CONFORMANCE_BASE_URL: proxy.baseUrl,
       CONFORMANCE_OPERATIONS: '^POST /flows/$',
       CONFORMANCE_DEADLINE: '10',
-      CONFORMANCE_RUNS: '12',
+      CONFORMANCE_GENERATED: '12',
       CONFORMANCE_BASELINE: prefectBaseline,
       CONFORMANCE_TARGET_LABEL: sqliteLabel,
     });

@@ -28,7 +28,7 @@ describe('config', () => {
     [{ CONFORMANCE_BASE_URL: 'ftp://x/api' }],
     [{ CONFORMANCE_BASE_URL: 'http://user:secret@x/api' }],
     [{ CONFORMANCE_SEED: '-1' }],
-    [{ CONFORMANCE_RUNS: 'many' }],
+    [{ CONFORMANCE_GENERATED: 'many' }],
     [{ CONFORMANCE_DB: 'oracle' }],
     [{ CONFORMANCE_OPERATIONS: '(' }],
     [{ CONFORMANCE_EXCLUDE_OPERATIONS: '[' }],
@@ -93,14 +93,14 @@ describe('a bad setting is named as the user gave it', () => {
     const cwd = mkdtempSync(path.join(os.tmpdir(), 'conformance-cwd-'));
     expect(() => configFrom({ CONFORMANCE_SEED: 'abc' }, {}, cwd)).toThrow(/^--seed must be an integer/);
     expect(() => configFrom({ CONFORMANCE_OPERATIONS: '(' }, {}, cwd)).toThrow(/^--operations is not a valid/);
-    writeFileSync(path.join(cwd, 'conformance.config.json'), JSON.stringify({ runs: 0 }));
+    writeFileSync(path.join(cwd, 'conformance.config.json'), JSON.stringify({ generated: 0 }));
     expect(() => configFrom({}, {}, cwd)).toThrow(
-      `runs in ${path.join(cwd, 'conformance.config.json')} must be an integer from 1 to 10000, got "0"`,
+      `generated in ${path.join(cwd, 'conformance.config.json')} must be an integer from 1 to 10000, got "0"`,
     );
     // The flag wins over the file, and is named.
-    expect(() => configFrom({ CONFORMANCE_RUNS: '-1' }, {}, cwd)).toThrow(/^--runs must be/);
-    vi.stubEnv('CONFORMANCE_RUNS', 'x');
-    expect(() => configFrom({}, {}, cwd)).toThrow(/^CONFORMANCE_RUNS must be/);
+    expect(() => configFrom({ CONFORMANCE_GENERATED: '-1' }, {}, cwd)).toThrow(/^--generated must be/);
+    vi.stubEnv('CONFORMANCE_GENERATED', 'x');
+    expect(() => configFrom({}, {}, cwd)).toThrow(/^CONFORMANCE_GENERATED must be/);
   });
 });
 

@@ -68,7 +68,7 @@ describe('configuration file', () => {
   test.each([
     ['not JSON', '{ "seed": ', /is not valid JSON/],
     ['an unknown setting', { sed: 5 }, /\/ unknown setting "sed"/],
-    ['a wrong type', { runs: 'ten' }, /\/runs must be integer/],
+    ['a wrong type', { generated: 'ten' }, /\/generated must be integer/],
     [
       'a secret',
       { apiKey: 'pnu_x' },
@@ -88,12 +88,12 @@ describe('configuration file', () => {
 
   test('precedence: flags over environment over file over defaults', () => {
     clearRunEnvironment();
-    const cwd = folderWith({ seed: 1, runs: 3, concurrency: 2, timeoutMs: 5000 });
+    const cwd = folderWith({ seed: 1, generated: 3, concurrency: 2, timeoutMs: 5000 });
     const fromFile = configFrom({}, {}, cwd);
     expect([fromFile.seed, fromFile.runs, fromFile.concurrency, fromFile.requestTimeoutMs]).toEqual([1, 3, 2, 5000]);
     expect(fromFile.configFile).toBe(path.join(cwd, CONFIG_FILE_NAME));
     vi.stubEnv('CONFORMANCE_SEED', '2');
-    vi.stubEnv('CONFORMANCE_RUNS', '4');
+    vi.stubEnv('CONFORMANCE_GENERATED', '4');
     const fromEnv = configFrom({ CONFORMANCE_SEED: '3' }, {}, cwd);
     expect([fromEnv.seed, fromEnv.runs, fromEnv.concurrency]).toEqual([3, 4, 2]);
     // Defaults where nobody said anything.
