@@ -293,6 +293,14 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
     return ctx.problemWithValidExchange(op, exchange) !== undefined || refused(exchange);
   };
   const [kind, request, extra] = asSent(row.json, row.fields);
+  // An invalid row's refusal may be one field's alone, and hide another's acceptance: each field goes alone.
+  if (!row.valid && row.fields.length > 1) {
+    for (const field of row.fields) {
+      const [k, single, detail] = asSent(singleField(row, field, base), [field]);
+      await send(ex, k, single, ex.built.pathParams, detail);
+    }
+    return;
+  }
   if (row.fields.length === 1) {
     const exchange = await send(ex, kind, request, ex.built.pathParams, extra);
     if (extreme) await readBack(ex, noteTouched(ex, exchange), extra);
