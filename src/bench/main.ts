@@ -182,8 +182,8 @@ function benchFigures(
     timeBox: `${timeBox?.kind} ${timeBox?.seconds} s`,
     timeBoxSpentAtSeconds: timeBox?.spent ? fixed((Date.parse(timeBox.spent.at) - m.startedAt) / 1000) : undefined,
     retriedAfter503: results.operations.reduce((n, o) => n + (o.retried ?? 0), 0),
-    answered5xx: exchanges.filter((x) => x.s >= 500).length,
-    noAnswer: exchanges.filter((x) => x.s === 0).length,
+    answered5xx: exchanges.filter((x) => x.status >= 500).length,
+    noAnswer: exchanges.filter((x) => x.status === 0).length,
     cleanupDeleted: results.cleanup?.deleted,
     // Objects cleanup's time did not reach (or could not delete): a slow target's leftovers.
     cleanupLeft: results.cleanup?.failed.length,

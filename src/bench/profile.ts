@@ -58,7 +58,7 @@ export function serverTimeByOperation(
   exchanges: Behaviour[],
   top: number,
 ): Array<{ operation: string; requests: number; seconds: number }> {
-  return timeBy(exchanges, (x) => `${x.m} ${x.t}`)
+  return timeBy(exchanges, (x) => `${x.method} ${x.template}`)
     .slice(0, top)
     .map(([operation, { n, seconds }]) => ({ operation, requests: n, seconds }));
 }

@@ -58,7 +58,7 @@ async function loadSide(
   const results = parsed as unknown as Results;
   const runDir = path.join(path.dirname(file), '.run');
   const files = runFiles(runDir);
-  const behaviours = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).filter((b) => b.k) : undefined;
+  const behaviours = existsSync(files.exchanges) ? readExchangeLog(files.exchanges).filter((b) => b.key) : undefined;
   return {
     side: { label: targetName(results.target), results, behaviours },
     document: existsSync(files.document) ? files.document : undefined,

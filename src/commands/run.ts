@@ -284,7 +284,7 @@ function resultsOfRun(end: RunEnd): Results {
   // A failure of vitest's own may leave results that look complete: the run cannot pass on them.
   if (end.suitesEnd.failure) errors.push(end.suitesEnd.failure);
   // A gate must never pass on a run that judged nothing, or on a target that never answered.
-  const statuses = readExchangeLog(end.files.exchanges).map((b) => b.s);
+  const statuses = readExchangeLog(end.files.exchanges).map((b) => b.status);
   errors.push(...reasonsNothingCounts(results, statuses));
   // An expired entry fails the run: the deviation it excused was due to be fixed, or the entry reviewed.
   for (const e of end.baseline.entries.filter((x) => isExpired(x)))

@@ -9,12 +9,12 @@ import { existsSync, readFileSync } from 'node:fs';
 
 export interface Behaviour {
   /** Hash of the masked request: method, path and query, body. */
-  k: string;
+  key: string;
   /** The masked request, shortened, for people. */
-  q: string;
-  m: string;
-  t: string;
-  s: number;
+  request: string;
+  method: string;
+  template: string;
+  status: number;
   ms: number;
   /** When the answer came, in ms since the run's client was made (absent in logs of earlier versions). */
   at?: number;
@@ -23,15 +23,34 @@ export interface Behaviour {
   /** The operation its sender worked for (`METHOD /path`), where the sender works for one: a check's or the exercise's. */
   for?: string;
   /** The response's JSON shape (see Shape). */
-  sh?: Shape;
+  shape?: Shape;
   /** For a JSON array: a short hash of each masked item, in the order served. */
-  it?: string[];
+  items?: string[];
   /**
    * For a JSON array of objects: the masked fields (identifiers, times) the served order follows,
    * as "field:asc" or "field:desc". Two runs' orders that both follow one of them differ only because
    * the masked values differ (random ids, the clock), not in behaviour.
    */
-  ord?: string[];
+  orders?: string[];
+}
+
+/** The one-letter names of the log's fields before they were spelled out: a log of an earlier run still reads. */
+const FORMER_FIELDS: Readonly<Record<string, keyof Behaviour>> = {
+  k: 'key',
+  q: 'request',
+  m: 'method',
+  t: 'template',
+  s: 'status',
+  sh: 'shape',
+  it: 'items',
+  ord: 'orders',
+};
+
+/** A line of the log as a Behaviour, its former field names spelled out. */
+function spelledOut(line: Record<string, unknown>): Behaviour {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(line)) out[FORMER_FIELDS[name] ?? name] = value;
+  return out as unknown as Behaviour;
 }
 
 /** A UUID anywhere in a text (global: for replace and matchAll). */
@@ -46,7 +65,7 @@ export function readExchangeLog(file: string): Behaviour[] {
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter(Boolean)
-    .map((line) => JSON.parse(line) as Behaviour);
+    .map((line) => spelledOut(JSON.parse(line) as Record<string, unknown>));
 }
 
 /** The run's tag as `<run>`, in any case: a pattern operand may carry it uppercased. */

@@ -13,7 +13,7 @@ import { Overlap, SETTLED } from './pacing/overlap.js';
  */
 export function servedAnswerTimes(log: Behaviour[], count: number, method?: string): number[] {
   return log
-    .filter((b) => Overlap.served(b.s) && (method === undefined || b.m === method))
+    .filter((b) => Overlap.served(b.status) && (method === undefined || b.method === method))
     .slice(-count)
     .map((b) => b.ms);
 }
@@ -45,20 +45,20 @@ export function behaviourOf(
 ): Behaviour {
   const q = masked(`${request.method} ${request.pathAndQuery} ${request.body ?? ''}`, runTag);
   const b: Behaviour = {
-    k: shortHash(q),
-    q: q.slice(0, 300),
-    m: request.method,
-    t: request.template,
-    s: response.status,
+    key: shortHash(q),
+    request: q.slice(0, 300),
+    method: request.method,
+    template: request.template,
+    status: response.status,
     ms: response.ms,
   };
   if (response.json !== undefined) {
-    b.sh = shapeOf(response.json);
+    b.shape = shapeOf(response.json);
     if (Array.isArray(response.json)) {
       const items = response.json.slice(0, MAX_ITEMS);
-      b.it = items.map((item) => shortHash(masked(JSON.stringify(item), runTag)));
+      b.items = items.map((item) => shortHash(masked(JSON.stringify(item), runTag)));
       const ord = maskedOrders(items);
-      if (ord.length) b.ord = ord;
+      if (ord.length) b.orders = ord;
     }
   }
   return b;

@@ -140,7 +140,7 @@ function verdictDiff(a: Results, b: Results): NonNullable<Comparison['verdicts']
 
 function byKey(list: Behaviour[]): Map<string, Behaviour[]> {
   const out = new Map<string, Behaviour[]>();
-  for (const b of list) (out.get(b.k) ?? out.set(b.k, []).get(b.k)!).push(b);
+  for (const b of list) (out.get(b.key) ?? out.set(b.key, []).get(b.key)!).push(b);
   return out;
 }
 
@@ -158,15 +158,15 @@ function behaviourDiff(a: Behaviour[], b: Behaviour[]): NonNullable<Comparison['
   for (const [k, la] of ka) {
     const lb = kb.get(k);
     // Two requests racing on purpose: the check judges the race, and which of them won is chance.
-    if (!lb || la[0].q.includes(' [racing]')) continue;
+    if (!lb || la[0].request.includes(' [racing]')) continue;
     matched++;
     const first = la[0];
-    const where = { operation: `${first.m} ${first.t}`, request: first.q };
-    const statusA = tally(la.map((x) => String(x.s)));
-    const statusB = tally(lb.map((x) => String(x.s)));
+    const where = { operation: `${first.method} ${first.template}`, request: first.request };
+    const statusA = tally(la.map((x) => String(x.status)));
+    const statusB = tally(lb.map((x) => String(x.status)));
     // The same request sent a different number of times (a check that ran on one side only) differs only
     // where one side answered a status the other never did.
-    const distinct = (l: Behaviour[]) => tally([...new Set(l.map((x) => String(x.s)))]);
+    const distinct = (l: Behaviour[]) => tally([...new Set(l.map((x) => String(x.status)))]);
     const differs = la.length === lb.length ? statusA !== statusB : distinct(la) !== distinct(lb);
     if (differs) {
       differences.push({ ...where, kind: 'status', a: statusA, b: statusB });
@@ -174,11 +174,11 @@ function behaviourDiff(a: Behaviour[], b: Behaviour[]): NonNullable<Comparison['
     }
     // Arrays are compared only when both served the same items: an unscoped listing holds whatever the
     // database held at that moment, and two runs never hold the same at the same moment.
-    const [ia, ib] = [la.filter((x) => x.it), lb.filter((x) => x.it)];
+    const [ia, ib] = [la.filter((x) => x.items), lb.filter((x) => x.items)];
     const sameSet = (x: string[], y: string[]) => tally(x) === tally(y);
-    const objectsA = la.filter((x) => !x.it);
-    const objectsB = lb.filter((x) => !x.it);
-    const unmatched = objectsA.filter((xa) => !objectsB.some((xb) => sameShape(xa.sh ?? null, xb.sh ?? null)));
+    const objectsA = la.filter((x) => !x.items);
+    const objectsB = lb.filter((x) => !x.items);
+    const unmatched = objectsA.filter((xa) => !objectsB.some((xb) => sameShape(xa.shape ?? null, xb.shape ?? null)));
     if (unmatched.length > 0) {
       differences.push({
         ...where,
@@ -189,24 +189,24 @@ function behaviourDiff(a: Behaviour[], b: Behaviour[]): NonNullable<Comparison['
       continue;
     }
     for (const xa of ia) {
-      const partner = ib.find((xb) => sameSet(xa.it!, xb.it!));
+      const partner = ib.find((xb) => sameSet(xa.items!, xb.items!));
       if (!partner) continue;
-      if (!sameShape(partner.sh ?? null, xa.sh ?? null)) {
+      if (!sameShape(partner.shape ?? null, xa.shape ?? null)) {
         differences.push({
           ...where,
           kind: 'shape',
-          a: `${xa.it!.length} items`,
+          a: `${xa.items!.length} items`,
           b: 'the same items, other JSON types or fields',
         });
         break;
       }
-      const explained = (xa.ord ?? []).some((o) => partner.ord?.includes(o));
-      if (partner.it!.join() !== xa.it!.join() && !explained) {
-        const positions = xa.it!.map((h) => partner.it!.indexOf(h));
+      const explained = (xa.orders ?? []).some((o) => partner.orders?.includes(o));
+      if (partner.items!.join() !== xa.items!.join() && !explained) {
+        const positions = xa.items!.map((h) => partner.items!.indexOf(h));
         differences.push({
           ...where,
           kind: 'order',
-          a: `${xa.it!.length} items in order 1…${xa.it!.length}`,
+          a: `${xa.items!.length} items in order 1…${xa.items!.length}`,
           b: `the same items in order ${positions.map((p) => p + 1).join(',')}`,
         });
         break;

@@ -29,7 +29,7 @@ const verdicts = (r: Results, operations: Set<string>) =>
  */
 function halfThePace(run: CliRun): number {
   const limited = readExchangeLog(path.join(run.outDir, '.run', 'exchanges.jsonl')).filter((x) =>
-    HOSTED_LIMITED.includes(firstSegment(x.t)),
+    HOSTED_LIMITED.includes(firstSegment(x.template)),
   );
   const at = limited.map((x) => x.at ?? 0);
   const seconds = Math.max(1, (Math.max(...at) - Math.min(...at)) / 1000);

@@ -15,11 +15,11 @@ const mutantOf = (id: string, operations: string, killedBy: string[], rewritesRe
 
 /** An exchange sent for an operation; for none, by the corpus unless another sender is named. */
 const sent = (m: string, t: string, forOp?: string, by = forOp ? 'exercise' : 'corpus'): Behaviour => ({
-  k: '',
-  q: '',
-  m,
-  t,
-  s: 200,
+  key: '',
+  request: '',
+  method: m,
+  template: t,
+  status: 200,
   ms: 1,
   by,
   ...(forOp ? { for: forOp } : {}),

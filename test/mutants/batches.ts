@@ -52,7 +52,7 @@ const ofCorpus = (e: Behaviour) => !e.for && e.by === 'corpus';
 export function reachOf(exchanges: Behaviour[]): Reach {
   const reach: Reach = { sentFor: new Map(), corpus: new Set(), shared: new Set() };
   for (const e of exchanges) {
-    const to = `${e.m} ${e.t}`;
+    const to = `${e.method} ${e.template}`;
     if (ofCorpus(e)) reach.corpus.add(to);
     else if (!e.for) reach.shared.add(to);
     else reach.sentFor.set(e.for, (reach.sentFor.get(e.for) ?? new Set()).add(to));
@@ -120,10 +120,10 @@ export function suspects(batch: MutantBatch, altered: Alteration[], exchanges: B
     const others = batch.members.filter((o) => o !== m);
     const own = altered.filter((a) => a.mutant === m.mutant.id);
     // The log's requests each change is of (a log line holds its method and path template).
-    const matched = own.map((a) => exchanges.filter((e) => matches(e.t, e.m, a)));
+    const matched = own.map((a) => exchanges.filter((e) => matches(e.template, e.method, a)));
     const reachesAll = own.some(
       (a, i) =>
-        (a.stage !== 'response' && matched[i].some((e) => !isRead(`${e.m} ${e.t}`))) ||
+        (a.stage !== 'response' && matched[i].some((e) => !isRead(`${e.method} ${e.template}`))) ||
         a.handWritten ||
         (a.status !== undefined && CLIENT_WIDE.has(a.status)) ||
         matched[i].length === 0,

@@ -95,7 +95,8 @@ async function suiteSide(): Promise<Set<string>> {
     ? [path.join(out, '.run', 'exchanges.jsonl')]
     : readdirSync(path.join(out, 'seeds')).map((seed) => path.join(out, 'seeds', seed, '.run', 'exchanges.jsonl'));
   const met = new Set<string>();
-  for (const log of logs) for (const x of readExchangeLog(log)) if (serverError(x.s)) met.add(`${x.m} ${x.t}`);
+  for (const log of logs)
+    for (const x of readExchangeLog(log)) if (serverError(x.status)) met.add(`${x.method} ${x.template}`);
   return met;
 }
 

@@ -55,9 +55,9 @@ describe('behaviourOf', () => {
             'conformance-bbbb-2222',
             again.map((i) => i.id),
           );
-          expect(b.k).toBe(a.k);
-          expect(b.it).toEqual(a.it);
-          expect(sameShape(a.sh!, b.sh!)).toBe(true);
+          expect(b.key).toBe(a.key);
+          expect(b.items).toEqual(a.items);
+          expect(sameShape(a.shape!, b.shape!)).toBe(true);
         },
       ),
     );
@@ -118,7 +118,7 @@ describe('compareRuns: behaviour', () => {
     const b = exchange([items[1], items[0], items[2]], tag, ids);
     const c = compareRuns({ label: 'A', behaviours: [a] }, { label: 'B', behaviours: [b] });
     expect(c.behaviour!.differences.map((d) => d.kind)).toEqual(['order']);
-    const failed = { ...a, s: 500, it: undefined, sh: undefined };
+    const failed = { ...a, status: 500, items: undefined, shape: undefined };
     expect(
       compareRuns({ label: 'A', behaviours: [a] }, { label: 'B', behaviours: [failed] }).behaviour!.differences.map(
         (d) => d.kind,
@@ -135,7 +135,7 @@ describe('compareRuns: behaviour', () => {
       tag,
       renumbered.map((i) => i.id),
     );
-    expect(a.it!.join()).not.toBe(b.it!.join());
+    expect(a.items!.join()).not.toBe(b.items!.join());
     expect(
       compareRuns({ label: 'A', behaviours: [a] }, { label: 'B', behaviours: [b] }).behaviour!.differences,
     ).toEqual([]);
@@ -197,7 +197,7 @@ describe('servedAnswerTimes', () => {
 
 describe('distanceSample', () => {
   const answered = (m: string, times: number[]): Behaviour[] =>
-    times.map((ms) => ({ k: 'k', q: 'q', m, t: '/x', s: 200, ms }));
+    times.map((ms) => ({ key: 'k', request: 'q', method: m, template: '/x', status: 200, ms }));
   /** `n` answer times from `from` ms up to (not including) `from + spread`. */
   const times = (n: number, from: number, spread: number) =>
     Array.from({ length: n }, (_, i) => from + ((i * 7) % spread));
@@ -230,5 +230,28 @@ describe('distanceSample', () => {
     const log = [...answered('GET', times(200, 1, 3)), ...answered('DELETE', times(64, 8, 2))];
     expect(overlapOf(servedAnswerTimes(log, 256, 'DELETE'))).toBeGreaterThan(1);
     expect(overlapOf(distanceSample(log, 256, 'DELETE'))).toBe(1);
+  });
+});
+
+describe('the exchange log of an earlier run', () => {
+  test('reads with its one-letter field names spelled out', () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'log-')), 'exchanges.jsonl');
+    writeFileSync(
+      file,
+      `${JSON.stringify({ k: 'h', q: 'GET /flows/', m: 'GET', t: '/flows/', s: 200, ms: 3, sh: 'o', it: ['x'], ord: ['id:asc'] })}\n`,
+    );
+    expect(readExchangeLog(file)).toEqual([
+      {
+        key: 'h',
+        request: 'GET /flows/',
+        method: 'GET',
+        template: '/flows/',
+        status: 200,
+        ms: 3,
+        shape: 'o',
+        items: ['x'],
+        orders: ['id:asc'],
+      },
+    ]);
   });
 });

@@ -301,7 +301,7 @@ describe('HttpClient: the exchange log', () => {
     );
     await sendingFor('corpus', () => client.send({ method: 'POST', template: '/flows/', path: '/flows/', json: {} }));
     await client.send({ method: 'GET', template: '/health', path: '/health' });
-    expect(readExchangeLog(exchangeLog).map((b) => [b.by, b.for, `${b.m} ${b.t}`])).toEqual([
+    expect(readExchangeLog(exchangeLog).map((b) => [b.by, b.for, `${b.method} ${b.template}`])).toEqual([
       ['methods.get-idempotent', 'GET /flows/{id}', 'POST /flows/'],
       ['methods.get-idempotent', undefined, 'POST /flows/'],
       ['corpus', undefined, 'POST /flows/'],

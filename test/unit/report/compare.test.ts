@@ -217,11 +217,11 @@ describe('two editions of one release', () => {
 
 describe('the behaviour diff', () => {
   const answer = (s: number): Behaviour => ({
-    k: 'GET /flows/{id} 1',
-    q: 'GET /flows/<id>',
-    m: 'GET',
-    t: '/flows/{id}',
-    s,
+    key: 'GET /flows/{id} 1',
+    request: 'GET /flows/<id>',
+    method: 'GET',
+    template: '/flows/{id}',
+    status: s,
     ms: 1,
   });
   const differences = (a: number[], b: number[]) =>
@@ -240,8 +240,8 @@ describe('the behaviour diff', () => {
   test('requests racing on purpose are left out: which of the two won is chance, and their check judges the race', () => {
     const racing = (s: number): Behaviour => ({
       ...answer(s),
-      k: 'POST /flows/ racing',
-      q: 'POST /flows/ [racing] {}',
+      key: 'POST /flows/ racing',
+      request: 'POST /flows/ [racing] {}',
     });
     const side = (label: string, statuses: number[]) => ({ label, behaviours: statuses.map(racing) });
     expect(compareRuns(side('A', [200, 201]), side('B', [200, 200])).behaviour!.differences).toEqual([]);

@@ -10,7 +10,7 @@ import type { PacingStatus } from '../../../src/config/pacingStatus.js';
 import { runFiles, type WorkerStart } from '../../../src/config/worker.js';
 import ProgressReporter, { ExchangeLogTail, familyChecks, heldBack, timeLeftMs } from '../../../src/report/progress.js';
 
-const line = (at: number) => `${JSON.stringify({ m: 'GET', s: 200, at })}\n`;
+const line = (at: number) => `${JSON.stringify({ method: 'GET', status: 200, at })}\n`;
 
 describe('the exchange log, read as it grows', () => {
   test('counts whole lines only, and the span from the first answer to the latest', () => {
