@@ -60,6 +60,13 @@ module.exports = {
       to: { path: '(^|/node_modules/)(vitest|@vitest|allure-vitest|allure-js-commons)(/|$)' },
     },
     {
+      name: 'report-knows-no-test-runner',
+      comment: "report files are made from results alone: vitest's reporters are adapters (src/adapters/vitest)",
+      severity: 'error',
+      from: { path: '^src/report/' },
+      to: { path: '(^|/node_modules/)(vitest|@vitest|allure-vitest)(/|$)' },
+    },
+    {
       name: 'no-import-of-entry-points',
       comment: 'cli.ts and bench/main.ts supervise; nothing imports them',
       severity: 'error',

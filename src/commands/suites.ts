@@ -21,7 +21,7 @@ export function reporters(start: WorkerStart): Reporters {
 
 /** One of the suite's reporters, by file, with what the run hands it. */
 const reporter = (name: string, start: WorkerStart): [string, Record<string, unknown> & ReporterOptions] => [
-  path.join(repoRoot, 'src', 'report', name),
+  path.join(repoRoot, 'src', 'adapters', 'vitest', name),
   { start },
 ];
 

@@ -1,6 +1,6 @@
 /**
  * What holds a run back, as the suites' client sees it: written by the client to the run folder while it sends
- * (http/client.ts), read by the progress reporter in the CLI's process (report/progress.ts), which says it in a
+ * (http/client.ts), read by the progress reporter in the CLI's process (adapters/vitest/progress.ts), which says it in a
  * line. Counts are over the whole run so far; the reader tells what changed between two of its lines.
  */
 export interface PacingStatus {

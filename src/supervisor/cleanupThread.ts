@@ -15,7 +15,7 @@ import { WINDOW } from '../http/pacing/overlap.js';
 import type { PacingSummary } from '../config/pacingStatus.js';
 import { profileNamed } from '../model/profiles/index.js';
 import type { RequestToSend } from '../openapi/request.js';
-import type { SuitesEnded } from '../report/vitestReporter.js';
+import type { SuitesEnded } from '../adapters/vitest/vitestReporter.js';
 import {
   type CleanupPass,
   type CleanupSummary,
@@ -70,7 +70,7 @@ let firstPass: Promise<CleanupPass | undefined> | undefined;
 
 const send = (request: RequestToSend) => client!.send(request);
 
-/** What the suites' results reporter wrote when they ended (report/vitestReporter.ts); nothing learnt when unreadable. */
+/** What the suites' results reporter wrote when they ended (adapters/vitest/vitestReporter.ts); nothing learnt when unreadable. */
 function suitesEndedAs(file: string): SuitesEnded {
   try {
     const read = JSON.parse(readFileSync(file, 'utf8')) as Partial<SuitesEnded>;

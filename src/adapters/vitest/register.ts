@@ -12,7 +12,7 @@ import { exerciseBesideFamily, familyCases, readyForFamily, result } from '../..
 import { readWorkerConfig } from '../../config/worker.js';
 import { createSession, type Session } from '../../engine/session.js';
 import { junitOutcomeOf } from '../../report/junit.js';
-import '../../report/taskMeta.js';
+import './taskMeta.js';
 import { labelForAllure } from './allureLabels.js';
 
 /** The run's one session in this worker, made when the first family asks for it. */

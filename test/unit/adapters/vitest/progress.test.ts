@@ -6,9 +6,14 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import type { PacingStatus } from '../../../src/config/pacingStatus.js';
-import { runFiles, type WorkerStart } from '../../../src/config/worker.js';
-import ProgressReporter, { ExchangeLogTail, familyChecks, heldBack, timeLeftMs } from '../../../src/report/progress.js';
+import type { PacingStatus } from '../../../../src/config/pacingStatus.js';
+import { runFiles, type WorkerStart } from '../../../../src/config/worker.js';
+import ProgressReporter, {
+  ExchangeLogTail,
+  familyChecks,
+  heldBack,
+  timeLeftMs,
+} from '../../../../src/adapters/vitest/progress.js';
 
 const line = (at: number) => `${JSON.stringify({ method: 'GET', status: 200, at })}\n`;
 

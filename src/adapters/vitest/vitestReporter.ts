@@ -5,10 +5,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Reporter, TestModule } from 'vitest/node';
-import type { Pace } from '../config/pacingStatus.js';
-import type { CheckResult, OperationSummary, Results, RunInfo } from './results.js';
-import { summarize } from './results.js';
-import { runFiles, type ReporterOptions, type WorkerStart } from '../config/worker.js';
+import type { Pace } from '../../config/pacingStatus.js';
+import type { CheckResult, OperationSummary, Results, RunInfo } from '../../report/results.js';
+import { summarize } from '../../report/results.js';
+import { runFiles, type ReporterOptions, type WorkerStart } from '../../config/worker.js';
 import './taskMeta.js';
 
 /** The run folder's `suites-ended`: what cleanup's client starts from (supervisor/cleanupThread.ts). */

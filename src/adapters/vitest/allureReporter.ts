@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import AllureVitestReporter from 'allure-vitest/reporter';
-import type { ReporterOptions } from '../config/worker.js';
+import type { ReporterOptions } from '../../config/worker.js';
 
 export default class ConformanceAllureReporter extends AllureVitestReporter {
   constructor({ start }: ReporterOptions = {}) {

@@ -6,8 +6,8 @@
  * other report does, where vitest's would count test cases.
  */
 import { GithubActionsReporter } from 'vitest/reporters';
-import type { ReporterOptions } from '../config/worker.js';
-import { gates } from './results.js';
+import type { ReporterOptions } from '../../config/worker.js';
+import { gates } from '../../report/results.js';
 import './taskMeta.js';
 
 /** A workflow command's message: newlines and the characters GitHub reads as syntax escaped, as vitest does. */

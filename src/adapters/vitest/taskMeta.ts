@@ -1,5 +1,5 @@
 /** What travels from the conformance tests to the reporters in vitest's task meta (also through blob reports of shards). */
-import type { CheckResult, OperationSummary, RunInfo } from './results.js';
+import type { CheckResult, OperationSummary, RunInfo } from '../../report/results.js';
 
 declare module 'vitest' {
   interface TaskMeta {
