@@ -224,7 +224,9 @@ async function send(
 ): Promise<Exchange> {
   const first = await sendUnrecorded(ex, request, pathParams);
   if (!stillBusy(first)) ex.busyIsItsAnswer = false;
-  if (!stillBusy(first) || ex.busyIsItsAnswer) {
+  // A value past what a server must hold is likely the cause of its own 503 (PostgreSQL refuses what it cannot
+  // store): not load, and not asked again.
+  if (!stillBusy(first) || ex.busyIsItsAnswer || request.valuesSuspect) {
     ex.run.sent.push({ kind, exchange: first, ...extra });
     return first;
   }
