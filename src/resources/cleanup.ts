@@ -144,6 +144,38 @@ export async function recheckFailed(send: Send, report: CleanupSummary): Promise
   report.failed = still;
 }
 
+/** The pauses before a delete a busy server refused is sent again: load passes, and the team's server is left clean. */
+const BUSY_DELETE_PAUSES_MS = [5000, 15000] as const;
+
+/** A delete that met a busy server (503, 429, no answer) through the client's retries. */
+const metBusyServer = (f: CleanupSummary['failed'][number]) => /^(503|429)\b|ECONN|no answer|timeout/i.test(f.reason);
+
+/**
+ * The deletes a busy server refused, sent again after each pause while any is left: a shared server's load (its
+ * services, another client) must not leave the run's objects behind.
+ */
+export async function deleteBusyAgain(
+  send: Send,
+  report: CleanupSummary,
+  pausesMs: readonly number[] = BUSY_DELETE_PAUSES_MS,
+): Promise<void> {
+  for (const pause of pausesMs) {
+    const busy = report.failed.filter((f) => f.path && metBusyServer(f));
+    if (busy.length === 0) return;
+    await new Promise((r) => setTimeout(r, pause));
+    for (const f of busy) {
+      const answer = await send({ method: 'DELETE', template: f.template ?? f.collection, path: f.path! });
+      if (!is2xx(answer) && answer.status !== 404) {
+        f.reason = answer.status ? `${answer.status}: ${answer.body.slice(0, 200)}` : (answer.error ?? 'no answer');
+        continue;
+      }
+      if (is2xx(answer)) report.deleted++;
+      else report.alreadyGone++;
+      report.failed = report.failed.filter((x) => x !== f);
+    }
+  }
+}
+
 /** A cleanup so far: its report, and how many of the ledger's entries it has handled. */
 export interface CleanupPass {
   report: CleanupSummary;

@@ -23,6 +23,7 @@ import {
   cleanupMadeForNames,
   cleanupMadeForRun,
   cleanupSideEffects,
+  deleteBusyAgain,
   recheckFailed,
 } from '../resources/cleanup.js';
 import type { Credentials } from './preflight.js';
@@ -125,6 +126,7 @@ export async function finish(end: CleanupEnd): Promise<CleanupDone> {
     const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, end.runTag);
     if (sideEffectsLeft.length) report.sideEffects = sideEffectsLeft;
     if (sideEffectsLeft.some((e) => e.deleted)) await recheckFailed(send, report);
+    await deleteBusyAgain(send, report);
     return { report, requests: client.requestCount, pacing: client.pacing.summary() };
   } finally {
     await client.close();

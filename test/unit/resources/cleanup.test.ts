@@ -10,6 +10,7 @@ import {
   cleanupMadeForNames,
   cleanupMadeForRun,
   cleanupSideEffects,
+  deleteBusyAgain,
   recheckFailed,
   type CleanupSummary,
 } from '../../../src/resources/cleanup.js';
@@ -335,5 +336,32 @@ describe('what requests made for the names they were given', () => {
     const send = async (): Promise<Answer> => ({ status: 500, body: '' });
     await cleanupMadeForNames(send, file, { 'POST /v2/concurrency_limits/increment': made }, report);
     expect(report.madeForNames).toBeUndefined();
+  });
+});
+
+describe('a delete a busy server refused', () => {
+  test('is sent again after a pause, and counted deleted when it goes; a refusal of another kind stays failed', async () => {
+    let busy = true;
+    const sent: string[] = [];
+    const send = async (r: RequestToSend): Promise<Answer> => {
+      sent.push(`${r.method} ${r.path}`);
+      return busy ? { status: 503, body: 'busy' } : { status: 204, body: '' };
+    };
+    const report: CleanupSummary = {
+      deleted: 0,
+      alreadyGone: 0,
+      notDeletable: [],
+      failed: [
+        { collection: '/flows', id: 'a', reason: '503: busy', path: '/flows/a', template: '/flows/{id}' },
+        { collection: '/flows', id: 'b', reason: '409: in use', path: '/flows/b', template: '/flows/{id}' },
+      ],
+    };
+    await deleteBusyAgain(send, report, [1]);
+    expect(report.failed.map((f) => f.id)).toEqual(['a', 'b']);
+    busy = false;
+    await deleteBusyAgain(send, report, [1, 1]);
+    expect(report.deleted).toBe(1);
+    expect(report.failed.map((f) => f.id)).toEqual(['b']);
+    expect(sent).toEqual(['DELETE /flows/a', 'DELETE /flows/a']);
   });
 });
