@@ -15,6 +15,7 @@ import {
 } from '../cases/requests.js';
 import { JudgedOnce } from '../cases/distinct.js';
 import { negativeCases } from '../cases/negative.js';
+import { stayedUnavailable } from '../checks/contract/eachExchange.js';
 import { EXTREME, edgeRows, singleField, unknownOnlyBody, type EdgeRow } from '../cases/edges.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import { is2xx, isServerError, type RequestToSend } from '../openapi/request.js';
@@ -223,22 +224,18 @@ async function send(
   extra: Partial<Sent> = {},
 ): Promise<Exchange> {
   const first = await sendUnrecorded(ex, request, pathParams);
-  if (!stillBusy(first)) ex.busyIsItsAnswer = false;
+  if (!stayedUnavailable(first)) ex.busyIsItsAnswer = false;
   // A value past what a server must hold is likely the cause of its own 503 (PostgreSQL refuses what it cannot
   // store): not load, and not asked again.
-  if (!stillBusy(first) || ex.busyIsItsAnswer || request.valuesSuspect) {
+  if (!stayedUnavailable(first) || ex.busyIsItsAnswer || request.valuesSuspect) {
     ex.run.sent.push({ kind, exchange: first, ...extra });
     return first;
   }
   const exchange = await sendAgainLater(ex, request, pathParams);
-  ex.busyIsItsAnswer = stillBusy(exchange);
+  ex.busyIsItsAnswer = stayedUnavailable(exchange);
   ex.run.sent.push({ kind, exchange, ...extra, busyFirst: first });
   return exchange;
 }
-
-/** A 503 through the client's retries (or 503s, then a dropped connection): the server was busy all along. */
-export const stillBusy = (exchange: Exchange): boolean =>
-  exchange.status === 503 || Boolean(exchange.status === 0 && exchange.earlier?.includes(503));
 
 /** How long the exercise waits before it asks a busy server again (then three times that): past the client's own backoff. */
 const BUSY_PAUSE_MS = 3000;
@@ -254,7 +251,7 @@ async function sendAgainLater(ex: Exercise, request: RequestToSend, pathParams: 
   for (let ask = 0; ask < BUSY_ASKS; ask++) {
     await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS * 3 ** ask));
     exchange = await sendUnrecorded(ex, request, pathParams);
-    if (!stillBusy(exchange)) break;
+    if (!stayedUnavailable(exchange)) break;
   }
   return exchange!;
 }

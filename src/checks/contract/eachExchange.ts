@@ -54,7 +54,8 @@ export const causeOf = (s: Sent): string => {
 
 /** The server said 503 to this request, then dropped the connection on a retry: unavailable, not broken. */
 export const unavailableThenDropped = (ex: Exchange) => ex.status === 0 && (ex.earlier ?? []).includes(503);
-const stayedUnavailable = (ex: Exchange) => ex.status === 503 || unavailableThenDropped(ex);
+/** Still 503 through the client's retries, or 503s and then a dropped connection: the server stayed busy. */
+export const stayedUnavailable = (ex: Exchange): boolean => ex.status === 503 || unavailableThenDropped(ex);
 
 interface JudgeOptions {
   /** Which exchanges the check looks at. */
