@@ -4,6 +4,7 @@
  * says of a path and of a response's fields.
  */
 import type { OpenApiDocument } from '../openapi/document.js';
+import { resolveRef } from '../openapi/operations.js';
 
 type Schema = Record<string, unknown>;
 
@@ -95,23 +96,13 @@ export class UpgradeApi {
     return members.map((m) => this.resolved(m)).find((m) => m?.properties);
   }
 
-  /** A schema with its `$ref` (and a lone allOf/anyOf member) followed. */
+  /** A schema with its `$ref`s followed (openapi/operations.ts resolveRef), and a lone allOf/anyOf member. */
   private resolved(schema: Schema | undefined): Schema | undefined {
     for (let depth = 0; schema && depth < 10; depth++) {
-      const ref = schema.$ref;
-      if (typeof ref === 'string') {
-        schema = ref
-          .replace(/^#\//, '')
-          .split('/')
-          .reduce<unknown>((node, key) => (node as Schema | undefined)?.[key], this.document) as Schema | undefined;
-        continue;
-      }
+      schema = resolveRef<Schema>(this.document, schema);
       const members = (schema.allOf ?? schema.anyOf) as Schema[] | undefined;
-      if (members?.length === 1) {
-        schema = members[0];
-        continue;
-      }
-      return schema;
+      if (members?.length !== 1) return schema;
+      schema = members[0];
     }
     return schema;
   }
