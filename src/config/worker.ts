@@ -11,6 +11,7 @@ import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import type { Config, Database, Env } from './config.js';
+import { UsageError } from './errors.js';
 
 const VARIABLE = 'CONFORMANCE_WORKER_CONFIG';
 
@@ -160,13 +161,25 @@ export function readWorkerConfig(): WorkerStart | undefined {
   return raw ? (JSON.parse(raw) as WorkerStart) : undefined;
 }
 
+/** What installs a managed release: uv (the default), or pip (`CONFORMANCE_INSTALLER=pip`). */
+export type Installer = 'uv' | 'pip';
+
 /**
- * Where the managed server's venvs are cached, the Python that makes them, and the package index pip reads
- * (its own PIP_INDEX_URL, else PyPI's), which says when a release was published.
+ * Where the managed server's venvs are cached, the Python that makes them, what installs them, and the
+ * package index (pip's own PIP_INDEX_URL, else PyPI's), which also says when a release was published.
  */
-export function managedServerSettings(): { cacheDir: string; python: string; packageIndex: string } {
+export function managedServerSettings(): {
+  cacheDir: string;
+  python: string;
+  packageIndex: string;
+  installer: Installer;
+} {
   const env = process.env;
+  const installer = env.CONFORMANCE_INSTALLER || 'uv';
+  if (installer !== 'uv' && installer !== 'pip')
+    throw new UsageError(`CONFORMANCE_INSTALLER must be uv or pip, got "${installer}"`);
   return {
+    installer,
     cacheDir:
       env.CONFORMANCE_CACHE_DIR ||
       path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'orchestration-conformance'),

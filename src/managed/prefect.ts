@@ -119,19 +119,77 @@ export function notOnIndex(version: string, pipMessage: string): string | undefi
   return `the package index has no prefect ${version} (its newest: ${versions.at(-1) || 'none'})`;
 }
 
-/** The uv the suite installs from PyPI for installs as of a date (`excludeNewer`); pip has no such option. */
+/** The uv the suite installs from PyPI: it installs a release in a fraction of pip's time, and as of a date (`excludeNewer`). */
 const UV = '0.13.9';
 
-function uvBinary(log: (line: string) => void): string {
+/** uv, installed once into the cache by pip; undefined where pip cannot install it (then pip does the work). */
+function uvBinary(log: (line: string) => void): string | undefined {
   const dir = path.join(managedServerSettings().cacheDir, `uv-${UV}`);
   const bin = path.join(dir, 'bin', 'uv');
   if (existsSync(bin)) return bin;
   log(`installing uv ${UV} into ${dir}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.dirname(dir), { recursive: true });
-  run(managedServerSettings().python, ['-m', 'venv', dir], 'creating the venv for uv');
-  run(path.join(dir, 'bin', 'pip'), ['install', '--disable-pip-version-check', '-q', `uv==${UV}`], 'pip install uv');
-  return bin;
+  try {
+    run(managedServerSettings().python, ['-m', 'venv', dir], 'creating the venv for uv');
+    run(path.join(dir, 'bin', 'pip'), ['install', '--disable-pip-version-check', '-q', `uv==${UV}`], 'pip install uv');
+    return bin;
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    log(`uv could not be installed (${(e as Error).message}): pip installs instead`);
+    return undefined;
+  }
+}
+
+/** One step of an install: a command, its arguments, and what it does (named when it fails). */
+export interface InstallStep {
+  cmd: string;
+  args: string[];
+  what: string;
+}
+
+/**
+ * The commands that install a release into `dir`: uv's where uv is given, else pip's, with the same
+ * requirements and the same constraints file. A release pinned to a date (`excludeNewer`) needs uv: pip has
+ * no such option.
+ */
+export function installSteps(
+  pin: PrefectPin,
+  dir: string,
+  constraints: string,
+  tools: { python: string; packageIndex: string; uv?: string },
+): InstallStep[] {
+  const requirements = [`prefect==${pin.prefect}`, ...pin.add, '-c', constraints];
+  if (tools.uv)
+    return [
+      { cmd: tools.uv, args: ['venv', '-q', '--python', tools.python, dir], what: 'creating the venv' },
+      {
+        cmd: tools.uv,
+        args: [
+          'pip',
+          'install',
+          '-q',
+          '--python',
+          path.join(dir, 'bin', 'python'),
+          ...(pin.excludeNewer ? ['--exclude-newer', pin.excludeNewer] : []),
+          // uv reads its own index setting, not pip's: the one pip reads is named.
+          '--index-url',
+          tools.packageIndex,
+          ...requirements,
+        ],
+        what: `uv pip install prefect==${pin.prefect}${pin.excludeNewer ? ` --exclude-newer ${pin.excludeNewer}` : ''}`,
+      },
+    ];
+  if (pin.excludeNewer)
+    throw new Error(`Prefect ${pin.prefect} installs as of ${pin.excludeNewer}, which needs uv, and uv is not here`);
+  return [
+    { cmd: tools.python, args: ['-m', 'venv', dir], what: 'creating the venv' },
+    {
+      cmd: path.join(dir, 'bin', 'pip'),
+      args: ['install', '--disable-pip-version-check', '-q', ...requirements],
+      what: `pip install prefect==${pin.prefect}`,
+    },
+  ];
 }
 
 /** The venv's marker: what was installed in it, so that a cached venv is used only for the same pins. */
@@ -155,51 +213,26 @@ export function installedPin(version: string): PrefectPin | undefined {
   }
 }
 
-/** Install a Prefect release (the pin by default) into its cached venv unless it is there already; returns the prefect binary. */
+/**
+ * Install a Prefect release (the pin by default) into its cached venv unless it is there already; returns the
+ * prefect binary. uv installs it (CONFORMANCE_INSTALLER=pip asks for pip, which also serves where uv cannot be had).
+ */
 export function ensurePrefect(log: (line: string) => void = () => {}, pin: PrefectPin = readPin()): string {
   const dir = venvDir(pin);
   const marker = path.join(dir, '.installed');
   const wanted = installedMarker(pin);
   const bin = path.join(dir, 'bin', 'prefect');
   if (existsSync(marker) && readFileSync(marker, 'utf8') === wanted && existsSync(bin)) return bin;
-  log(`installing prefect ${pin.prefect} into ${dir}`);
+  const settings = managedServerSettings();
+  const uv = settings.installer === 'uv' || pin.excludeNewer ? uvBinary(log) : undefined;
+  log(`installing prefect ${pin.prefect} into ${dir} (${uv ? 'uv' : 'pip'})`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(path.dirname(dir), { recursive: true });
   const constraints = path.join(path.dirname(dir), `constraints-${pin.prefect}.txt`);
   writeFileSync(constraints, `${pin.constraints.join('\n')}\n`);
   const hint = pin.why ? '' : ` (Prefect ${pin.prefect} is not in prefect-versions.json: it may need pins there)`;
   try {
-    if (pin.excludeNewer) {
-      const uv = uvBinary(log);
-      run(uv, ['venv', '-q', '--python', managedServerSettings().python, dir], 'creating the venv');
-      run(
-        uv,
-        [
-          'pip',
-          'install',
-          '-q',
-          '--python',
-          path.join(dir, 'bin', 'python'),
-          '--exclude-newer',
-          pin.excludeNewer,
-          // uv reads its own index setting, not pip's: the one pip reads is named.
-          '--index-url',
-          managedServerSettings().packageIndex,
-          `prefect==${pin.prefect}`,
-          ...pin.add,
-          '-c',
-          constraints,
-        ],
-        `uv pip install prefect==${pin.prefect} --exclude-newer ${pin.excludeNewer}`,
-      );
-    } else {
-      run(managedServerSettings().python, ['-m', 'venv', dir], 'creating the venv');
-      run(
-        path.join(dir, 'bin', 'pip'),
-        ['install', '--disable-pip-version-check', '-q', `prefect==${pin.prefect}`, ...pin.add, '-c', constraints],
-        `pip install prefect==${pin.prefect}`,
-      );
-    }
+    for (const step of installSteps(pin, dir, constraints, { ...settings, uv })) run(step.cmd, step.args, step.what);
   } catch (e) {
     // A failed install leaves nothing behind: the next try starts clean, and no half venv fills the cache.
     rmSync(dir, { recursive: true, force: true });

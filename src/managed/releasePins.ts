@@ -67,28 +67,45 @@ export function missingModule(message: string): string | undefined {
   return /ModuleNotFoundError: No module named '([A-Za-z0-9_]+)'/.exec(message)?.[1];
 }
 
+/** What the package index says of a release: whether it has it, its newest final release, and its own time. */
+export interface IndexEntry {
+  listed: boolean;
+  newest?: string;
+  /** A day after the index's earliest file of it (PEP 700 upload times); absent when the index does not say. */
+  publishedAt?: string;
+}
+
 /**
- * When the package index published a release (its earliest file's upload time, PEP 700), a day on: what the
- * index held then is the release's own time. Undefined when the index does not say.
+ * The package index's entry for a release (PEP 691 JSON): whether it is there, the newest final release, and
+ * when it was published, a day on (what the index held then is the release's own time: its dependencies of
+ * that day, released beside it, are in). Undefined when the index cannot be read.
  */
-export async function publishedAt(
+export async function indexEntry(
   version: string,
   indexUrl = managedServerSettings().packageIndex,
-): Promise<string | undefined> {
+): Promise<IndexEntry | undefined> {
   try {
     const res = await fetch(`${indexUrl.replace(/\/$/, '')}/prefect/`, {
       headers: { accept: 'application/vnd.pypi.simple.v1+json' },
       signal: AbortSignal.timeout(30_000),
     });
     if (!res.ok) return undefined;
-    const { files } = (await res.json()) as { files?: Array<{ filename: string; 'upload-time'?: string }> };
-    const own = (files ?? []).filter(
+    const body = (await res.json()) as {
+      versions?: string[];
+      files?: Array<{ filename: string; 'upload-time'?: string }>;
+    };
+    const own = (body.files ?? []).filter(
       (f) => f.filename.startsWith(`prefect-${version}-`) || f.filename === `prefect-${version}.tar.gz`,
     );
+    const finals = (body.versions ?? []).filter((v) => /^\d+\.\d+\.\d+$/.test(v)).sort(compareReleases);
     const times = own.flatMap((f) => (f['upload-time'] ? [Date.parse(f['upload-time'])] : [])).filter(Number.isFinite);
-    if (!times.length) return undefined;
-    // A day on: its dependencies of that day, released beside it, are in.
-    return new Date(Math.min(...times) + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    return {
+      listed: body.versions ? body.versions.includes(version) : own.length > 0,
+      ...(finals.length ? { newest: finals.at(-1) } : {}),
+      ...(times.length
+        ? { publishedAt: new Date(Math.min(...times) + 86_400_000).toISOString().replace(/\.\d+Z$/, 'Z') }
+        : {}),
+    };
   } catch {
     return undefined;
   }
@@ -136,8 +153,14 @@ export async function installedRelease(
   if (cached && existsSync(startsMarker(cached)))
     return { bin: ensurePrefect(log, cached), pin: cached, found: 'as its cached venv was installed' };
   log(`prefect ${listed.prefect} is not in prefect-versions.json: finding the pins it starts with`);
+  const entry = await indexEntry(listed.prefect);
+  // No install is tried for a release the index does not have: it says so, with the newest it has.
+  if (entry && !entry.listed)
+    throw new UsageError(
+      `Prefect ${listed.prefect} could not be started: the package index has no prefect ${listed.prefect} (its newest: ${entry.newest ?? 'none'})`,
+    );
   const tried: string[] = [];
-  for (const t of pinTries(listed.prefect, table, await publishedAt(listed.prefect))) {
+  for (const t of pinTries(listed.prefect, table, entry?.publishedAt)) {
     let pin = t.pin;
     for (;;) {
       let why: string | undefined;

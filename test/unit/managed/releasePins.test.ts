@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { VersionTable } from '../../../src/managed/prefect.js';
-import { missingModule, pinTries, publishedAt } from '../../../src/managed/releasePins.js';
+import { indexEntry, missingModule, pinTries } from '../../../src/managed/releasePins.js';
 
 const table: VersionTable = {
   pin: '3.8.8',
@@ -61,27 +61,37 @@ describe('what a start says', () => {
   });
 });
 
-describe("a release's own time", () => {
-  it("is a day after the index's earliest file of it (PEP 691 JSON with PEP 700 upload times); undefined where not said", async () => {
+describe("the index's entry for a release", () => {
+  it('says whether it is there, the newest final release, and a day after its earliest file (PEP 691 JSON, PEP 700 upload times)', async () => {
     const files = [
       { filename: 'prefect-3.6.29-py3-none-any.whl', 'upload-time': '2026-03-05T10:20:30.123456Z' },
       { filename: 'prefect-3.6.29.tar.gz', 'upload-time': '2026-03-05T10:19:00Z' },
       { filename: 'prefect-3.6.2-py3-none-any.whl', 'upload-time': '2025-12-01T00:00:00Z' },
       { filename: 'prefect-3.6.290.tar.gz', 'upload-time': '2030-01-01T00:00:00Z' },
+      { filename: 'prefect-3.6.3-py3-none-any.whl' },
     ];
+    const versions = ['3.6.2', '3.6.3', '3.6.29', '3.6.290', '3.7.0rc1', '3.7.0.dev4'];
     const accepts: string[] = [];
     const index = createServer((req, res) => {
       accepts.push(String(req.headers.accept));
       if (req.url !== '/simple/prefect/') return res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': 'application/vnd.pypi.simple.v1+json' }).end(JSON.stringify({ files }));
+      res
+        .writeHead(200, { 'content-type': 'application/vnd.pypi.simple.v1+json' })
+        .end(JSON.stringify({ files, versions }));
     });
     await new Promise<void>((r) => index.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(index.address() as AddressInfo).port}/simple`;
     try {
-      expect(await publishedAt('3.6.29', url)).toBe('2026-03-06T10:19:00Z');
-      expect(await publishedAt('3.6.2', `${url}/`)).toBe('2025-12-02T00:00:00Z');
-      expect(await publishedAt('3.6.3', url)).toBeUndefined();
-      expect(await publishedAt('3.6.29', `${url}/nothing`)).toBeUndefined();
+      expect(await indexEntry('3.6.29', url)).toEqual({
+        listed: true,
+        newest: '3.6.290',
+        publishedAt: '2026-03-06T10:19:00Z',
+      });
+      expect((await indexEntry('3.6.2', `${url}/`))?.publishedAt).toBe('2025-12-02T00:00:00Z');
+      // Listed with no upload time: no own time to install as of.
+      expect(await indexEntry('3.6.3', url)).toEqual({ listed: true, newest: '3.6.290' });
+      expect(await indexEntry('9.9.9', url)).toEqual({ listed: false, newest: '3.6.290' });
+      expect(await indexEntry('3.6.29', `${url}/nothing`)).toBeUndefined();
       expect(accepts[0]).toBe('application/vnd.pypi.simple.v1+json');
     } finally {
       index.close();
