@@ -39,9 +39,9 @@ module.exports = {
     {
       name: 'checks-see-their-context',
       comment:
-        'a check sees the stages before it through checks/context.ts only: the HTTP client and the fixture pool stay hidden',
+        'a check sees the stages before it through checks/core/context.ts only: the HTTP client and the fixture pool stay hidden',
       severity: 'error',
-      from: { path: '^src/checks/', pathNot: '^src/checks/context\\.ts$' },
+      from: { path: '^src/checks/', pathNot: '^src/checks/core/context\\.ts$' },
       to: { path: '^src/(http|resources)/' },
     },
     {

@@ -20,7 +20,8 @@ import type { Results } from '../report/results.js';
 import { readPin } from '../managed/prefect.js';
 import { cpuSeconds, pssKb, rssKb, tree } from '../managed/processes.js';
 import { record } from './history.js';
-import { exchangesByCheck, hottestFunctions, serverTimeByOperation } from './profile.js';
+import { exchangesByCheck, exchangesPerCase, hottestFunctions, serverTimeByOperation } from './profile.js';
+import type { Planning } from '../checks/core/planning.js';
 import { benchTarget, type BenchTarget } from './target.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -252,7 +253,20 @@ async function main(): Promise<void> {
       exitCode: bench.exitCode,
     },
   });
+  // The default run is what planning's exchanges per case stand for (checks/core/planning.ts).
+  if (benchKind(options) === 'default' && bench.exitCode === 0) writePlanning(bench.exchangesByCheck, results);
   printBench(bench, profiled);
+}
+
+/** planning.json's exchanges per case, from this run: the rest of the file (the kill matrix's catches) is kept. */
+function writePlanning(byCheck: Record<string, { exchanges: number }>, results: Results): void {
+  const file = path.join(repoRoot, 'src', 'checks', 'core', 'planning.json');
+  const planning = JSON.parse(readFileSync(file, 'utf8')) as Planning;
+  planning.exchangesPerCase = exchangesPerCase(byCheck, results.checks);
+  writeFileSync(file, `${JSON.stringify(planning, null, 2)}\n`);
+  process.stdout.write(
+    `${path.relative(repoRoot, file)}: exchanges per case of ${Object.keys(planning.exchangesPerCase).length} checks\n`,
+  );
 }
 
 main().catch((e: unknown) => {

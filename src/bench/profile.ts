@@ -69,3 +69,23 @@ export function exchangesByCheck(exchanges: Behaviour[]): Record<string, { excha
     timeBy(exchanges, (x) => x.by ?? 'other').map(([by, { n, seconds }]) => [by, { exchanges: n, seconds }]),
   );
 }
+
+/**
+ * What one case of each check sent, on average: its exchanges (the log's senders) over its cases in the run's
+ * results, to two decimals. A check that sent nothing is left out (planning counts it 1; one that reads the
+ * exercise or the document alone sends nothing of its own). What `npm run bench` writes into
+ * src/checks/core/planning.json.
+ */
+export function exchangesPerCase(
+  byCheck: Record<string, { exchanges: number }>,
+  checks: Array<{ check: string }>,
+): Record<string, number> {
+  const cases = new Map<string, number>();
+  for (const c of checks) cases.set(c.check, (cases.get(c.check) ?? 0) + 1);
+  return Object.fromEntries(
+    [...cases]
+      .filter(([id]) => byCheck[id]?.exchanges)
+      .map(([id, n]) => [id, Math.round((byCheck[id].exchanges / n) * 100) / 100] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
+  );
+}

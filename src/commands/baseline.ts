@@ -70,7 +70,7 @@ export function baselineVerify(fromFile?: string, baselineFile?: string): number
 
 /** `baseline findings [--out docs/findings.md]`: the real deviations of the shipped baselines, for the server's maintainers. */
 export async function baselineFindings(outFile = path.join(repoRoot, 'docs', 'findings.md')): Promise<number> {
-  const { BUILT_IN_CHECKS } = await import('../checks/registry.js');
+  const { BUILT_IN_CHECKS } = await import('../checks/core/registry.js');
   const releases = shippedBaselines(SHIPPED_BASELINES, 'prefect').map((b) => ({
     release: b.release,
     baseline: loadBaseline(b.file),

@@ -6,7 +6,7 @@ export async function checksCommand(
   checkModules: string[] = [],
 ): Promise<number> {
   // The registry loads every check's code (and the HTTP client): only this command needs it in the CLI.
-  const { allChecks, loadCheckModules } = await import('../checks/registry.js');
+  const { allChecks, loadCheckModules } = await import('../checks/core/registry.js');
   await loadCheckModules(checkModules);
   const checks = allChecks();
   if (format === 'json') process.stdout.write(`${JSON.stringify(checkListing(checks), null, 2)}\n`);

@@ -10,7 +10,7 @@ import type { Results } from '../report/results.js';
 import { publishedList, shownPath, SUITE_NAMES } from '../report/publish.js';
 import { documentDrift } from '../openapi/drift.js';
 import { managedSide } from '../managed/prefect.js';
-import { log } from './log.js';
+import { type Log, logTo } from './log.js';
 import { resultsFileIn } from './results.js';
 import { runCommand } from './run.js';
 
@@ -20,6 +20,7 @@ async function loadSide(
   name: 'A' | 'B',
   outDir: string,
   flags: Env,
+  log: Log,
 ): Promise<{ side: ComparedSide; document?: string }> {
   const managed = managedSide(arg);
   if (managed || /^https?:\/\//.test(arg)) {
@@ -93,11 +94,12 @@ export const COMPARISON_FOLDER = 'comparison';
  */
 export async function compareCommand(a: string, b: string, flags: Env): Promise<number> {
   const config = configFrom(flags);
+  const log = logTo(config);
   const outDir = outFolderGiven(config) ? config.outDir : path.resolve(COMPARISON_FOLDER);
   clearEarlier(outDir, [a, b]);
   mkdirSync(outDir, { recursive: true });
-  const sideA = await loadSide(a, 'A', outDir, flags);
-  const sideB = await loadSide(b, 'B', outDir, flags);
+  const sideA = await loadSide(a, 'A', outDir, flags, log);
+  const sideB = await loadSide(b, 'B', outDir, flags, log);
   const drift = sideA.document && sideB.document ? await driftOfFiles(sideA.document, sideB.document) : undefined;
   const comparison = compareRuns(sideA.side, sideB.side, drift);
   writeFileSync(path.join(outDir, 'compare.json'), JSON.stringify(comparison, null, 2));

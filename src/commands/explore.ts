@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { configFrom, outFolderGiven, UsageError, type Env } from '../config/config.js';
 import { inheritedEnvironment } from '../config/worker.js';
-import { allChecks } from '../checks/registry.js';
+import { allChecks } from '../checks/core/registry.js';
 import {
   baselineDraft,
   EXPLORE_NAMES,
@@ -25,7 +25,7 @@ import {
   stillShown,
 } from '../report/explore.js';
 import { publishedList, shownPath } from '../report/publish.js';
-import { log } from './log.js';
+import { logTo } from './log.js';
 import { repoRoot } from './repository.js';
 import type { ReplayedCase } from './replay.js';
 import { readResults } from './results.js';
@@ -108,6 +108,7 @@ export async function exploreCommand(flags: Env, minutesGiven: string): Promise<
   if (!/^\d+(\.\d+)?$/.test(minutesGiven) || minutes <= 0)
     throw new UsageError(`explore: --minutes takes a number of minutes above 0, got "${minutesGiven}"`);
   const config = configFrom(flags);
+  const log = logTo(config);
   const outDir = outFolderGiven(config) ? config.outDir : path.resolve(EXPLORE_FOLDER);
   for (const name of EXPLORE_NAMES) rmSync(path.join(outDir, name), { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });

@@ -1,6 +1,12 @@
-/** The commands' log line on stderr (none when asked to be quiet). */
-import { quietRequested } from '../config/config.js';
+/** The commands' log lines on stderr. */
+import type { Config } from '../config/config.js';
 
-export function log(line: string): void {
-  if (!quietRequested()) process.stderr.write(`conformance: ${line}\n`);
-}
+/** A log line's writer. */
+export type Log = (line: string) => void;
+
+/** A command's log, by its configuration: lines on stderr, none where it asks for quiet. */
+export const logTo =
+  (config: Pick<Config, 'quiet'>): Log =>
+  (line) => {
+    if (!config.quiet) process.stderr.write(`conformance: ${line}\n`);
+  };

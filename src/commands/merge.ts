@@ -2,10 +2,10 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { configFrom, UsageError, type Env } from '../config/config.js';
-import { suitesStartWith, workerStart } from '../config/worker.js';
+import { workerStart } from '../config/worker.js';
 import { startSuites } from '../supervisor/suitesInProcess.js';
 import { repoRoot } from './repository.js';
-import { log } from './log.js';
+import { logTo } from './log.js';
 import { reporters } from './suites.js';
 import { readResults, writeReports } from './results.js';
 
@@ -15,6 +15,7 @@ import { readResults, writeReports } from './results.js';
  */
 export async function mergeCommand(args: string[], flags: Env): Promise<number> {
   const config = configFrom(flags);
+  const log = logTo(config);
   const dirs = args.length ? args : [path.join(config.outDir, 'blob')];
   const blobs = dirs.flatMap((dir) =>
     existsSync(dir) && statSync(dir).isDirectory()
@@ -32,13 +33,13 @@ export async function mergeCommand(args: string[], flags: Env): Promise<number> 
   rmSync(path.join(config.outDir, 'allure-results'), { recursive: true, force: true });
   // The reporters read the output folder from the worker configuration, as in a run.
   const worker = workerStart(config, { runDir: '', startedAt: new Date().toISOString() });
-  const startedWith = suitesStartWith(worker);
   const { code } = await startSuites({
     root: repoRoot,
+    start: worker,
     reporters: reporters(worker),
     mergeReports: gathered,
     log,
-  }).ended.finally(startedWith);
+  }).ended;
   const results = readResults(path.join(config.outDir, 'results.json'));
   if (!results) throw new UsageError(`merge: vitest could not merge ${blobs.length} blob report(s) (exit ${code})`);
   log(`merged ${blobs.length} shard(s): ${blobs.map((b) => path.basename(b)).join(', ')}`);

@@ -5,7 +5,7 @@ import { configFrom, UsageError, type Env } from '../config/config.js';
 import { type CheckResult, gates } from '../report/results.js';
 import { verdictLine } from '../report/terminal.js';
 import { repoRoot } from './repository.js';
-import { log } from './log.js';
+import { logTo } from './log.js';
 import { resultsFileIn, readResults } from './results.js';
 import { runCommand } from './run.js';
 
@@ -41,6 +41,7 @@ export async function replayCommand(
   flags: Env,
 ): Promise<number> {
   const config = configFrom(flags);
+  const log = logTo(config);
   const from = resultsFileIn(source ?? config.outDir);
   const previous = readResults(from);
   if (!previous) throw new UsageError(`replay: cannot read a results.json at ${from}`);

@@ -24,7 +24,7 @@ import { installedRelease } from '../managed/releasePins.js';
 import { openThread, sibling, type Thread } from '../supervisor/thread.js';
 import type { Suites, SuitesEnd } from '../supervisor/suitesInProcess.js';
 import { repoRoot, SHIPPED_BASELINES, baselineOf } from './repository.js';
-import { log } from './log.js';
+import { logTo } from './log.js';
 import { runSuites } from './suites.js';
 import { readResults, writeReports } from './results.js';
 import { formatsOf } from '../report/formats.js';
@@ -61,6 +61,7 @@ function deletedObjects(ledger: string, cleanup: Results['cleanup']): Set<string
 
 /** The managed Prefect of a run with no target; an unknown or uninstallable release, or a selection of none of its operations, is bad input. */
 async function startManagedServer(config: Config): Promise<ManagedServer> {
+  const log = logTo(config);
   const version = readPin(config.prefectVersion).prefect;
   // Where the suite ships the release's operations, a selection of none of them is known before anything
   // starts (their keys: a selection by document tag waits for the document).
@@ -107,6 +108,7 @@ export async function runCommand(
   { narrow = (c) => c, verdictLast = true, completed }: RunShape = {},
 ): Promise<number> {
   const requested = narrow(configFrom(flags, overrides));
+  const log = logTo(requested);
   formatsOf(requested.reports); // a format of none is bad input before anything starts
   const stage = freshStagingFolder(requested.outDir);
   let ended = false;
@@ -152,7 +154,7 @@ function withRunCredentials(config: Config): Config {
 type Preflight = Thread<typeof import('../supervisor/preflight.js')>;
 type Survey = Awaited<ReturnType<typeof import('../supervisor/preflight.js').surveyTarget>>;
 type TargetState = Awaited<ReturnType<typeof import('../supervisor/preflight.js').targetState>>;
-type Cleaned = Awaited<ReturnType<typeof import('../supervisor/cleanupThread.js').finish>>;
+type Cleaned = import('../supervisor/cleanupThread.js').CleanupDone;
 type RunFiles = ReturnType<typeof runFiles>;
 
 /**
@@ -166,6 +168,7 @@ async function surveyedTarget(
   given: string,
   byUrl: boolean,
 ): Promise<{ survey: Survey; baseUrl: string }> {
+  const log = logTo(config);
   const credentials = { apiKey: config.apiKey, authString: config.authString };
   const surveyAt = (at: string) =>
     preflight.call('surveyTarget', {
@@ -211,6 +214,7 @@ function chosenBaseline(
   state: TargetState,
   server: ManagedServer | undefined,
 ) {
+  const log = logTo(config);
   const chosen = baselineOf(config, survey.profile, {
     given: config.serverVersion,
     managed: server?.version,
@@ -325,6 +329,7 @@ async function preparedTarget(
   files: RunFiles,
   started: (server: ManagedServer) => void,
 ) {
+  const log = logTo(config);
   // Said before anything is sent: the target a user's Prefect settings name is theirs, not the suite's.
   if (config.readOnlyBecause) log(`read-only: ${config.readOnlyBecause}`);
   // A baseline file named is read before a server is started or asked: a wrong one is bad input, at once.
@@ -367,7 +372,7 @@ async function preparedTarget(
  * meanwhile. One thread for both: a second would start node's thread and load the HTTP client again.
  */
 function runThreads() {
-  const thread = openThread<typeof import('../supervisor/runThread.js')>(
+  const thread = openThread<import('../supervisor/runThread.js').RunThread>(
     sibling(import.meta.url, '../supervisor/runThread.js'),
   );
   return { preflight: thread, cleaning: thread };
@@ -417,6 +422,7 @@ export async function runInto(
   completed: RunShape['completed'] = () => {},
 ): Promise<number> {
   const config = withRunCredentials(asked);
+  const log = logTo(config);
   const startedAt = new Date().toISOString();
   const runDir = path.join(config.outDir, '.run');
   mkdirSync(runDir, { recursive: true });

@@ -1,9 +1,9 @@
 /** The suites of a run, under vitest in this process, with the reporters the run hands what it knows. */
 import path from 'node:path';
 import { githubActions } from '../config/config.js';
-import { suitesStartWith, type ReporterOptions, type WorkerStart } from '../config/worker.js';
+import type { ReporterOptions, WorkerStart } from '../config/worker.js';
 import { startSuites, type Reporters, type Suites } from '../supervisor/suitesInProcess.js';
-import { log } from './log.js';
+import { logTo } from './log.js';
 import { repoRoot } from './repository.js';
 
 /**
@@ -27,15 +27,16 @@ const reporter = (name: string, start: WorkerStart): [string, Record<string, unk
 
 /** The suites of a run, by vitest in this process, given what they know at their start. */
 export function runSuites(start: WorkerStart): Suites {
+  const log = logTo(start);
   const names: Reporters = reporters(start);
   // Progress unless asked to be quiet: a line rewritten in place at a terminal, plain lines in CI or a pipe.
   if (!start.quiet) names.push(reporter('progress.ts', start));
   // vitest's sharding splits the suite files; each shard also leaves a blob report for `merge` (i/n: blob-i-n.json).
   const blobFile = start.shard && path.join(start.outDir, 'blob', `blob-${start.shard.replace('/', '-')}.json`);
   if (blobFile) names.push('blob');
-  const startedWith = suitesStartWith(start);
-  const suites = startSuites({
+  return startSuites({
     root: repoRoot,
+    start,
     reporters: names,
     shard: start.shard,
     blobFile,
@@ -43,6 +44,4 @@ export function runSuites(start: WorkerStart): Suites {
     workerFlags: () => start.suiteNodeFlags,
     log,
   });
-  void suites.ended.finally(startedWith);
-  return suites;
 }

@@ -27,7 +27,7 @@ import { UpgradeApi } from '../upgrade/api.js';
 import { writeCorpus, type Corpus } from '../upgrade/corpus.js';
 import { excuseUpgrade } from '../upgrade/excused.js';
 import { movingFields, snapshot, survival, type Snapshot } from '../upgrade/readBack.js';
-import { log } from './log.js';
+import { type Log, logTo } from './log.js';
 import { runCommand } from './run.js';
 
 export interface UpgradeOptions {
@@ -60,7 +60,7 @@ async function writtenOnA(server: ManagedServer, tag: string): Promise<{ corpus:
   return { corpus, reads: [first, await snapshot(api, corpus.objects)] };
 }
 
-function runAfterMigration(command: string, url: string): void {
+function runAfterMigration(command: string, url: string, log: Log): void {
   log(`upgrade: after the migration: ${command}`);
   const run = spawnSync(command, {
     shell: true,
@@ -82,6 +82,7 @@ function migrated(bin: string, version: string, url: string): Migration {
 
 export async function upgradeCommand(options: UpgradeOptions, flags: Env): Promise<number> {
   const config = configFrom(flags);
+  const log = logTo(config);
   if (config.baseUrl) throw new UsageError('upgrade: both releases are managed servers of its own; give no --base-url');
   const { database } = config;
   const [a, b] = [await installedRelease(options.from, log), await installedRelease(options.to, log)];
@@ -100,7 +101,7 @@ export async function upgradeCommand(options: UpgradeOptions, flags: Env): Promi
     await onA.stop();
     log(`upgrade: ${corpus.objects.length} objects written; migrating with prefect ${b.pin.prefect}`);
     const migration = migrated(b.bin, b.pin.prefect, db.url);
-    if (options.afterMigration) runAfterMigration(options.afterMigration, db.url);
+    if (options.afterMigration) runAfterMigration(options.afterMigration, db.url, log);
     const onB = await startPrefect({ version: b.pin.prefect, bin: b.bin, database, databaseUrl: db.url, log }).catch(
       (e: Error) => {
         throw new GateFailure(`upgrade: prefect ${b.pin.prefect} did not start on the migrated database: ${e.message}`);

@@ -42,7 +42,7 @@ export interface Config {
   prefectVersion?: string;
   /** The operations and checks the run covers; empty for all of them. */
   selection: Selection;
-  /** --check-modules: files of the user's own checks (absolute), each a family of its own (checks/registry.ts). */
+  /** --check-modules: files of the user's own checks (absolute), each a family of its own (checks/core/registry.ts). */
   checkModules: string[];
   /** Generated runs per property. */
   runs: number;
@@ -253,7 +253,6 @@ export function configFrom(flags: Env, overrides: Env = {}, cwd = process.cwd())
       for (const [k, v] of Object.entries(profile.env)) if (!(k in env)) env[k] = v;
     }
   }
-  if (flags.CONFORMANCE_QUIET) process.env.CONFORMANCE_QUIET = flags.CONFORMANCE_QUIET;
   // The settings named as the user gave them: the flag typed, or the file's key, not the variable behind it.
   const givenAs: Record<string, string> = {};
   for (const option of RUN_OPTIONS) {
@@ -281,9 +280,6 @@ export const selectionLine = (config: Pick<Config, 'selection'>): string | undef
 /** Whether the report folder was named (a flag, the file's key, the variable), not the default's. */
 export const outFolderGiven = (config: Pick<Config, 'givenAs'>): boolean =>
   Boolean(config.givenAs?.CONFORMANCE_OUT || process.env.CONFORMANCE_OUT);
-
-/** Whether log lines are unwanted, known before the rest of the configuration is. */
-export const quietRequested = (): boolean => truthy(process.env.CONFORMANCE_QUIET);
 
 /** The secrets of a config, so that every writer can redact them. */
 export function secretsOf(config: Pick<Config, 'apiKey' | 'authString'>): string[] {

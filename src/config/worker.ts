@@ -2,18 +2,16 @@
  * The one configuration that crosses from the supervising CLI to the suites (the vitest worker and its
  * reporters): the run's Config, completed with what the CLI decided (the target it started or checked, the
  * document it validated, the baseline it chose, the run folder). vitest is started while the CLI still asks
- * the target, so that its start hides behind the survey of the document: what is known then travels in an
- * environment variable of the CLI's process (vitest and its worker thread run in it), and the whole
+ * the target, so that its start hides behind the survey of the document: what is known then is provided to
+ * vitest as a value (adapters/vitest/provided.ts; the reporters have it as their options), and the whole
  * configuration, once the CLI has decided it, in the run folder's worker-config.json, which the suites wait
- * for before they send anything.
+ * for before they send anything. Nothing travels through the environment.
  */
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config, Database, Env } from './config.js';
 import { UsageError } from './errors.js';
-
-const VARIABLE = 'CONFORMANCE_WORKER_CONFIG';
 
 /** What the CLI found out about a target beyond its document, and how: for the baseline and the reports. */
 export interface TargetIdentity {
@@ -70,18 +68,6 @@ function workerConfig(start: WorkerStart, decided: Pick<WorkerConfig, Decided>):
     managed: decided.managed,
     identity: decided.identity,
     targetLabel: decided.targetLabel,
-  };
-}
-
-/**
- * The suites run in this process (supervisor/suitesInProcess.ts): vitest's worker thread takes its environment from
- * this process's, and the sequencer and reporters on the main thread read it too. What they know at their
- * start is put there for the run's length; the returned function takes it away (`compare` runs twice).
- */
-export function suitesStartWith(start: WorkerStart): () => void {
-  process.env[VARIABLE] = JSON.stringify(start);
-  return () => {
-    delete process.env[VARIABLE];
   };
 }
 
@@ -153,12 +139,6 @@ export function runFiles(runDir: string) {
     /** What the CLI's preflight decided (the target, its document, the baseline), until the suites have read it. */
     workerConfig: path.join(runDir, 'worker-config.json'),
   };
-}
-
-/** What this process was started with (the rest comes by handedOver); undefined outside a run of the CLI. */
-export function readWorkerConfig(): WorkerStart | undefined {
-  const raw = process.env[VARIABLE];
-  return raw ? (JSON.parse(raw) as WorkerStart) : undefined;
 }
 
 /** What installs a managed release: uv (the default), or pip (`CONFORMANCE_INSTALLER=pip`). */

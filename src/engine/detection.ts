@@ -1,10 +1,10 @@
-import type { Check, Family } from '../checks/check.js';
-import { checksOf, families } from '../checks/registry.js';
+import type { Check, Family } from '../checks/core/check.js';
+import { checksOf, families } from '../checks/core/registry.js';
 
-/** What planning needs of a case's check: its declarations (checks/check.ts). */
+/** What planning needs of a case's check: its declarations (checks/core/check.ts) and what was measured of it. */
 type CaseCheck = Pick<Check, 'id' | 'family' | 'exchangesPerCase' | 'catches' | 'reads'>;
 
-/** The exchanges one case of a check sends, as the check declares them (Check.exchangesPerCase). */
+/** The exchanges one case of a check sends, as the bench measured them (Check.exchangesPerCase, checks/core/planning.ts). */
 const exchangesPerCase = (check: Pick<Check, 'exchangesPerCase'>) => check.exchangesPerCase ?? 1;
 
 /** A family all of whose checks read the document alone (Check.reads): its file sends nothing, and waits for nothing. */

@@ -20,7 +20,7 @@ import { EXTREME, edgeRows, singleField, unknownOnlyBody, type EdgeRow } from '.
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import { is2xx, isServerError, type RequestToSend } from '../openapi/request.js';
 import type { Replay } from '../report/baseline.js';
-import type { ExchangeKind, OperationRun, Sent } from '../checks/context.js';
+import type { ExchangeKind, OperationRun, Sent } from '../checks/core/context.js';
 import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
 import { jsonBodySchema, resolveRef, type Operation, type Schema } from '../openapi/operations.js';

@@ -5,11 +5,11 @@
  * case that awaits its verdict here.
  */
 import { writeFileSync } from 'node:fs';
-import { reportedId, type Check, type Family } from '../checks/check.js';
-import { clauseText } from '../checks/clauses.js';
-import { CORE } from '../checks/queryContext.js';
-import { checksOf, families as familiesOfRun } from '../checks/registry.js';
-import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/verdict.js';
+import { reportedId, type Check, type Family } from '../checks/core/check.js';
+import { clauseText } from '../checks/core/clauses.js';
+import { CORE } from '../checks/core/queryContext.js';
+import { checksOf, families as familiesOfRun } from '../checks/core/registry.js';
+import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/core/verdict.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
 import { runFiles } from '../config/worker.js';
 import {
@@ -81,7 +81,7 @@ const judging = (session: Session, c: Case) => () =>
     operation: c.op.key,
   });
 
-/** The lane of a case that runs alone (checks/check.ts: lane). */
+/** The lane of a case that runs alone (checks/core/check.ts: lane). */
 const laneOf = (session: Session, c: Case) =>
   c.check.isolation === 'alone' ? c.check.lane?.(c.op, session.checkContext) : undefined;
 
@@ -115,7 +115,7 @@ function scheduleJudgements(session: Session, cases: Case[], priority?: number):
 }
 
 /**
- * The preparations of a family's isolated checks (checks/check.ts: `prepare`), queued before every judgement
+ * The preparations of a family's isolated checks (checks/core/check.ts: `prepare`), queued before every judgement
  * of the family: they run side by side, beside the judgements before them, and the isolated judgements find
  * their work done rather than doing it with nothing beside them (a DELETE scenario's creates are round trips
  * of their own, which a far target makes long). Their errors are met by the judgements, which ask for the

@@ -3,8 +3,8 @@
  * plan, whether the expected exchanges were written, and the families scheduled ahead or pulled forward. It is
  * the session's own, made with it (engine/session.ts), rather than state a module keeps.
  */
-import type { Check, Family } from '../checks/check.js';
-import type { Verdict } from '../checks/verdict.js';
+import type { Check, Family } from '../checks/core/check.js';
+import type { Verdict } from '../checks/core/verdict.js';
 import type { Operation } from '../openapi/operations.js';
 
 /** A verdict, or, for a check the run's budget or deadline did not reach, why it was not run. */

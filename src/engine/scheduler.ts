@@ -1,7 +1,7 @@
 /**
  * Jobs of a run (judgements, and the exercise of operations they read) started in the order they are
  * submitted, a bounded number at a time, so that the server always has work while no check sees another's
- * writes where that would change its verdict. A job's isolation (checks/check.ts) decides what may run
+ * writes where that would change its verdict. A job's isolation (checks/core/check.ts) decides what may run
  * beside it: `shared` jobs beside shared ones, `quiet` beside quiet ones, `alone` beside nothing but alone
  * jobs of other lanes (a lane names the state an alone job changes and compares, which jobs of other lanes
  * neither change nor read; one without a lane runs beside nothing), and `reads` jobs beside anything: they
@@ -12,7 +12,7 @@
  * A job may carry a priority (lower first; a budgeted run's plan): it then queues before every job of a
  * higher number, and in submission order among its equals.
  */
-import type { Isolation } from '../checks/check.js';
+import type { Isolation } from '../checks/core/check.js';
 
 export type JobIsolation = Isolation | 'shared';
 

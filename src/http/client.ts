@@ -70,7 +70,7 @@ let sendersBegun = 0;
 
 export interface SenderOptions {
   /**
-   * A sender declared to send only reads (checks/check.ts: isolation `reads`), which the client holds to, and
+   * A sender declared to send only reads (checks/core/check.ts: isolation `reads`), which the client holds to, and
    * whose requests let others go first in a rate limit's line (pacing/rateLimits.ts: take).
    */
   readsOnly?: boolean;

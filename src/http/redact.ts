@@ -15,7 +15,7 @@ export class Redactor {
 
   /**
    * Credentials headers keep their scheme only (`Bearer ***`). An authorization header that carries none of the
-   * secrets is the suite's own made-up wrong credentials (checks/auth.ts): kept, so that its curl line
+   * secrets is the suite's own made-up wrong credentials (checks/auth/records.ts): kept, so that its curl line
    * repeats the refusal it shows.
    */
   headers(headers: Record<string, string>): Record<string, string> {

@@ -5,7 +5,7 @@
  * says the server changes one when an object of the other is deleted (`deleteReaches`: Prefect deletes a
  * deployment's concurrency limit with it). A server cascades a DELETE along the fields that name the deleted
  * object, so deleting an object nothing names changes no collection outside its group: the DELETE scenarios
- * of different groups, each on fresh objects, may run side by side (checks/methods.ts, engine/scheduler.ts).
+ * of different groups, each on fresh objects, may run side by side (checks/methods/records.ts, engine/scheduler.ts).
  */
 import type { ApiModel } from './model.js';
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { FAILURE_KINDS, type Failure, type FailureKind } from '../checks/verdict.js';
+import { FAILURE_KINDS, type Failure, type FailureKind } from '../checks/core/verdict.js';
 import { UsageError } from '../config/config.js';
 import type { ResultStatus } from './results.js';
 

@@ -9,7 +9,7 @@
  * - An entry of an older baseline that names no kind and key becomes one keyed entry per failure it
  *   excused in this run, each keeping the old reason and evidence.
  */
-import type { FailureKind } from '../checks/verdict.js';
+import type { FailureKind } from '../checks/core/verdict.js';
 import {
   appliesTo,
   covers,

@@ -1,7 +1,7 @@
 /** The registry as people and tools read it: `conformance checks` (JSON) and docs/checks.md (Markdown). */
-import type { Check } from '../checks/check.js';
-import { clauseLevels, clauseText } from '../checks/clauses.js';
-import { PROMISES_4_1 } from '../checks/promises.js';
+import type { Check } from '../checks/core/check.js';
+import { clauseLevels, clauseText } from '../checks/core/clauses.js';
+import { PROMISES_4_1 } from '../checks/core/promises.js';
 
 export interface CheckListing {
   id: string;
@@ -30,7 +30,7 @@ export function checkListMarkdown(checks: readonly Check[]): string {
   const lines = [
     '# Checks',
     '',
-    '<!-- Generated from the check registry (src/checks/registry.ts) by `npm run docs:checks`; a test keeps it current. -->',
+    '<!-- Generated from the check registry (src/checks/core/registry.ts) by `npm run docs:checks`; a test keeps it current. -->',
     '',
     `${checks.length} checks. Each has a stable id (reports, baselines and comparisons key on it), the clause it enforces, and`,
     "the level that clause's first source gives it: an RFC's keyword (RFC 9110 §15.5.6's MUST is a MUST); the spec's rules,",

@@ -4,7 +4,7 @@
  * judgement calls and stay in the baselines only). Each is shown once, with the releases whose baseline
  * names it, its reason, the request that shows it as a curl where the evidence gives one, and its answer.
  */
-import { type Check, checkIdOf } from '../checks/check.js';
+import { type Check, checkIdOf } from '../checks/core/check.js';
 import type { Baseline, BaselineEntry } from './baseline.js';
 
 export interface ReleaseBaseline {

@@ -1,6 +1,6 @@
 /** The shape of `reports/results.json` (design.md's contract; more fields are welcome, none removed). */
-import type { Level } from '../checks/check.js';
-import type { FailureKind } from '../checks/verdict.js';
+import type { Level } from '../checks/core/check.js';
+import type { FailureKind } from '../checks/core/verdict.js';
 import type { TargetIdentity } from '../config/worker.js';
 import type { PacingSummary } from '../config/pacingStatus.js';
 import type { CleanupSummary } from '../resources/cleanup.js';

@@ -4,8 +4,8 @@
  * clause's checks apply to), or why it was not judged. Built from the verdicts and the suite's checks, never
  * typed in, so that an implementer sees at a glance which of the spec's promises were tested and which were not.
  */
-import { SPEC_CLAUSES, specClausesOf, UNJUDGED_CLAUSES } from '../checks/clauses.js';
-import { BUILT_IN_CHECKS } from '../checks/registry.js';
+import { SPEC_CLAUSES, specClausesOf, UNJUDGED_CLAUSES } from '../checks/core/clauses.js';
+import { BUILT_IN_CHECKS } from '../checks/core/registry.js';
 import { esc } from './escape.js';
 import type { CheckResult, ClauseStatement, Results } from './results.js';
 

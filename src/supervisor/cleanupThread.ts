@@ -63,14 +63,6 @@ export interface CleanupDone {
   pacing: PacingSummary;
 }
 
-let target: CleanupTarget | undefined;
-let client: HttpClient | undefined;
-let suitesOver = false;
-/** Undefined when the suites ended without saying so: `finish` then deletes the whole ledger. */
-let firstPass: Promise<CleanupPass | undefined> | undefined;
-
-const send = (request: RequestToSend) => client!.send(request);
-
 /** What the suites' results reporter wrote when they ended (adapters/vitest/vitestReporter.ts); nothing learnt when unreadable. */
 function suitesEndedAs(file: string): SuitesEnded {
   try {
@@ -81,54 +73,66 @@ function suitesEndedAs(file: string): SuitesEnded {
   }
 }
 
-/**
- * Waits, in this thread's event loop, for the suites to end, then deletes what the ledger holds by then. A
- * run whose suites end without the file (interrupted, crashed) is cleaned up by `finish`.
- */
-export function watch(run: CleanupTarget): void {
-  target = run;
-  const watching = supervisorClient({ ...run, recorders: run.harEntries ? [harRecorder(run.harEntries)] : [] });
-  client = watching;
-  firstPass = appeared(run.suitesEnded, () => suitesOver, 50).then((ended) => {
-    watching.answerNothingAfter(Date.now() + run.seconds * 1000, run.why);
-    const log = readExchangeLog(run.exchanges);
-    watching.learnDistance(distanceSample(log, WINDOW, 'DELETE'));
-    // Its deletes take turns from the first where the suites' writes ended taking turns, spaced by what the
-    // suites' own deletes took: not a crowd the target refuses (503), and the halving after. Behind a rate
-    // limit they start at the suites' pace, not with a burst the limit refuses (429).
-    if (ended) {
-      const suites = suitesEndedAs(run.suitesEnded);
-      watching.learnWrites(suites.writesTookTurns, servedAnswerTimes(log, 64, 'DELETE'));
-      watching.learnPaces(suites.paces);
-    }
-    return ended ? cleanup(send, run.ledger) : undefined;
-  });
-  // Its failure is thrown by finish; unhandled until then, it would end the thread.
-  firstPass.catch(() => {});
-}
+/** The run's cleanup in its thread: what it watches, its client, and its first pass, from `watch` to `finish`. */
+export class ThreadCleanup {
+  private target: CleanupTarget | undefined;
+  private client: HttpClient | undefined;
+  private suitesOver = false;
+  /** Undefined when the suites ended without saying so: `finish` then deletes the whole ledger. */
+  private firstPass: Promise<CleanupPass | undefined> | undefined;
 
-/**
- * After vitest has closed (its worker thread is gone: nothing more is made): what the ledger gained since
- * the first pass, then what the server made for the run and the side effects it caused.
- */
-export async function finish(end: CleanupEnd): Promise<CleanupDone> {
-  if (!target || !client || !firstPass) throw new Error('cleanup finished before it watched the suites');
-  suitesOver = true;
-  try {
-    const cleaned = await cleanup(send, target.ledger, await firstPass);
-    const report = cleaned.report;
-    const profile = profileNamed(end.profile);
-    if (profile.madeForRun && !end.readOnly)
-      await cleanupMadeForRun(send, target.ledger, end.runTag, profile.madeForRun, report);
-    if (profile.madeForNames && !end.readOnly)
-      await cleanupMadeForNames(send, target.ledger, profile.madeForNames, report);
-    const sideEffects = (profile.sideEffects ?? []).filter((e) => end.absentSideEffects.includes(e.path));
-    const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, end.runTag);
-    if (sideEffectsLeft.length) report.sideEffects = sideEffectsLeft;
-    if (sideEffectsLeft.some((e) => e.deleted)) await recheckFailed(send, report);
-    await deleteBusyAgain(send, report);
-    return { report, requests: client.requestCount, pacing: client.pacing.summary() };
-  } finally {
-    await client.close();
+  /**
+   * Waits, in this thread's event loop, for the suites to end, then deletes what the ledger holds by then. A
+   * run whose suites end without the file (interrupted, crashed) is cleaned up by `finish`.
+   */
+  watch(run: CleanupTarget): void {
+    this.target = run;
+    const watching = supervisorClient({ ...run, recorders: run.harEntries ? [harRecorder(run.harEntries)] : [] });
+    this.client = watching;
+    const send = (request: RequestToSend) => watching.send(request);
+    this.firstPass = appeared(run.suitesEnded, () => this.suitesOver, 50).then((ended) => {
+      watching.answerNothingAfter(Date.now() + run.seconds * 1000, run.why);
+      const log = readExchangeLog(run.exchanges);
+      watching.learnDistance(distanceSample(log, WINDOW, 'DELETE'));
+      // Its deletes take turns from the first where the suites' writes ended taking turns, spaced by what the
+      // suites' own deletes took: not a crowd the target refuses (503), and the halving after. Behind a rate
+      // limit they start at the suites' pace, not with a burst the limit refuses (429).
+      if (ended) {
+        const suites = suitesEndedAs(run.suitesEnded);
+        watching.learnWrites(suites.writesTookTurns, servedAnswerTimes(log, 64, 'DELETE'));
+        watching.learnPaces(suites.paces);
+      }
+      return ended ? cleanup(send, run.ledger) : undefined;
+    });
+    // Its failure is thrown by finish; unhandled until then, it would end the thread.
+    this.firstPass.catch(() => {});
+  }
+
+  /**
+   * After vitest has closed (its worker thread is gone: nothing more is made): what the ledger gained since
+   * the first pass, then what the server made for the run and the side effects it caused.
+   */
+  async finish(end: CleanupEnd): Promise<CleanupDone> {
+    const { target, client, firstPass } = this;
+    if (!target || !client || !firstPass) throw new Error('cleanup finished before it watched the suites');
+    this.suitesOver = true;
+    const send = (request: RequestToSend) => client.send(request);
+    try {
+      const cleaned = await cleanup(send, target.ledger, await firstPass);
+      const report = cleaned.report;
+      const profile = profileNamed(end.profile);
+      if (profile.madeForRun && !end.readOnly)
+        await cleanupMadeForRun(send, target.ledger, end.runTag, profile.madeForRun, report);
+      if (profile.madeForNames && !end.readOnly)
+        await cleanupMadeForNames(send, target.ledger, profile.madeForNames, report);
+      const sideEffects = (profile.sideEffects ?? []).filter((e) => end.absentSideEffects.includes(e.path));
+      const sideEffectsLeft = await cleanupSideEffects(send, sideEffects, end.runTag);
+      if (sideEffectsLeft.length) report.sideEffects = sideEffectsLeft;
+      if (sideEffectsLeft.some((e) => e.deleted)) await recheckFailed(send, report);
+      await deleteBusyAgain(send, report);
+      return { report, requests: client.requestCount, pacing: client.pacing.summary() };
+    } finally {
+      await client.close();
+    }
   }
 }

@@ -26,7 +26,7 @@ export async function checksSelected({
   selection: Selection;
   checkModules: string[];
 }): Promise<{ selected: number; of: number }> {
-  const { allChecks, loadCheckModules } = await import('../checks/registry.js');
+  const { allChecks, loadCheckModules } = await import('../checks/core/registry.js');
   await loadCheckModules(checkModules);
   const checks = allChecks();
   return { selected: checks.filter((c) => selectsCheck(selection, c)).length, of: checks.length };

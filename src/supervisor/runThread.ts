@@ -7,12 +7,19 @@ import type { CleanupDone, CleanupEnd, CleanupTarget } from './cleanupThread.js'
 
 export * from './preflight.js';
 
-const cleanup = () => import('./cleanupThread.js');
-
-export async function watch(run: CleanupTarget): Promise<void> {
-  (await cleanup()).watch(run);
+/** The thread's cleanup (thread.ts: what it keeps between `watch` and `finish` is the thread's). */
+export function threadOwned() {
+  let made: Promise<import('./cleanupThread.js').ThreadCleanup> | undefined;
+  const cleanup = () => (made ??= import('./cleanupThread.js').then((m) => new m.ThreadCleanup()));
+  return {
+    async watch(run: CleanupTarget): Promise<void> {
+      (await cleanup()).watch(run);
+    },
+    async finish(end: CleanupEnd): Promise<CleanupDone> {
+      return (await cleanup()).finish(end);
+    },
+  };
 }
 
-export async function finish(end: CleanupEnd): Promise<CleanupDone> {
-  return (await cleanup()).finish(end);
-}
+/** What the run's thread answers: the preflight's functions and its cleanup's. */
+export type RunThread = typeof import('./preflight.js') & ReturnType<typeof threadOwned>;

@@ -9,6 +9,8 @@
  * pool terminates the worker thread), and an unhandled rejection on the main thread while vitest runs is
  * reported and stops them too.
  */
+import { PROVIDED_START } from '../adapters/vitest/provided.js';
+import type { WorkerStart } from '../config/worker.js';
 import { Writable } from 'node:stream';
 import type { Vitest } from 'vitest/node';
 
@@ -30,6 +32,8 @@ export interface SuitesOptions {
   declaresFamilies?: boolean;
   /** Keep the suites' transformed modules on disk (suitesConfig.ts); on unless said otherwise. */
   moduleCache?: boolean;
+  /** The run's configuration at the start, provided to the suites as a value (adapters/vitest/provided.ts). */
+  start?: WorkerStart;
   /** Node flags for the suites' worker thread, by attempt (0, then 1 for the retry); none unless given. */
   workerFlags?: (attempt: number) => string[];
   log(line: string): void;
@@ -114,6 +118,7 @@ async function createdVitest(options: SuitesOptions, attempt: number): Promise<V
       config: false,
       ...suitesConfig(options),
       execArgv: options.workerFlags?.(attempt) ?? [],
+      ...(options.start ? { provide: { [PROVIDED_START]: options.start } } : {}),
       reporters: options.reporters,
       run: true,
       watch: false,

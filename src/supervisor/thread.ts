@@ -4,6 +4,8 @@
  * goes with the thread: the supervising CLI stays small beside the suites' process (docs/performance.md,
  * "Decisions, and why"). A function takes one structured-cloneable argument and returns one; a
  * UsageError thrown in the thread is thrown again as a UsageError, so bad input stays one line and exit 2.
+ * A module that keeps state between calls exports `threadOwned()`: called once, as the thread starts, its
+ * functions are called beside the module's own, and what they keep is the thread's, in their closure.
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { UsageError } from '../config/errors.js';
@@ -77,7 +79,10 @@ export function sibling(caller: string, relative: string): URL {
 }
 
 if (!isMainThread && workerData?.[MODULE]) {
-  const loaded = import(workerData[MODULE] as string) as Promise<Record<string, (arg: unknown) => unknown>>;
+  type Functions = Record<string, (arg: unknown) => unknown>;
+  const loaded = (import(workerData[MODULE] as string) as Promise<Functions & { threadOwned?: () => Functions }>).then(
+    (module) => ({ ...module, ...module.threadOwned?.() }) as Functions,
+  );
   parentPort!.on('message', ({ id, name, arg }: Call) => {
     loaded
       .then((module) => {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
-import { BUILT_IN_CHECKS } from '../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../src/checks/core/registry.js';
 import { CONFIG_FILE_NAME } from '../../src/config/file.js';
 import { OPTION_GROUPS, RUN_OPTIONS, SECRET_VARIABLES } from '../../src/config/options.js';
 import { readPin } from '../../src/managed/prefect.js';

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
-import { BUILT_IN_CHECKS } from '../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../src/checks/core/registry.js';
 import { checkListMarkdown } from '../../src/report/checkList.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { prefectTargetEnv, repoRoot, runCli } from '../support/runCli.js';

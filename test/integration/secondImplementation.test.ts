@@ -5,7 +5,7 @@
  * checks skipped (each with its reason), and nothing of the run's left behind.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BUILT_IN_FAMILIES } from '../../src/checks/check.js';
+import { BUILT_IN_FAMILIES } from '../../src/checks/core/check.js';
 import { type CliRun, failedChecks, runCli, WHOLE_RUN_MS } from '../support/runCli.js';
 import { type RunningSpecServer, startSpecServer } from '../support/specServer.js';
 

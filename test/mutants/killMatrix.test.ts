@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
 import { startProxy, type RunningProxy } from '../support/proxy.js';
-import { checkIdOf } from '../../src/checks/check.js';
+import { checkIdOf } from '../../src/checks/core/check.js';
 import { readExchangeLog } from '../../src/config/exchangeLog.js';
 import type { OpenApiDocument } from '../../src/openapi/document.js';
 import { indexOperations } from '../../src/openapi/operations.js';

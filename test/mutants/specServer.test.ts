@@ -5,7 +5,7 @@
  * the Prefect matrix's own (their paths are the spec's); the version header and the key are this server's.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BUILT_IN_FAMILIES, checkIdOf, familyOf } from '../../src/checks/check.js';
+import { BUILT_IN_FAMILIES, checkIdOf, familyOf } from '../../src/checks/core/check.js';
 import { exitCodeOf } from '../../src/report/results.js';
 import { type CliRun, failedChecks, runCli } from '../support/runCli.js';
 import { type RunningProxy, startProxy } from '../support/proxy.js';

@@ -48,10 +48,12 @@ describe('the one-way flow', () => {
   test('an import of a later stage fails the rule (a check importing the engine)', async () => {
     const dir = tree({
       'src/engine/session.ts': 'export interface Session { id: string }\n',
-      'src/checks/methods.ts':
-        "import type { Session } from '../engine/session.js';\nexport const use = (s: Session) => s.id;\n",
+      'src/checks/methods/records.ts':
+        "import type { Session } from '../../engine/session.js';\nexport const use = (s: Session) => s.id;\n",
     });
-    expect(await violations(dir)).toEqual(['checks-imports-downstream: src/checks/methods.ts → src/engine/session.ts']);
+    expect(await violations(dir)).toEqual([
+      'checks-imports-downstream: src/checks/methods/records.ts → src/engine/session.ts',
+    ]);
   });
 
   test('the adapters, the supervisor and the commands are stages too: an earlier one importing a later one fails', async () => {
@@ -84,8 +86,8 @@ describe('the one-way flow', () => {
   test('an import of an earlier stage passes', async () => {
     const dir = tree({
       'src/openapi/operations.ts': 'export interface Operation { key: string }\n',
-      'src/checks/spec.ts':
-        "import type { Operation } from '../openapi/operations.js';\nexport const key = (o: Operation) => o.key;\n",
+      'src/checks/spec/records.ts':
+        "import type { Operation } from '../../openapi/operations.js';\nexport const key = (o: Operation) => o.key;\n",
     });
     expect(await violations(dir)).toEqual([]);
   });
@@ -94,15 +96,17 @@ describe('the one-way flow', () => {
     const client = 'export interface Exchange { status: number }\n';
     const direct = tree({
       'src/http/client.ts': client,
-      'src/checks/methods.ts':
-        "import type { Exchange } from '../http/client.js';\nexport const ok = (e: Exchange) => e.status;\n",
+      'src/checks/methods/records.ts':
+        "import type { Exchange } from '../../http/client.js';\nexport const ok = (e: Exchange) => e.status;\n",
     });
-    expect(await violations(direct)).toEqual(['checks-see-their-context: src/checks/methods.ts → src/http/client.ts']);
+    expect(await violations(direct)).toEqual([
+      'checks-see-their-context: src/checks/methods/records.ts → src/http/client.ts',
+    ]);
     const through = tree({
       'src/http/client.ts': client,
-      'src/checks/context.ts': "export type { Exchange } from '../http/client.js';\n",
-      'src/checks/methods.ts':
-        "import type { Exchange } from './context.js';\nexport const ok = (e: Exchange) => e.status;\n",
+      'src/checks/core/context.ts': "export type { Exchange } from '../../http/client.js';\n",
+      'src/checks/methods/records.ts':
+        "import type { Exchange } from '../core/context.js';\nexport const ok = (e: Exchange) => e.status;\n",
     });
     expect(await violations(through)).toEqual([]);
   });
@@ -146,14 +150,22 @@ function moduleState(text: string): string[] {
 }
 
 describe('one configuration, handed over', () => {
-  test('the worker configuration is read by the adapter and the supervisor only; the reporters and the engine are handed it', () => {
+  test('the configuration provided to vitest is read by the adapter only; the reporters and the engine are handed it', () => {
     const readers = sources()
       .filter(
-        ({ file, text }) =>
-          /\breadWorkerConfig\(/.test(text) && !/^src\/(config\/worker\.ts|adapters\/|supervisor\/)/.test(file),
+        ({ file, text }) => /\bPROVIDED_START\b/.test(text) && !/^src\/(adapters\/vitest\/|supervisor\/)/.test(file),
       )
       .map(({ file }) => file);
     expect(readers).toEqual([]);
+  });
+
+  test('nothing in src/ writes the environment: what depends on it is resolved into the configuration at the entry', () => {
+    const writes = sources().flatMap(({ file, text }) =>
+      [
+        ...text.matchAll(/process\.env(\.\w+|\[[^\]]+\])\s*=[^=]|delete process\.env|Object\.assign\(process\.env/g),
+      ].map((m) => `${file}: ${m[0]}`),
+    );
+    expect(writes).toEqual([]);
   });
 
   test('the engine keeps no state at module level: what a run keeps is its session', () => {

@@ -4,8 +4,8 @@
  * that prove a failure as attachments (redacted already).
  */
 import * as allure from 'allure-js-commons';
-import { clauseAnchor } from '../../checks/clauses.js';
-import type { Level } from '../../checks/check.js';
+import { clauseAnchor } from '../../checks/core/clauses.js';
+import type { Level } from '../../checks/core/check.js';
 import type { CheckResult } from '../../report/results.js';
 
 const SEVERITY: Record<Level, string> = {

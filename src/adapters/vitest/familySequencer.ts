@@ -5,13 +5,13 @@
  */
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { BUILT_IN_FAMILIES } from '../../checks/check.js';
-import { readWorkerConfig } from '../../config/worker.js';
+import { BUILT_IN_FAMILIES } from '../../checks/core/check.js';
+import { PROVIDED_START } from './provided.js';
 
 export class FamilySequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     // The checks' declarations (and all they import) load in the CLI's main thread only for a budgeted run.
-    const order: readonly string[] = readWorkerConfig()?.budgetSeconds
+    const order: readonly string[] = this.ctx.getProvidedContext()[PROVIDED_START]?.budgetSeconds
       ? (await import('../../engine/detection.js')).budgetFamilyOrder()
       : BUILT_IN_FAMILIES;
     const rank = (f: TestSpecification) => {

@@ -4,15 +4,15 @@
  * engine (engine/judging.ts); the result, with the baseline applied, travels to the reporters in the test's
  * meta, and the test's outcome is its JUnit outcome.
  */
-import { afterAll, assert, test } from 'vitest';
-import { reportedId, type Family } from '../../checks/check.js';
-import { declaredFamilies } from '../../checks/registry.js';
-import { skip } from '../../checks/verdict.js';
+import { afterAll, assert, inject, test } from 'vitest';
+import { reportedId, type Family } from '../../checks/core/check.js';
+import { declaredFamilies } from '../../checks/core/registry.js';
+import { skip } from '../../checks/core/verdict.js';
 import { exerciseBesideFamily, familyCases, readyForFamily, result } from '../../engine/judging.js';
-import { readWorkerConfig } from '../../config/worker.js';
 import { createSession, type Session } from '../../engine/session.js';
 import { junitOutcomeOf } from '../../report/junit.js';
 import './taskMeta.js';
+import { PROVIDED_START } from './provided.js';
 import { labelForAllure } from './allureLabels.js';
 
 /** The run's one session in this worker, made when the first family asks for it. */
@@ -20,7 +20,7 @@ let current: Promise<Session> | undefined;
 
 function getSession(): Promise<Session> {
   if (!current) {
-    const start = readWorkerConfig();
+    const start = inject(PROVIDED_START);
     if (!start) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
     current = createSession(start);
   }

@@ -12,9 +12,9 @@ import type { OpenApiDocument } from '../../openapi/document.js';
 import type { Obj } from '../../openapi/json.js';
 import { jsonSuccessSchema, type Operation, type Schema } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext, Exchange } from '../context.js';
-import { queryContext } from '../queryContext.js';
-import { fail, pass, Skip, statusKey, type Verdict } from '../verdict.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import { queryContext } from '../core/queryContext.js';
+import { fail, pass, Skip, statusKey, type Verdict } from '../core/verdict.js';
 
 type S = Schema & {
   properties?: Record<string, Schema>;

@@ -10,10 +10,10 @@ import { masked } from '../../config/exchangeLog.js';
 import type { Obj } from '../../openapi/json.js';
 import { resolveRef, type Operation, type Schema } from '../../openapi/operations.js';
 import type { RequestToSend } from '../../openapi/request.js';
-import { bodyDifference, volatileBetween, volatileOf } from '../bodies.js';
-import { differenceThatReturns, pastLoad } from '../load.js';
-import type { CheckContext, Exchange } from '../context.js';
-import { fail, pass, skip, type Verdict } from '../verdict.js';
+import { bodyDifference, volatileBetween, volatileOf } from '../core/bodies.js';
+import { differenceThatReturns, pastLoad } from '../core/load.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import { fail, pass, skip, type Verdict } from '../core/verdict.js';
 
 /** Where a request carries a field the document gives a default. */
 type Where = 'body' | 'query' | 'header';
@@ -102,7 +102,7 @@ async function threeRequests(
 
 /**
  * The answers without the field and with its default stated, held equal beyond what identical requests vary in;
- * past load (checks/load.ts), and a difference only where it comes back when the three are sent again.
+ * past load (checks/core/load.ts), and a difference only where it comes back when the three are sent again.
  */
 export async function judgeDefault(
   op: Operation,

@@ -6,8 +6,8 @@
 import type { NegativeKind } from '../../cases/negative.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext, Exchange, ExchangeKind, Sent } from '../context.js';
-import { failAll, pass, skip, type Failure, type Verdict } from '../verdict.js';
+import type { CheckContext, Exchange, ExchangeKind, Sent } from '../core/context.js';
+import { failAll, pass, skip, type Failure, type Verdict } from '../core/verdict.js';
 
 /** What is wrong with one exchange, or undefined. */
 export type ExchangeJudge = (op: Operation, sent: Sent, ctx: Pick<CheckContext, 'validate'>) => Failure | undefined;

@@ -1,8 +1,8 @@
 /** The judges of the `contract` checks, one exchange at a time (contract/eachExchange.ts), and the property's judge of a generated valid body. */
 import { documentsStatus, isJsonMediaType, responseFor, type Operation } from '../../openapi/operations.js';
 import { is2xx, isServerError } from '../../openapi/request.js';
-import type { CheckContext, Exchange, Sent } from '../context.js';
-import { failure, statusKey, statusText, type Failure } from '../verdict.js';
+import type { CheckContext, Exchange, Sent } from '../core/context.js';
+import { failure, statusKey, statusText, type Failure } from '../core/verdict.js';
 import { causeOf, type ExchangeJudge, inputClass, unavailableThenDropped } from './eachExchange.js';
 
 const documentedContent = (op: Operation, status: number) =>

@@ -10,8 +10,8 @@ import type { Obj } from '../../openapi/json.js';
 import { emptyPatternsApplied, isOpenOperand } from '../../model/profiles/operators.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext, Exchange } from '../context.js';
-import type { QueryContext } from '../queryContext.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import type { QueryContext } from '../core/queryContext.js';
 
 /** The page a filter is asked for, at most (QueryContext.pageSize); an `or_` filter's answer that fills it is read on (`ownAcrossPages`). */
 export const PAGE = 200;

@@ -7,9 +7,9 @@ import { namedCollection, type Collection } from '../../model/model.js';
 import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../../openapi/request.js';
-import type { CheckContext, Exchange } from '../context.js';
-import { once } from '../once.js';
-import { fail, type FailureKind, pass, skip, Skip, statusKey, unexpected, type Verdict } from '../verdict.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import { once } from '../core/once.js';
+import { fail, type FailureKind, pass, skip, Skip, statusKey, unexpected, type Verdict } from '../core/verdict.js';
 import { countOf, pathNaming, readOf } from './shared.js';
 
 interface DeleteScenario {
@@ -119,6 +119,7 @@ function deleteScenario(ctx: CheckContext, op: Operation): Promise<DeleteScenari
 /** The DELETE checks' preparation: the scenario's objects, made beside other checks before it runs alone. */
 export const prepareDelete = (op: Operation, ctx: CheckContext) => deleteObjects(ctx, op);
 
+/** A DELETE of one object of a collection the model names. */
 export const isDeleteOfObject = (op: Operation, ctx: CheckContext) =>
   op.method === 'DELETE' && namedCollection(ctx.model, op) !== undefined;
 

@@ -1,9 +1,9 @@
 /** The `methods` checks of a method a path does not offer: 405 (RFC 9110 §9.1), with Allow listing what it does (§15.5.6). */
 import { UNKNOWN_UUID } from '../../model/profiles/profile.js';
 import type { Operation } from '../../openapi/operations.js';
-import type { CheckContext, Exchange } from '../context.js';
-import { once } from '../once.js';
-import { fail, pass, skip, statusKey, type Verdict } from '../verdict.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import { once } from '../core/once.js';
+import { fail, pass, skip, statusKey, type Verdict } from '../core/verdict.js';
 
 const PROBE_ORDER = ['GET', 'PUT', 'PATCH', 'DELETE', 'POST'];
 
@@ -22,6 +22,10 @@ function notOffered(op: Operation, ctx: CheckContext) {
   return { method: PROBE_ORDER.find((m) => !offered.has(m) && !servedElsewhere(m)), offered, path };
 }
 
+/**
+ * The first operation of a path that leaves some method unoffered (and served nowhere else): the one the 405 probe
+ * is sent for.
+ */
 export const probes405 = (op: Operation, ctx: CheckContext) =>
   firstOfPath(op, ctx) && notOffered(op, ctx).method !== undefined;
 

@@ -1,10 +1,10 @@
 /** The `methods` checks of GET (spec §4.1 rules 1 and 2): repeated alike, changing nothing, taking nothing from a body. */
 import { namedCollection } from '../../model/model.js';
 import type { Operation } from '../../openapi/operations.js';
-import { bodyDifference, volatileBetween, volatileOf } from '../bodies.js';
-import { differenceThatReturns, pastLoad } from '../load.js';
-import type { CheckContext, Exchange } from '../context.js';
-import { fail, pass, skip, type Verdict } from '../verdict.js';
+import { bodyDifference, volatileBetween, volatileOf } from '../core/bodies.js';
+import { differenceThatReturns, pastLoad } from '../core/load.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import { fail, pass, skip, type Verdict } from '../core/verdict.js';
 import { countOf, readOf } from './shared.js';
 
 /**
@@ -58,7 +58,7 @@ export async function getRepeatable(op: Operation, ctx: CheckContext): Promise<V
   const built = await ctx.validRequest(op);
   let status = 0;
   const rounds = await untilNoChange(async () => {
-    // A busy answer among the three says nothing of the GET: the three are sent again (checks/load.ts).
+    // A busy answer among the three says nothing of the GET: the three are sent again (checks/core/load.ts).
     const answers = await pastLoad(async () => {
       const sent: Exchange[] = [];
       for (let i = 0; i < 3; i++) sent.push(await ctx.send(built.request, op));
@@ -85,7 +85,7 @@ export async function getSafe(op: Operation, ctx: CheckContext): Promise<Verdict
   // before all GETs see one state, and the reads after the GETs another (three round trips, not nine).
   let lastMs = 0;
   const rounds = await untilNoChange(async () => {
-    // The reads before and after, with the GETs between, sent again while a read is a busy answer (checks/load.ts).
+    // The reads before and after, with the GETs between, sent again while a read is a busy answer (checks/core/load.ts).
     const round = await pastLoad(async () => {
       const [before, countBefore] = await Promise.all([read(), countOf(ctx, op)]);
       const started = Date.now();
@@ -127,7 +127,7 @@ export async function getSafe(op: Operation, ctx: CheckContext): Promise<Verdict
 /**
  * A GET with a body, answered as the GET without one. A GET without it after both is the control: a field in
  * which the two GETs without a body differ moves by itself (another client's write, a heartbeat) and is masked;
- * a busy answer sends the three again, and a difference counts where it comes back (checks/load.ts).
+ * a busy answer sends the three again, and a difference counts where it comes back (checks/core/load.ts).
  */
 export async function getIgnoresBody(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const built = await ctx.validRequest(op);

@@ -3,7 +3,7 @@ import { namedCollection, type ApiModel, type Collection } from '../../model/mod
 import { type RelationGroups, relationGroups } from '../../model/relations.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../../openapi/request.js';
-import type { CheckContext } from '../context.js';
+import type { CheckContext } from '../core/context.js';
 
 export const readOf = (c: Collection, path: string): RequestToSend => ({ method: 'GET', template: c.read!.path, path });
 

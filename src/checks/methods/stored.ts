@@ -8,9 +8,9 @@ import { fitString } from '../../openapi/fitString.js';
 import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx, type RequestToSend } from '../../openapi/request.js';
-import { bodyDifference, volatileOf } from '../bodies.js';
-import type { CheckContext } from '../context.js';
-import { fail, failAll, failure, pass, statusKey, unexpected, type Failure, type Verdict } from '../verdict.js';
+import { bodyDifference, volatileOf } from '../core/bodies.js';
+import type { CheckContext } from '../core/context.js';
+import { fail, failAll, failure, pass, statusKey, unexpected, type Failure, type Verdict } from '../core/verdict.js';
 import { readOf } from './shared.js';
 
 /**

@@ -3,9 +3,9 @@ import { namedCollection } from '../../model/model.js';
 import type { Obj } from '../../openapi/json.js';
 import { resolveRef, type Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import { bodyDifference, differences, volatileOf } from '../bodies.js';
-import { isLoadAnswer, pastLoad } from '../load.js';
-import type { CheckContext, Exchange } from '../context.js';
+import { bodyDifference, differences, volatileOf } from '../core/bodies.js';
+import { isLoadAnswer, pastLoad } from '../core/load.js';
+import type { CheckContext, Exchange } from '../core/context.js';
 import {
   fail,
   failAll,
@@ -16,7 +16,7 @@ import {
   unexpectedAnswer,
   type Failure,
   type Verdict,
-} from '../verdict.js';
+} from '../core/verdict.js';
 import { pathNaming, readOf } from './shared.js';
 
 /**
@@ -73,7 +73,7 @@ export async function putIdempotent(op: Operation, ctx: CheckContext): Promise<V
   const getSame = ctx.model.operations.find((o) => o.method === 'GET' && o.path === op.path);
   const state = async (answer: Exchange) =>
     getSame ? ctx.send({ ...built.request, method: 'GET', json: undefined }) : answer;
-  // A busy answer to either PUT (or its read) says nothing of the second PUT: both are sent again (checks/load.ts).
+  // A busy answer to either PUT (or its read) says nothing of the second PUT: both are sent again (checks/core/load.ts).
   const pair = await pastLoad(async () => {
     const first = await ctx.send(built.request, op);
     const read1 = await state(first);
@@ -133,6 +133,10 @@ function patchChanges(
   return failures;
 }
 
+/**
+ * `methods.patch-partial`: a PATCH of one field of a fresh object changes that field and no other, as a read before
+ * and after shows.
+ */
 export async function patchPartial(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const c = namedCollection(ctx.model, op)!;
   const obj = await ctx.object(c.path, 'fresh');

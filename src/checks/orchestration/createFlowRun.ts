@@ -3,8 +3,8 @@ import type { Obj } from '../../openapi/json.js';
 import { UNKNOWN_UUID } from '../../model/profiles/profile.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext } from '../context.js';
-import { fail, pass, statusKey, unexpected, type Verdict } from '../verdict.js';
+import type { CheckContext } from '../core/context.js';
+import { fail, pass, statusKey, unexpected, type Verdict } from '../core/verdict.js';
 import { readRun, stateType } from './flowRuns.js';
 
 /** create_flow_run with {}: a run of the deployment, read back. */

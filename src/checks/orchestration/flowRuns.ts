@@ -5,14 +5,16 @@ import { documentedBody } from '../../cases/documented.js';
 import { nonNull } from '../../model/filters.js';
 import { jsonBodySchema, jsonSuccessSchema, type Operation, type Schema } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext, Exchange } from '../context.js';
-import { once } from '../once.js';
-import { Skip } from '../verdict.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import { once } from '../core/once.js';
+import { Skip } from '../core/verdict.js';
 
 const CREATE_FLOW_RUN = /^POST \/deployments\/\{[^}]+\}\/create_flow_run\/?$/;
 const SET_STATE = /^POST \/flow_runs\/\{[^}]+\}\/set_state\/?$/;
 
+/** A deployment's `create_flow_run`: the orchestration checks of a run made from a deployment. */
 export const isCreateFlowRun = (op: Operation) => CREATE_FLOW_RUN.test(op.key);
+/** A flow run's `set_state`: the orchestration checks of its state machine. */
 export const isSetState = (op: Operation) => SET_STATE.test(op.key);
 
 function flowRuns(ctx: CheckContext) {

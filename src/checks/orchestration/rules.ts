@@ -2,8 +2,8 @@
 import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext, Exchange } from '../context.js';
-import { fail, pass, skip, unexpected, type Verdict } from '../verdict.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import { fail, pass, skip, unexpected, type Verdict } from '../core/verdict.js';
 import { answerStatus, freshRun, profileRule, readRun, scheduled, setState, stateType } from './flowRuns.js';
 
 /** The orchestration's answer where it is not `wanted`: a status.unexpected failure naming it; undefined where it is. */

@@ -2,8 +2,8 @@
 import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext } from '../context.js';
-import { fail, pass, skip, statusKey, unexpected, type Verdict } from '../verdict.js';
+import type { CheckContext } from '../core/context.js';
+import { fail, pass, skip, statusKey, unexpected, type Verdict } from '../core/verdict.js';
 import {
   acceptedWord,
   answerStatus,

@@ -2,9 +2,9 @@
 import type { Obj } from '../../openapi/json.js';
 import { type Operation, resolveRef } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext } from '../context.js';
-import { once } from '../once.js';
-import { fail, pass, skip, Skip, statusKey, unexpected, type Verdict } from '../verdict.js';
+import type { CheckContext } from '../core/context.js';
+import { once } from '../core/once.js';
+import { fail, pass, skip, Skip, statusKey, unexpected, type Verdict } from '../core/verdict.js';
 import { freshRun } from './flowRuns.js';
 
 /** A task run's create body field that names what the task took as inputs, each of a documented kind. */

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { filterBodyArbitrary, filterCases, splitAtTag } from '../../../src/cases/filters.js';
-import { coreFilterModel } from '../../../src/checks/queryContext.js';
+import { coreFilterModel } from '../../../src/checks/core/queryContext.js';
 import type { Corpus } from '../../../src/model/oracle.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import { referenceModel } from '../checks/fake.js';

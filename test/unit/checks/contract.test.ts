@@ -2,9 +2,9 @@
 import { describe, expect, test } from 'vitest';
 import { problemWithValidExchange } from '../../../src/checks/contract/judges.js';
 import { type Reply, applies, exchange, fakeContext, judge, operation, outcome } from './fake.js';
-import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
-import type { Sent } from '../../../src/checks/context.js';
+import type { Sent } from '../../../src/checks/core/context.js';
 
 const FLOW = {
   id: '0b8f7a4e-0000-4000-8000-000000000001',

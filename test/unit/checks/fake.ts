@@ -3,9 +3,9 @@
  * answer for each request a check sends, and hand-built exchanges for what exercising an operation sent.
  * Check judgements are tested on these, one passing and one failing answer per rule.
  */
-import type { CheckSettings, CheckContext, OperationRun, Sent } from '../../../src/checks/context.js';
-import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
-import { Skip, skip, type Verdict } from '../../../src/checks/verdict.js';
+import type { CheckSettings, CheckContext, OperationRun, Sent } from '../../../src/checks/core/context.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
+import { Skip, skip, type Verdict } from '../../../src/checks/core/verdict.js';
 import type { Exchange } from '../../../src/http/client.js';
 import { buildModel, type ApiModel } from '../../../src/model/model.js';
 import type { Obj } from '../../../src/openapi/json.js';
@@ -179,7 +179,7 @@ export function objectsMade(fake: Fake): string[] {
   return made;
 }
 
-/** Run a check's preparation (checks/check.ts: `prepare`) on one operation, as the engine does before the family's judgements. */
+/** Run a check's preparation (checks/core/check.ts: `prepare`) on one operation, as the engine does before the family's judgements. */
 export async function prepare(id: string, opKey: string, fake: Fake): Promise<void> {
   const check = BUILT_IN_CHECKS.find((c) => c.id === id);
   if (!check?.prepare) throw new Error(`no check ${id} with a preparation`);

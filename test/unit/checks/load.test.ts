@@ -1,7 +1,7 @@
 /** Load is not behaviour: a pair with a busy answer is sent again or not judged, a difference counts where it comes back. */
 import { describe, expect, test } from 'vitest';
-import { differenceThatReturns, isLoadAnswer, pastLoad } from '../../../src/checks/load.js';
-import { fail, pass, skip } from '../../../src/checks/verdict.js';
+import { differenceThatReturns, isLoadAnswer, pastLoad } from '../../../src/checks/core/load.js';
+import { fail, pass, skip } from '../../../src/checks/core/verdict.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
 import { exchange, fakeContext, judge, outcome, type Reply } from './fake.js';
 

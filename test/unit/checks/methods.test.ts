@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest';
 import { BEYOND_ASCII, storedAsSent } from '../../../src/checks/methods/stored.js';
 import { patchFields } from '../../../src/checks/methods/writes.js';
-import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
 import { prefectProfile } from '../../../src/model/profiles/prefect.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
 import { type Obj, type Reply, applies, fakeContext, judge, objectsMade, outcome, prepare } from './fake.js';

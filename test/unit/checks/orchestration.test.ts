@@ -1,7 +1,7 @@
 /** Family `orchestration` on a scripted orchestrator: flow runs, their states and history, kept and broken. */
 import { describe, expect, test } from 'vitest';
 import type { RequestToSend } from '../../../src/openapi/request.js';
-import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
 import { type Obj, type Reply, applies, fakeContext, judge, operation, outcome } from './fake.js';
 
 /** Flow runs with Prefect's rules: PENDING twice ABORTs, RUNNING before the scheduled time WAITs, force bypasses. */

@@ -1,7 +1,7 @@
 /** The promises of §4.1: each names checks the registry has, and docs/checks.md shows which holds each. */
 import { describe, expect, test } from 'vitest';
-import { PROMISES_4_1 } from '../../../src/checks/promises.js';
-import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import { PROMISES_4_1 } from '../../../src/checks/core/promises.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
 import { checkListMarkdown } from '../../../src/report/checkList.js';
 
 describe('the promises of §4.1', () => {

@@ -150,7 +150,7 @@ describe('query checks', () => {
 
   test('sorting.by-value: one verdict per sort value; a reversed sort fails with the value as its key', async () => {
     const { ctx } = await fakeContext();
-    const check = (await import('../../../src/checks/registry.js')).BUILT_IN_CHECKS.find(
+    const check = (await import('../../../src/checks/core/registry.js')).BUILT_IN_CHECKS.find(
       (c) => c.id === 'sorting.by-value',
     )!;
     const op = ctx.model.operations.find((o) => o.key === 'POST /flows/filter')!;

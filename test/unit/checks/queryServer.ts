@@ -5,7 +5,7 @@
  * filter. The corpus is made by the suite's own corpus builder against it.
  */
 import { documentedAsIgnored } from '../../../src/cases/filters.js';
-import { CORE, coreFilterModel } from '../../../src/checks/queryContext.js';
+import { CORE, coreFilterModel } from '../../../src/checks/core/queryContext.js';
 import { evaluate, withReading, type Corpus } from '../../../src/model/oracle.js';
 import type { Obj } from '../../../src/openapi/json.js';
 import { emptyPatternsApplied, micros } from '../../../src/model/profiles/operators.js';

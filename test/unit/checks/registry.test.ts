@@ -1,9 +1,9 @@
 /** The check registry: ids unique and stable in form, family = prefix, levels in titles, clauses known, and docs/checks.md current. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
-import { BUILT_IN_FAMILIES, defineCheck, familyOf } from '../../../src/checks/check.js';
-import { clauseLevels, levelOfClause, SPEC_CLAUSES, unknownClauseParts } from '../../../src/checks/clauses.js';
+import { BUILT_IN_FAMILIES, defineCheck, familyOf } from '../../../src/checks/core/check.js';
+import { clauseLevels, levelOfClause, SPEC_CLAUSES, unknownClauseParts } from '../../../src/checks/core/clauses.js';
 import {
   allChecks,
   BUILT_IN_CHECKS,
@@ -12,8 +12,8 @@ import {
   declaredFamilies,
   families,
   forgetDeclaredChecks,
-} from '../../../src/checks/registry.js';
-import { pass } from '../../../src/checks/verdict.js';
+} from '../../../src/checks/core/registry.js';
+import { pass } from '../../../src/checks/core/verdict.js';
 import { UsageError } from '../../../src/config/errors.js';
 import { checkListMarkdown } from '../../../src/report/checkList.js';
 import { repoRoot } from '../support.js';
@@ -138,37 +138,66 @@ describe('checks declared by a module of the run', () => {
 
 describe("docs/layout.md's checklists for adding a check and a family", () => {
   const layout = readFileSync(path.join(repoRoot, 'docs', 'layout.md'), 'utf8');
-  const steps = layout.slice(layout.indexOf('Adding a check:'), layout.indexOf('`suites/` holds one thin'));
+  const steps = layout.slice(layout.indexOf('Adding a check'), layout.indexOf('`suites/` holds one thin'));
 
   test('name the files every family has, and each exists for every family', () => {
     for (const named of [
-      'src/checks/<family>.ts',
+      'src/checks/<family>/records.ts',
       'test/unit/checks/<family>.test.ts',
       'test/mutants/registry.ts',
+      'test/mutants/writeCatches.ts',
       'npm run docs:checks',
       'BUILT_IN_FAMILIES',
-      'src/checks/registry.ts',
+      'src/checks/core/registry.ts',
       'suites/<family>.test.ts',
     ])
       expect(steps, named).toContain(named);
-    const registry = readFileSync(path.join(repoRoot, 'src', 'checks', 'registry.ts'), 'utf8');
+    const registry = readFileSync(path.join(repoRoot, 'src', 'checks', 'core', 'registry.ts'), 'utf8');
     for (const family of BUILT_IN_FAMILIES) {
-      for (const file of [`src/checks/${family}.ts`, `suites/${family}.test.ts`])
+      for (const file of [`src/checks/${family}/records.ts`, `suites/${family}.test.ts`])
         expect(existsSync(path.join(repoRoot, file)), file).toBe(true);
       const own = path.join(repoRoot, 'test', 'unit', 'checks', `${family}.test.ts`);
       const queries = readFileSync(path.join(repoRoot, 'test', 'unit', 'checks', 'queries.test.ts'), 'utf8');
       expect(existsSync(own) || queries.includes(`'${family}.`), `a unit test of ${family}`).toBe(true);
-      expect(registry).toContain(`./${family}.js`);
+      expect(registry).toContain(`../${family}/records.js`);
       expect(readFileSync(path.join(repoRoot, 'suites', `${family}.test.ts`), 'utf8')).toContain(
         `registerSuite('${family}')`,
       );
     }
   });
 
-  test('no family file over 300 lines, and each holds its records with named runs', () => {
-    for (const family of BUILT_IN_FAMILIES) {
-      const text = readFileSync(path.join(repoRoot, 'src', 'checks', `${family}.ts`), 'utf8');
-      expect(text.split('\n').length, family).toBeLessThanOrEqual(300);
-    }
+  test('src/checks holds a folder per family and the framework in core/, nothing beside them; no file over 300 lines', () => {
+    const entries = readdirSync(path.join(repoRoot, 'src', 'checks'), { withFileTypes: true });
+    expect(entries.filter((e) => !e.isDirectory()).map((e) => e.name)).toEqual([]);
+    expect(entries.map((e) => e.name).sort()).toEqual(['core', ...BUILT_IN_FAMILIES].sort());
+    for (const e of entries)
+      for (const file of readdirSync(path.join(repoRoot, 'src', 'checks', e.name))) {
+        const text = readFileSync(path.join(repoRoot, 'src', 'checks', e.name, file), 'utf8');
+        expect(text.split('\n').length, `${e.name}/${file}`).toBeLessThanOrEqual(300);
+      }
+  });
+
+  test('each function a record names (run, appliesTo, prepare) is declared with a doc comment', () => {
+    const sources = [...BUILT_IN_FAMILIES, 'core'].flatMap((dir) =>
+      readdirSync(path.join(repoRoot, 'src', 'checks', dir))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => readFileSync(path.join(repoRoot, 'src', 'checks', dir, f), 'utf8')),
+    );
+    const named = new Set(
+      BUILT_IN_FAMILIES.flatMap((family) => [
+        ...readFileSync(path.join(repoRoot, 'src', 'checks', family, 'records.ts'), 'utf8').matchAll(
+          /\b(?:run|appliesTo|prepare|variants|lane): ([A-Za-z]\w*)[,\n]/g,
+        ),
+      ]).map((m) => m[1]),
+    );
+    expect(named.size).toBeGreaterThan(30);
+    const undocumented = [...named].filter((name) => {
+      const declaration = new RegExp(
+        `(^|\\n)([^\\n]*)\\n(?:export )?(?:async )?(?:function ${name}\\b|const ${name}\\b)`,
+      );
+      const found = sources.map((text) => declaration.exec(text)).find(Boolean);
+      return !found?.[2].trimEnd().endsWith('*/');
+    });
+    expect(undocumented).toEqual([]);
   });
 });

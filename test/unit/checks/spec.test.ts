@@ -1,7 +1,7 @@
 /** Family `spec` on documents made to keep and break each convention of spec §1. */
 import { describe, expect, test } from 'vitest';
-import { specChecks } from '../../../src/checks/spec.js';
-import type { CheckContext } from '../../../src/checks/context.js';
+import { specChecks } from '../../../src/checks/spec/records.js';
+import type { CheckContext } from '../../../src/checks/core/context.js';
 import { buildModel } from '../../../src/model/model.js';
 import type { OpenApiDocument } from '../../../src/openapi/document.js';
 import { fakeContext, outcome } from './fake.js';

@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { loadConfig } from '../../../src/config/config.js';
-import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
 import {
   globMatches,
   narrowsChecks,

@@ -1,6 +1,6 @@
 /**
- * The worker configuration's way to the suites: what is known when vitest starts (an environment
- * variable), and what the CLI's preflight decides later (handOver, waited for by handedOver).
+ * The worker configuration's way to the suites: what is known when vitest starts (provided to vitest as a
+ * value), and what the CLI's preflight decides later (handOver, waited for by handedOver).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,14 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { configFrom } from '../../../src/config/config.js';
-import {
-  handedOver,
-  handOver,
-  readWorkerConfig,
-  runFiles,
-  suitesStartWith,
-  workerStart,
-} from '../../../src/config/worker.js';
+import { handedOver, handOver, runFiles, workerStart } from '../../../src/config/worker.js';
 import { repoRoot } from '../support.js';
 
 const runDir = () => mkdtempSync(path.join(os.tmpdir(), 'conformance-worker-'));
@@ -40,14 +33,12 @@ const decided = {
 };
 
 describe('worker configuration', () => {
-  test('what the suites know at their start leaves the target to the hand-over, and travels in their environment', () => {
+  test('what the suites know at their start leaves the target to the hand-over', () => {
     const known = start(runDir());
     expect(known.baseUrl).toBeUndefined();
+    expect(known.baselinePath).toBeUndefined();
     expect(known.seed).toBe(7);
-    const over = suitesStartWith(known);
-    expect(readWorkerConfig()).toEqual(known);
-    over();
-    expect(readWorkerConfig()).toBeUndefined();
+    expect(known.cliPid).toBe(process.pid);
   });
 
   test('the hand-over completes the configuration, and its file goes once read', async () => {

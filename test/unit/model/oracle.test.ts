@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { evaluate, matches, type Corpus } from '../../../src/model/oracle.js';
-import { judgeOrder } from '../../../src/checks/sorting.js';
+import { judgeOrder } from '../../../src/checks/sorting/records.js';
 import { filterModel } from '../../../src/model/filters.js';
 import { buildModel } from '../../../src/model/model.js';
 import {

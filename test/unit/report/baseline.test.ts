@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import type { Failure } from '../../../src/checks/verdict.js';
+import type { Failure } from '../../../src/checks/core/verdict.js';
 import { UsageError } from '../../../src/config/config.js';
 import {
   applyBaseline,

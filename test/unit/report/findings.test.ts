@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
 import { loadBaseline } from '../../../src/report/baseline.js';
 import { shippedBaselines } from '../../../src/report/baselineChoice.js';
 import { curlOf, findingsMarkdown } from '../../../src/report/findings.js';

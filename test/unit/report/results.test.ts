@@ -1,6 +1,6 @@
 /** A run that judged nothing, or whose target never answered, cannot pass: the reasons the CLI adds to a run's errors. */
 import { describe, expect, test } from 'vitest';
-import type { FailureKind } from '../../../src/checks/verdict.js';
+import type { FailureKind } from '../../../src/checks/core/verdict.js';
 import { htmlReport } from '../../../src/report/html.js';
 import {
   type CheckResult,

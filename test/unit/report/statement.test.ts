@@ -1,7 +1,7 @@
 /** The conformance statement: each clause of the spec judged, not applicable, or not judged and why, from the verdicts alone. */
 import { describe, expect, test } from 'vitest';
-import { SPEC_CLAUSES, specClausesOf, UNJUDGED_CLAUSES } from '../../../src/checks/clauses.js';
-import { BUILT_IN_CHECKS } from '../../../src/checks/registry.js';
+import { SPEC_CLAUSES, specClausesOf, UNJUDGED_CLAUSES } from '../../../src/checks/core/clauses.js';
+import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
 import type { CheckResult } from '../../../src/report/results.js';
 import { conformanceStatement, statementHtml, statementLines } from '../../../src/report/statement.js';
 import { checkResult } from '../support.js';

@@ -2,10 +2,10 @@
  * Family `spec`: the target's document against the conventions of spec §1 (SHOULD), one finding per
  * operation with its path. These look at the document only; they send nothing.
  */
-import type { Operation } from '../openapi/operations.js';
-import { defineCheck } from './check.js';
-import type { CheckContext } from './context.js';
-import { fail, pass, type Verdict } from './verdict.js';
+import type { Operation } from '../../openapi/operations.js';
+import { defineCheck } from '../core/check.js';
+import type { CheckContext } from '../core/context.js';
+import { fail, pass, type Verdict } from '../core/verdict.js';
 
 const SNAKE = /^[a-z0-9]+(_[a-z0-9]+)*$/;
 const QUERY_FOR_BODY = /^(limit|offset|sort|page|page[-_]token|filter|\w+_id|\w+_ids)$/;
@@ -17,11 +17,13 @@ const createOf = (op: Operation, ctx: CheckContext) => {
   return c?.create === op ? c : undefined;
 };
 
+/** `spec.plural-collections`: a collection's name is a plural noun (ends in s). */
 function pluralCollections(op: Operation, ctx: CheckContext): Verdict {
   const c = createOf(op, ctx)!;
   return /s$/.test(c.name) ? pass() : violated(c.name, `${op.path}: collection "${c.name}" (${c.path}) is not plural`);
 }
 
+/** `spec.snake-case-routes`: each literal segment of the path is snake_case. */
 function snakeCaseRoutes(op: Operation): Verdict {
   const bad = op.path.split('/').filter((s) => s && !s.startsWith('{') && !SNAKE.test(s));
   return bad.length
@@ -29,6 +31,10 @@ function snakeCaseRoutes(op: Operation): Verdict {
     : pass();
 }
 
+/**
+ * `spec.no-needless-nesting`: a nested collection whose members are also reached at the top level is nested
+ * needlessly.
+ */
 function noNeedlessNesting(op: Operation, ctx: CheckContext): Verdict {
   const c = createOf(op, ctx)!;
   const elsewhere = [...ctx.model.collections.values()].find(
@@ -39,11 +45,13 @@ function noNeedlessNesting(op: Operation, ctx: CheckContext): Verdict {
     : pass();
 }
 
+/** `spec.query-in-body`: pagination, sort and filter inputs go in a POST's body, not the query string. */
 function queryInBody(op: Operation): Verdict {
   const bad = op.parameters.filter((p) => p.in === 'query' && QUERY_FOR_BODY.test(p.name)).map((p) => p.name);
   return bad.length ? violated(bad.join(' '), `${op.key} takes ${bad.join(', ')} in the query string`) : pass();
 }
 
+/** `spec.json-response-schema`: every success response is described: a JSON schema, or no body. */
 function jsonResponseSchema(op: Operation): Verdict {
   const success = Object.entries(op.responses).filter(([s]) => /^2/.test(s));
   if (success.length === 0) return violated('none', `${op.key} documents no success response`);
@@ -101,7 +109,6 @@ export const specChecks = [
     reads: 'document',
     level: 'MUST',
     clause: '4.1 rule 2',
-    catches: 1,
     title: 'MUST declare no request body on a GET',
     appliesTo: (op) => op.method === 'GET',
     run: (op) => (op.requestBody ? violated('requestBody', `${op.key} declares a request body`) : pass()),

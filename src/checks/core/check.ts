@@ -3,7 +3,7 @@
  * the clause it enforces, a title that starts with its level, and a rule that sees only its CheckContext
  * and returns a Verdict. `defineCheck` is the one way to declare one.
  */
-import type { Operation } from '../openapi/operations.js';
+import type { Operation } from '../../openapi/operations.js';
 import type { CheckContext } from './context.js';
 import type { Verdict } from './verdict.js';
 
@@ -62,7 +62,7 @@ interface CheckFields<L extends Level> {
   /**
    * For an isolated check: work its judgement will need that may run beside anything, done before it while
    * other checks run (the objects a DELETE scenario acts on, made before the scenario runs alone). The
-   * judgement asks for the same work again and gets it done (checks/once.ts); a preparation that fails is met
+   * judgement asks for the same work again and gets it done (checks/core/once.ts); a preparation that fails is met
    * there. Without it, everything the check sends is sent in its isolation.
    */
   prepare?(op: Operation, ctx: CheckContext): Promise<unknown>;
@@ -80,19 +80,6 @@ interface CheckFields<L extends Level> {
    * it, and every check that declares the document to sending nothing.
    */
   reads?: 'exercise' | 'document';
-  /**
-   * The exchanges one case of the check sends, on average, as a default run measures them (`npm run bench`:
-   * bench.json → exchangesByCheck over the check's cases; managed 3.8.8 on SQLite), or, for a check newer
-   * than the last measure, what it sends by construction. A time-boxed run plans by it and the progress line
-   * estimates with it. Default 1; a check that reads the exercise sends none.
-   */
-  exchangesPerCase?: number;
-  /**
-   * What the check has been shown to catch: how many mutants of the kill matrix (test/mutants/registry.ts)
-   * name it among their killers. A time-boxed run judges first the checks that catch the most for what they
-   * cost. A unit test holds every check's count to the matrix. Default 0.
-   */
-  catches?: number;
 }
 
 export type Isolation = 'reads' | 'quiet' | 'alone';
@@ -100,6 +87,14 @@ export type Isolation = 'reads' | 'quiet' | 'alone';
 export interface Check extends CheckFields<Level> {
   family: Family;
   appliesTo(op: Operation, ctx: CheckContext): boolean;
+  /**
+   * What planning measured of a built-in check, never typed into its record (core/planning.ts): the
+   * exchanges one case sends in the default run (default 1), and the kill matrix's mutants it catches
+   * (default 0). A time-boxed run judges first the checks that catch the most for what they cost, and the
+   * progress line estimates with the exchanges.
+   */
+  exchangesPerCase?: number;
+  catches?: number;
 }
 
 /** The form of every check id: a family, a dot, a kebab-case name (`contract.no-5xx`). */

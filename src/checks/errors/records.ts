@@ -2,13 +2,13 @@
  * Family `errors` (spec §7 and the document): identifiers that are not identifiers, bodies that are not
  * JSON, and error answers a client can read.
  */
-import type { Obj } from '../openapi/json.js';
-import { isJsonMediaType, resolveRef, type Operation } from '../openapi/operations.js';
-import { bodyDifference, volatileBetween, volatileOf } from './bodies.js';
-import { defineCheck } from './check.js';
-import type { BuiltRequest, CheckContext, Exchange } from './context.js';
-import { once } from './once.js';
-import { fail, pass, skip, statusKey, type Verdict } from './verdict.js';
+import type { Obj } from '../../openapi/json.js';
+import { isJsonMediaType, resolveRef, type Operation } from '../../openapi/operations.js';
+import { bodyDifference, volatileBetween, volatileOf } from '../core/bodies.js';
+import { defineCheck } from '../core/check.js';
+import type { BuiltRequest, CheckContext, Exchange } from '../core/context.js';
+import { once } from '../core/once.js';
+import { fail, pass, skip, statusKey, type Verdict } from '../core/verdict.js';
 
 function uuidParams(op: Operation): string[] {
   return op.parameters
@@ -51,6 +51,7 @@ function memberToFind(op: Operation, ctx: CheckContext): Promise<BuiltRequest> {
   });
 }
 
+/** `errors.malformed-id`: the last UUID path parameter replaced by `not-a-uuid` must be answered 404 or 422. */
 async function malformedId(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const built = await ctx.validRequest(op);
   const name = uuidParams(op)[uuidParams(op).length - 1];
@@ -71,6 +72,7 @@ async function malformedId(op: Operation, ctx: CheckContext): Promise<Verdict> {
       });
 }
 
+/** `errors.wrong-content-type`: the exercise's JSON body sent as text/plain must be refused with a 4xx. */
 async function wrongContentType(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const exercised = ctx.exchangesOf(op);
   if (exercised.skipped) return skip(exercised.skipped);
@@ -80,6 +82,10 @@ async function wrongContentType(op: Operation, ctx: CheckContext): Promise<Verdi
     : fail('input.accepted', statusKey(ex), `a JSON body sent as text/plain answered ${ex.status || ex.error}`, [ex]);
 }
 
+/**
+ * `errors.text-plain-ignored`: a query body sent as text/plain is refused, or read as JSON; answered as no body at
+ * all, it was ignored (with the collection steady between the reads).
+ */
 async function textPlainIgnored(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const built = await memberToFind(op, ctx);
   const body = { ...((built.request.json as Obj | undefined) ?? {}), limit: 0 };
@@ -136,6 +142,7 @@ async function textPlainIgnored(op: Operation, ctx: CheckContext): Promise<Verdi
   );
 }
 
+/** `errors.4xx-json`: every 4xx of the operation's exercise must be a parsable JSON body. */
 function n4xxJson(op: Operation, ctx: CheckContext): Verdict {
   const exercised = ctx.exchangesOf(op);
   if (exercised.skipped) return skip(exercised.skipped);
@@ -156,7 +163,6 @@ export const errorsChecks = [
     id: 'errors.malformed-id',
     level: 'MUST',
     clause: '7; OpenAPI document (format: uuid)',
-    catches: 1,
     title: 'MUST answer 404 or 422 to an identifier that is not a UUID where one is documented, never a 5xx',
     appliesTo: (op) => uuidParams(op).length > 0,
     run: malformedId,
@@ -166,7 +172,6 @@ export const errorsChecks = [
     level: 'SHOULD',
     clause:
       'open: the document takes application/json only, and no source says what a server does with another type (RFC 9110 lets it refuse with 415): reported, not gated; 4.2; OpenAPI document (requestBody content: application/json)',
-    catches: 1,
     title: 'SHOULD refuse a JSON body sent as text/plain with a 4xx',
     // The exercise sends the recipe's body as text/plain (engine/exercise.ts); a server error there is also
     // contract.no-5xx's, a MUST failure.
@@ -184,7 +189,6 @@ export const errorsChecks = [
       'open: no source says what a server does with a body of a type the document does not take: answering another query than the one sent is reported, not gated; 4.2; OpenAPI document (requestBody content: application/json)',
     title:
       'SHOULD NOT answer a JSON body sent as text/plain as if no body had been sent: the client gets the answer to another query, and nothing says so',
-    exchangesPerCase: 4,
     // Its four answers are compared whole: no other check may add to the collection between them. It sends
     // reads alone, its member to find made before (`prepare`): it goes beside other checks that only read.
     isolation: 'quiet',
@@ -197,7 +201,6 @@ export const errorsChecks = [
     level: 'SHOULD',
     clause:
       'open: the error body shape is not shown by the spec (7): a JSON one is expected, and reported, not gated; 7',
-    catches: 1,
     title: 'SHOULD answer a 4xx with a JSON body a client can read',
     // An operation the server never answered with a 4xx gives this check nothing to look at.
     reads: 'exercise',

@@ -5,21 +5,22 @@
  */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UsageError } from '../config/errors.js';
-import { aggregatesChecks } from './aggregates.js';
-import { authChecks } from './auth.js';
+import { UsageError } from '../../config/errors.js';
+import { aggregatesChecks } from '../aggregates/records.js';
+import { authChecks } from '../auth/records.js';
 import { BUILT_IN_FAMILIES, type Check, CHECK_ID, type Family, familyOf } from './check.js';
-import { contractChecks } from './contract.js';
-import { errorsChecks } from './errors.js';
-import { filtersChecks } from './filters.js';
-import { methodsChecks } from './methods.js';
-import { orchestrationChecks } from './orchestration.js';
-import { paginationChecks } from './pagination.js';
-import { sortingChecks } from './sorting.js';
-import { specChecks } from './spec.js';
-import { versioningChecks } from './versioning.js';
+import { withPlanning } from './planning.js';
+import { contractChecks } from '../contract/records.js';
+import { errorsChecks } from '../errors/records.js';
+import { filtersChecks } from '../filters/records.js';
+import { methodsChecks } from '../methods/records.js';
+import { orchestrationChecks } from '../orchestration/records.js';
+import { paginationChecks } from '../pagination/records.js';
+import { sortingChecks } from '../sorting/records.js';
+import { specChecks } from '../spec/records.js';
+import { versioningChecks } from '../versioning/records.js';
 
-/** The suite's own checks, in their families' order. */
+/** The suite's own checks, in their families' order, each with what planning measured of it. */
 export const BUILT_IN_CHECKS: readonly Check[] = [
   ...specChecks,
   ...contractChecks,
@@ -32,7 +33,7 @@ export const BUILT_IN_CHECKS: readonly Check[] = [
   ...sortingChecks,
   ...paginationChecks,
   ...aggregatesChecks,
-];
+].map((c) => withPlanning(c));
 
 /** The checks declared by the run's own modules, in the order the modules declare them. */
 const declared: Check[] = [];

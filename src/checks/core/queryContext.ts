@@ -2,12 +2,12 @@
  * What the query families (filters, sorting, pagination, aggregates) share: the run's corpus, the filter
  * model of each core collection, the profile's semantics, and queries scoped to the run's own objects.
  */
-import { documentedAsIgnored } from '../cases/filters.js';
-import { filterModel, largestPage, type FilterModel } from '../model/filters.js';
-import type { ApiModel } from '../model/model.js';
-import type { FilterSemantics } from '../model/oracle.js';
-import type { Obj } from '../openapi/json.js';
-import type { Operation } from '../openapi/operations.js';
+import { documentedAsIgnored } from '../../cases/filters.js';
+import { filterModel, largestPage, type FilterModel } from '../../model/filters.js';
+import type { ApiModel } from '../../model/model.js';
+import type { FilterSemantics } from '../../model/oracle.js';
+import type { Obj } from '../../openapi/json.js';
+import type { Operation } from '../../openapi/operations.js';
 import type { BuiltCorpus } from './context.js';
 import type { CheckContext, Exchange } from './context.js';
 import { once } from './once.js';
@@ -80,6 +80,7 @@ export function isCoreQuery(model: ApiModel, op: Operation, kind: 'filter' | 'co
   return key !== undefined && model.collections.get(`/${key}`)?.[kind] === op;
 }
 
+/** The filter operation of a core collection (spec §2), whose filter model the query families know. */
 export const isCoreFilter = (op: Operation, ctx: CheckContext) => isCoreQuery(ctx.model, op, 'filter');
 
 const filterModels = new WeakMap<ApiModel, Map<string, FilterModel | undefined>>();

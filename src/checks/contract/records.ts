@@ -4,17 +4,11 @@
  * (contract/judges.ts); it holds for an operation when every one passes, and each distinct (kind, key) of
  * failure is reported once.
  */
-import type { NegativeKind } from '../cases/negative.js';
-import { isReadOperation } from '../model/model.js';
-import { defineCheck } from './check.js';
-import {
-  defaultVariants,
-  documentedDefaults,
-  prepareDefaultRead,
-  readDefault,
-  writeDefault,
-} from './contract/defaults.js';
-import { eachExchange, every, negative, ofKinds } from './contract/eachExchange.js';
+import type { NegativeKind } from '../../cases/negative.js';
+import { isReadOperation } from '../../model/model.js';
+import { defineCheck } from '../core/check.js';
+import { defaultVariants, documentedDefaults, prepareDefaultRead, readDefault, writeDefault } from './defaults.js';
+import { eachExchange, every, negative, ofKinds } from './eachExchange.js';
 import {
   judgeAvailable,
   judgeContentType,
@@ -27,17 +21,16 @@ import {
   judgeSuccessStatusDocumented,
   judgeUnknownId404,
   judgeValidInputAccepted,
-} from './contract/judges.js';
+} from './judges.js';
 
 const DOCUMENT = 'OpenAPI document';
 const DEFAULT_ASSUMED = `${DOCUMENT}: a parameter's or a body property's default is the value the server assumes where the request leaves it out`;
 
-function invalidInputCheck(kind: NegativeKind, title: `MUST ${string}`, catches?: number) {
+function invalidInputCheck(kind: NegativeKind, title: `MUST ${string}`) {
   return defineCheck({
     id: `contract.invalid-${kind}`,
     level: 'MUST',
     clause: DOCUMENT,
-    catches,
     title,
     ...eachExchange(judgeInvalidRefused, { looksAt: negative(kind) }),
   });
@@ -48,7 +41,6 @@ export const contractChecks = [
     id: 'contract.no-5xx',
     level: 'MUST',
     clause: '4.1; OpenAPI document',
-    catches: 11,
     title: 'MUST answer every request, valid or not, without a server error or a broken connection',
     ...eachExchange(judgeNo5xx, { looksAt: every, judgesUnavailable: true }),
   }),
@@ -56,7 +48,6 @@ export const contractChecks = [
     id: 'contract.reads-back',
     level: 'MUST',
     clause: '4.1; OpenAPI document',
-    catches: 1,
     title:
       'MUST serve back what it accepted: the object an extreme value made or changed reads, by id and through its collection, without a server error',
     ...eachExchange(judgeReadBack, { looksAt: ofKinds('read-back'), judgesUnavailable: true }),
@@ -68,7 +59,6 @@ export const contractChecks = [
     level: 'SHOULD',
     clause:
       'open: a 503 is a server saying "not now", which no source forbids, and one that outlasts the retries is load: reported, not gated; 4.1',
-    catches: 1,
     title: 'SHOULD not stay unavailable (503) through bounded retries',
     ...eachExchange(judgeAvailable, { looksAt: every, judgesUnavailable: true }),
   }),
@@ -76,7 +66,6 @@ export const contractChecks = [
     id: 'contract.success-status-documented',
     level: 'MUST',
     clause: DOCUMENT,
-    catches: 2,
     title: 'MUST answer success with a status code the operation documents',
     ...eachExchange(judgeSuccessStatusDocumented, { looksAt: every }),
   }),
@@ -84,7 +73,6 @@ export const contractChecks = [
     id: 'contract.content-type',
     level: 'MUST',
     clause: DOCUMENT,
-    catches: 2,
     title:
       'MUST answer with the documented content type: parsable JSON where JSON is documented, no body where none is',
     ...eachExchange(judgeContentType, { looksAt: every }),
@@ -93,7 +81,6 @@ export const contractChecks = [
     id: 'contract.success-schema',
     level: 'MUST',
     clause: DOCUMENT,
-    catches: 2,
     title: 'MUST answer success with a body that matches the documented response schema',
     ...eachExchange(judgeSuccessSchema, {
       looksAt: every,
@@ -103,7 +90,6 @@ export const contractChecks = [
     id: 'contract.error-schema',
     level: 'MUST',
     clause: DOCUMENT,
-    catches: 1,
     title: 'MUST answer a documented error status with a body that matches its documented schema',
     ...eachExchange(judgeErrorSchema, {
       looksAt: every,
@@ -116,20 +102,18 @@ export const contractChecks = [
     title: 'MUST accept valid input, or refuse it with a documented 4xx, 404 or 409',
     ...eachExchange(judgeValidInputAccepted, { looksAt: ofKinds('recipe', 'generated', 'edge'), asks2xx: true }),
   }),
-  invalidInputCheck('malformed-json', 'MUST refuse a malformed JSON body with a 4xx', 1),
-  invalidInputCheck('wrong-type', 'MUST refuse a body with a value of the wrong type with a 4xx', 1),
-  invalidInputCheck('missing-required', 'MUST refuse a body without a required property with a 4xx', 1),
+  invalidInputCheck('malformed-json', 'MUST refuse a malformed JSON body with a 4xx'),
+  invalidInputCheck('wrong-type', 'MUST refuse a body with a value of the wrong type with a 4xx'),
+  invalidInputCheck('missing-required', 'MUST refuse a body without a required property with a 4xx'),
   invalidInputCheck('extra-property', 'MUST refuse an undeclared property where the schema forbids one with a 4xx'),
   invalidInputCheck(
     'out-of-range',
     'MUST refuse a value its schema does not take (past a documented bound, or null where the field has no null) with a 4xx',
-    1,
   ),
   defineCheck({
     id: 'contract.unknown-id-404',
     level: 'MUST',
     clause: '4.1',
-    catches: 3,
     title: 'MUST answer 404 for an identifier that names no object',
     ...eachExchange(judgeUnknownId404, { looksAt: ofKinds('unknown') }),
   }),
@@ -139,8 +123,6 @@ export const contractChecks = [
     clause: DEFAULT_ASSUMED,
     title:
       'MUST answer a read that leaves out a field with a documented default as it answers the read with the default stated',
-    exchangesPerCase: 3,
-    catches: 2,
     // The three answers are compared: no write beside them.
     isolation: 'quiet',
     prepare: prepareDefaultRead,
@@ -154,8 +136,6 @@ export const contractChecks = [
     clause: DEFAULT_ASSUMED,
     title:
       'MUST answer a write that leaves out a field with a documented default as it answers the write with the default stated',
-    exchangesPerCase: 5,
-    catches: 2,
     appliesTo: (op, ctx) => !isReadOperation(op) && documentedDefaults(ctx, op).length > 0,
     variants: defaultVariants,
     run: writeDefault,

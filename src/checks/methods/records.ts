@@ -4,8 +4,8 @@
  * it names; a method a path does not offer gets 405. Each record names its rule; how each is judged is in
  * methods/ (reads, deletes, writes, notAllowed), beside what the checks share.
  */
-import { namedCollection } from '../model/model.js';
-import { defineCheck } from './check.js';
+import { namedCollection } from '../../model/model.js';
+import { defineCheck } from '../core/check.js';
 import {
   deleteGoneFromViews,
   deleteOnlyTarget,
@@ -16,12 +16,12 @@ import {
   isDeleteOfObservableObject,
   isDeleteOfReadableObject,
   prepareDelete,
-} from './methods/deletes.js';
-import { methods405, methods405Allow, probes405 } from './methods/notAllowed.js';
-import { getIgnoresBody, getRepeatable, getSafe } from './methods/reads.js';
-import { relatedGroup } from './methods/shared.js';
-import { createStored } from './methods/stored.js';
-import { patchPartial, putIdempotent, upsert, upsertConcurrent } from './methods/writes.js';
+} from './deletes.js';
+import { methods405, methods405Allow, probes405 } from './notAllowed.js';
+import { getIgnoresBody, getRepeatable, getSafe } from './reads.js';
+import { relatedGroup } from './shared.js';
+import { createStored } from './stored.js';
+import { patchPartial, putIdempotent, upsert, upsertConcurrent } from './writes.js';
 
 export const methodsChecks = [
   defineCheck({
@@ -29,7 +29,6 @@ export const methodsChecks = [
     level: 'MUST',
     clause: '4.1 rule 1',
     title: 'MUST answer a repeated GET with the same status and body (GET is idempotent)',
-    exchangesPerCase: 3,
     isolation: 'quiet',
     appliesTo: (op) => op.method === 'GET',
     run: getRepeatable,
@@ -38,9 +37,7 @@ export const methodsChecks = [
     id: 'methods.get-safe',
     level: 'MUST',
     clause: '4.1 rule 1',
-    catches: 1,
     title: 'MUST change nothing on GET: the object and the count of its collection are the same after many GETs',
-    exchangesPerCase: 8,
     isolation: 'quiet',
     appliesTo: (op, ctx) => op.method === 'GET' && namedCollection(ctx.model, op)?.read !== undefined,
     run: getSafe,
@@ -49,9 +46,7 @@ export const methodsChecks = [
     id: 'methods.get-ignores-body',
     level: 'MUST',
     clause: '4.1 rule 2',
-    catches: 1,
     title: 'MUST answer a GET with a request body as it answers one without (GET takes nothing from the body)',
-    exchangesPerCase: 3,
     isolation: 'quiet',
     appliesTo: (op) => op.method === 'GET',
     run: getIgnoresBody,
@@ -60,9 +55,7 @@ export const methodsChecks = [
     id: 'methods.put-idempotent',
     level: 'MUST',
     clause: '4.1 rule 1',
-    catches: 1,
     title: 'MUST leave the same state and answer the same class of status when a PUT is applied twice',
-    exchangesPerCase: 3.7,
     isolation: 'alone',
     lane: relatedGroup,
     appliesTo: (op) => op.method === 'PUT',
@@ -73,7 +66,6 @@ export const methodsChecks = [
     level: 'MUST',
     clause: '4.1',
     title: 'MUST answer 404 to a GET of an object after its DELETE',
-    exchangesPerCase: 8,
     isolation: 'alone',
     lane: relatedGroup,
     prepare: prepareDelete,
@@ -84,7 +76,6 @@ export const methodsChecks = [
     id: 'methods.delete-twice-404',
     level: 'MUST',
     clause: '4.1 rule 1',
-    catches: 1,
     title: 'MUST answer 404 to a second DELETE of the same object',
     isolation: 'alone',
     lane: relatedGroup,
@@ -96,7 +87,6 @@ export const methodsChecks = [
     id: 'methods.delete-only-target',
     level: 'MUST',
     clause: '4.1',
-    catches: 1,
     title: 'MUST delete only the object named: the collection shrinks by one and other objects remain',
     isolation: 'alone',
     lane: relatedGroup,
@@ -108,9 +98,7 @@ export const methodsChecks = [
     id: 'methods.delete-gone-from-views',
     level: 'MUST',
     clause: '4.1; 4.3',
-    catches: 1,
     title: "MUST leave a deleted object out of the collection's filter and paginate, and keep the others there",
-    exchangesPerCase: 10,
     isolation: 'alone',
     lane: relatedGroup,
     prepare: prepareDelete,
@@ -121,9 +109,7 @@ export const methodsChecks = [
     id: 'methods.patch-partial',
     level: 'MUST',
     clause: '4.1',
-    catches: 1,
     title: 'MUST change only the fields a PATCH names, for every field PATCH can change and for the valid request',
-    exchangesPerCase: 10,
     appliesTo: (op, ctx) => op.method === 'PATCH' && namedCollection(ctx.model, op)?.read !== undefined,
     run: patchPartial,
   }),
@@ -131,10 +117,8 @@ export const methodsChecks = [
     id: 'methods.create-stored',
     level: 'MUST',
     clause: '4.1 (POST /collection creates a new member)',
-    catches: 2,
     title:
       'MUST store the member a create answers: a GET of it right after agrees with the answer and with the fields the request set',
-    exchangesPerCase: 4,
     appliesTo: (op, ctx) => {
       const c = ctx.model.collectionOf(op);
       return c?.create === op && c.read !== undefined && c.item !== undefined;
@@ -147,7 +131,6 @@ export const methodsChecks = [
     clause:
       "open: POST need not be idempotent (4.1 rule 1), so an upsert is the target's choice, reported where its profile documents one; 4.1 rule 1; profile (the target documents the upsert)",
     title: 'MAY upsert: a create the target documents as an upsert returns the same object for the same key',
-    exchangesPerCase: 2,
     appliesTo: (op, ctx) => op.key in (ctx.profile.upserts ?? {}),
     run: upsert,
   }),
@@ -157,7 +140,6 @@ export const methodsChecks = [
     clause:
       'open: no source says what two upserts of one key sent at once make: a second member is reported, not gated; 4.1 rule 1; profile (the target documents the upsert)',
     title: 'SHOULD make one member of two upserts of the same key sent at once',
-    exchangesPerCase: 2,
     appliesTo: (op, ctx) => op.key in (ctx.profile.upserts ?? {}),
     run: upsertConcurrent,
   }),
@@ -165,7 +147,6 @@ export const methodsChecks = [
     id: 'methods.405',
     level: 'SHOULD',
     clause: 'RFC 9110 §9.1; 4.1',
-    catches: 2,
     title: 'SHOULD answer 405 to a method the path does not offer',
     appliesTo: probes405,
     run: methods405,
@@ -174,7 +155,6 @@ export const methodsChecks = [
     id: 'methods.405-allow',
     level: 'MUST',
     clause: 'RFC 9110 §15.5.6; 4.1',
-    catches: 3,
     title:
       'MUST list in Allow, with a 405, every method the path offers, and neither the refused method nor one it refuses',
     appliesTo: probes405,

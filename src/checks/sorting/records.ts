@@ -3,13 +3,13 @@
  * key. Ties may come in any order; where nulls go and how strings collate are the target's choice:
  * detected and reported, never failed.
  */
-import type { Obj } from '../openapi/json.js';
-import type { Operation } from '../openapi/operations.js';
-import { is2xx } from '../openapi/request.js';
-import { defineCheck } from './check.js';
-import type { CheckContext } from './context.js';
-import { coreFilterModel, coreModelOf, corpusOf, isCoreFilter, sortEnum } from './queryContext.js';
-import { fail, pass, statusKey, type Verdict } from './verdict.js';
+import type { Obj } from '../../openapi/json.js';
+import type { Operation } from '../../openapi/operations.js';
+import { is2xx } from '../../openapi/request.js';
+import { defineCheck } from '../core/check.js';
+import type { CheckContext } from '../core/context.js';
+import { coreFilterModel, coreModelOf, corpusOf, isCoreFilter, sortEnum } from '../core/queryContext.js';
+import { fail, pass, statusKey, type Verdict } from '../core/verdict.js';
 
 const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 // Made on first use: a collator pages in ICU's data (part of node's binary, resident for the
@@ -108,6 +108,7 @@ async function judgeSorted(
       );
 }
 
+/** `sorting.default`: with no sort, the answer is in the order the document gives as its default. */
 function sortingDefault(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const value = coreFilterModel(ctx.model, coreModelOf(ctx.model, op)!)!.sort!.default!;
   const describe = (ok: boolean, how: string) =>
@@ -121,7 +122,6 @@ export const sortingChecks = [
     isolation: 'reads',
     level: 'MUST',
     clause: '4.3 rule 6',
-    catches: 1,
     title:
       'MUST order the result by the key of each sort value (ties in any order; null placement and collation are reported)',
     appliesTo: (op, ctx) => isCoreFilter(op, ctx) && (sortEnum(ctx.model, op)?.length ?? 0) > 0,

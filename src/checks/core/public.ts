@@ -6,4 +6,4 @@
 export { defineCheck, type Check, type CheckId, type Level } from './check.js';
 export type { CheckContext, Exchange } from './context.js';
 export { fail, failAll, failure, pass, skip, Skip, type Failure, type FailureKind, type Verdict } from './verdict.js';
-export type { Operation } from '../openapi/operations.js';
+export type { Operation } from '../../openapi/operations.js';

@@ -1,6 +1,6 @@
 /** The operations the auth and versioning families probe: one read per collection. */
-import type { ApiModel } from '../model/model.js';
-import type { Operation } from '../openapi/operations.js';
+import type { ApiModel } from '../../model/model.js';
+import type { Operation } from '../../openapi/operations.js';
 
 const samples = new WeakMap<ApiModel, Set<Operation>>();
 

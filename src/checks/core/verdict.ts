@@ -155,7 +155,7 @@ export const isLoadAnswer = (ex: Pick<Exchange, 'status'>): boolean =>
 
 /**
  * A failed verdict for an answer a check did not expect while preparing its judgement; a busy answer (503, 429,
- * no answer), which says nothing of the rule, leaves the check not judged, and says so (checks/load.ts).
+ * no answer), which says nothing of the rule, leaves the check not judged, and says so (checks/core/load.ts).
  */
 export function unexpected(what: string, ex: Exchange): Verdict {
   if (isLoadAnswer(ex))

@@ -1,6 +1,6 @@
 /** Comparing two JSON answers: what the profile says changes by itself is left out, and the first differences named. */
-import type { Obj } from '../openapi/json.js';
-import type { Profile } from '../model/profiles/profile.js';
+import type { Obj } from '../../openapi/json.js';
+import type { Profile } from '../../model/profiles/profile.js';
 
 /** The fields that change between two reads with no write between: `updated`, and the profile's volatile ones. */
 export const volatileOf = (ctx: { profile: Pick<Profile, 'volatileFields'> }): Set<string> =>

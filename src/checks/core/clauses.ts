@@ -105,7 +105,7 @@ const SPEC_LEVELS: Record<string, Level> = {
  */
 export const OPEN = 'open:';
 
-/** The source a clause's first part names, and the level it gives: what a check citing it must be (checks/check.ts). */
+/** The source a clause's first part names, and the level it gives: what a check citing it must be (checks/core/check.ts). */
 export function levelOfClause(clause: string): { source: string; level: Level | 'open' } | undefined {
   const first = clause.split(';')[0]!.trim();
   if (first.startsWith(OPEN)) return { source: first, level: 'open' };

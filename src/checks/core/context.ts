@@ -3,18 +3,18 @@
  * client or the fixture pool. Every request goes through `send`, which records the exchange and notes
  * what it created for cleanup.
  */
-import type { BuiltRequest } from '../cases/requests.js';
-import type { NegativeKind } from '../cases/negative.js';
-import type { EdgeLabel } from '../cases/edges.js';
-import type { Exchange } from '../http/client.js';
-import { SendingStopped } from '../http/client.js';
-import type { Collection, ApiModel } from '../model/model.js';
-import type { Obj } from '../openapi/json.js';
-import type { Profile } from '../model/profiles/profile.js';
-import type { Operation, Schema } from '../openapi/operations.js';
-import type { RequestToSend } from '../openapi/request.js';
-import type { SchemaProblem } from '../openapi/validators.js';
-import type { BuiltCorpus } from '../resources/corpus.js';
+import type { BuiltRequest } from '../../cases/requests.js';
+import type { NegativeKind } from '../../cases/negative.js';
+import type { EdgeLabel } from '../../cases/edges.js';
+import type { Exchange } from '../../http/client.js';
+import { SendingStopped } from '../../http/client.js';
+import type { Collection, ApiModel } from '../../model/model.js';
+import type { Obj } from '../../openapi/json.js';
+import type { Profile } from '../../model/profiles/profile.js';
+import type { Operation, Schema } from '../../openapi/operations.js';
+import type { RequestToSend } from '../../openapi/request.js';
+import type { SchemaProblem } from '../../openapi/validators.js';
+import type { BuiltCorpus } from '../../resources/corpus.js';
 
 /**
  * What a check sees of the stages before it, through this module only: an exchange, the error a send

@@ -3,12 +3,12 @@
  * refuse a request without them or with wrong ones, and serve one with the right ones. Health endpoints
  * may be exempt; the exemption is reported, never failed.
  */
-import type { Operation } from '../openapi/operations.js';
-import { is2xx, type RequestToSend } from '../openapi/request.js';
-import { defineCheck } from './check.js';
-import type { CheckContext, Exchange } from './context.js';
-import { sampledReads } from './sampledReads.js';
-import { fail, pass, Skip, statusKey, type Verdict } from './verdict.js';
+import type { Operation } from '../../openapi/operations.js';
+import { is2xx, type RequestToSend } from '../../openapi/request.js';
+import { defineCheck } from '../core/check.js';
+import type { CheckContext, Exchange } from '../core/context.js';
+import { sampledReads } from '../core/sampledReads.js';
+import { fail, pass, Skip, statusKey, type Verdict } from '../core/verdict.js';
 
 const HEALTH = /^GET \/(health|ready)\/?$/;
 
@@ -28,8 +28,10 @@ async function sendWith(ctx: CheckContext, op: Operation, change: Partial<Reques
   return ctx.send({ ...built.request, ...change }, op);
 }
 
+/** One read per collection: what the auth checks send, rather than every operation. */
 const protectedSample = (op: Operation, ctx: CheckContext) => sampledReads(ctx.model).has(op);
 
+/** `auth.required`: the valid request without credentials must be refused with 401 or 403. */
 async function required(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const ex = await sendWith(ctx, op, { withoutAuth: true });
   return refused(ex.status)
@@ -37,6 +39,10 @@ async function required(op: Operation, ctx: CheckContext): Promise<Verdict> {
     : fail('status.unexpected', statusKey(ex), `without credentials it answered ${ex.status || ex.error}`, [ex]);
 }
 
+/**
+ * `auth.wrong-refused`: the valid request with credentials of the configured kind that are wrong must be refused
+ * with 401 or 403.
+ */
 async function wrongRefused(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const ex = await sendWith(ctx, op, { withoutAuth: true, headers: wrongCredentials(ctx) });
   return refused(ex.status)
@@ -44,6 +50,7 @@ async function wrongRefused(op: Operation, ctx: CheckContext): Promise<Verdict> 
     : fail('status.unexpected', statusKey(ex), `with wrong credentials it answered ${ex.status || ex.error}`, [ex]);
 }
 
+/** `auth.right-accepted`: the valid request with the configured credentials must succeed. */
 async function rightAccepted(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const ex = await sendWith(ctx, op, {});
   return is2xx(ex)
@@ -53,6 +60,7 @@ async function rightAccepted(op: Operation, ctx: CheckContext): Promise<Verdict>
       ]);
 }
 
+/** `auth.health-exemption`: whether a health endpoint answers without credentials, reported either way. */
 async function healthExemption(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const ex = await sendWith(ctx, op, { withoutAuth: true });
   return pass(
@@ -67,7 +75,6 @@ export const authChecks = [
     id: 'auth.required',
     level: 'MUST',
     clause: '5',
-    catches: 1,
     title: 'MUST refuse a protected operation without credentials (401 or 403)',
     appliesTo: protectedSample,
     run: required,

@@ -4,17 +4,17 @@
  * runs make (its graph) kept whole by every kind of task input the document allows. Each record names its
  * rule; how each is judged is in orchestration/, beside what the checks share (flowRuns.ts).
  */
-import { defineCheck } from './check.js';
+import { defineCheck } from '../core/check.js';
 import {
   createFromEmptyBody,
   createInStateGiven,
   createOnUnknownDeployment,
   createRefusesTextPlain,
-} from './orchestration/createFlowRun.js';
-import { isCreateFlowRun, isSetState } from './orchestration/flowRuns.js';
-import { forceBypasses, pendingRaceOneWins, pendingTwiceAborts, runningEarlyWaits } from './orchestration/rules.js';
-import { failedFoundByFilter, historyInOrder, legalPathAccepted, setStateShape } from './orchestration/setState.js';
-import { isFlowRunView, taskInputKinds, viewsAnyTaskInput } from './orchestration/taskInputs.js';
+} from './createFlowRun.js';
+import { isCreateFlowRun, isSetState } from './flowRuns.js';
+import { forceBypasses, pendingRaceOneWins, pendingTwiceAborts, runningEarlyWaits } from './rules.js';
+import { failedFoundByFilter, historyInOrder, legalPathAccepted, setStateShape } from './setState.js';
+import { isFlowRunView, taskInputKinds, viewsAnyTaskInput } from './taskInputs.js';
 
 export const orchestrationChecks = [
   defineCheck({
@@ -22,7 +22,6 @@ export const orchestrationChecks = [
     level: 'MUST',
     clause: '4.2',
     title: 'MUST create a flow run of the deployment from an empty body {}',
-    exchangesPerCase: 3,
     appliesTo: isCreateFlowRun,
     run: createFromEmptyBody,
   }),
@@ -30,9 +29,7 @@ export const orchestrationChecks = [
     id: 'orchestration.create-flow-run-state',
     level: 'MUST',
     clause: '4.2',
-    catches: 1,
     title: 'MUST create the flow run in the state the body gives',
-    exchangesPerCase: 4,
     appliesTo: isCreateFlowRun,
     run: createInStateGiven,
   }),
@@ -41,7 +38,6 @@ export const orchestrationChecks = [
     level: 'MUST',
     clause: '4.2',
     title: 'MUST refuse create_flow_run without a JSON content type (the spec requires the header)',
-    exchangesPerCase: 2,
     appliesTo: isCreateFlowRun,
     run: createRefusesTextPlain,
   }),
@@ -58,7 +54,6 @@ export const orchestrationChecks = [
     level: 'MUST',
     clause: '4.2; OpenAPI document',
     title: 'MUST answer set_state with every field its document requires ({status, state, details} on Prefect)',
-    exchangesPerCase: 7,
     appliesTo: isSetState,
     run: setStateShape,
   }),
@@ -66,7 +61,6 @@ export const orchestrationChecks = [
     id: 'orchestration.set-state-legal-path',
     level: 'MUST',
     clause: '3',
-    catches: 1,
     title: 'MUST accept SCHEDULED → PENDING → RUNNING → COMPLETED, and the run is in each state after',
     appliesTo: isSetState,
     run: legalPathAccepted,
@@ -84,7 +78,6 @@ export const orchestrationChecks = [
     level: 'MUST',
     clause: '4.3 rule 3',
     title: 'MUST find a FAILED run by flow_runs.state.type.any_ [FAILED], and only then',
-    exchangesPerCase: 6,
     appliesTo: isSetState,
     run: failedFoundByFilter,
   }),
@@ -92,9 +85,7 @@ export const orchestrationChecks = [
     id: 'orchestration.pending-twice-aborts',
     level: 'MUST',
     clause: 'profile',
-    catches: 1,
     title: 'MUST refuse PENDING → PENDING (ABORT) and leave the run as it was',
-    exchangesPerCase: 5,
     appliesTo: isSetState,
     run: pendingTwiceAborts,
   }),
@@ -102,9 +93,7 @@ export const orchestrationChecks = [
     id: 'orchestration.pending-race-one-wins',
     level: 'MUST',
     clause: 'profile',
-    catches: 1,
     title: 'MUST accept one of two PENDING proposals sent at once on a SCHEDULED run, and ABORT the other',
-    exchangesPerCase: 4,
     appliesTo: isSetState,
     run: pendingRaceOneWins,
   }),
@@ -112,9 +101,7 @@ export const orchestrationChecks = [
     id: 'orchestration.running-early-waits',
     level: 'MUST',
     clause: 'profile',
-    catches: 1,
     title: 'MUST defer RUNNING before the scheduled time (WAIT) and leave the run as it was',
-    exchangesPerCase: 3,
     appliesTo: isSetState,
     run: runningEarlyWaits,
   }),
@@ -123,7 +110,6 @@ export const orchestrationChecks = [
     level: 'MUST',
     clause: 'profile',
     title: 'MUST accept with force a transition the rules would defer',
-    exchangesPerCase: 3,
     appliesTo: isSetState,
     run: forceBypasses,
   }),
@@ -131,10 +117,8 @@ export const orchestrationChecks = [
     id: 'orchestration.views-any-task-input',
     level: 'MUST',
     clause: '4.1; OpenAPI document',
-    catches: 1,
     title:
       "MUST answer a flow run's views (its graph) as before once a task run of it takes an input of any documented kind",
-    exchangesPerCase: 3,
     appliesTo: isFlowRunView,
     variants: (_op, ctx) => [...taskInputKinds(ctx).keys()].sort(),
     run: viewsAnyTaskInput,
