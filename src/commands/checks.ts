@@ -6,9 +6,8 @@ export async function checksCommand(
   checkModules: string[] = [],
 ): Promise<number> {
   // The registry loads every check's code (and the HTTP client): only this command needs it in the CLI.
-  const { allChecks, loadCheckModules } = await import('../checks/core/registry.js');
-  await loadCheckModules(checkModules);
-  const checks = allChecks();
+  const { loadCheckModules } = await import('../checks/core/registry.js');
+  const checks = (await loadCheckModules(checkModules)).all;
   if (format === 'json') process.stdout.write(`${JSON.stringify(checkListing(checks), null, 2)}\n`);
   else if (format === 'markdown') process.stdout.write(checkListMarkdown(checks));
   // The title starts with the level: one column of it is enough.

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import path from 'node:path';
 import { configFrom, outFolderGiven, UsageError, type Env } from '../config/config.js';
 import { inheritedEnvironment } from '../config/worker.js';
-import { allChecks } from '../checks/core/registry.js';
+import { BUILT_IN_CHECKS } from '../checks/core/registry.js';
 import {
   baselineDraft,
   EXPLORE_NAMES,
@@ -35,9 +35,7 @@ export const EXPLORE_FOLDER = 'exploration';
 
 /** The checks whose verdicts a seed changes: those that judge the operation's exercise (contract/eachExchange.ts). */
 const seededChecks = (): string[] =>
-  allChecks()
-    .filter((c) => c.family === 'contract' && c.reads === 'exercise')
-    .map((c) => c.id);
+  BUILT_IN_CHECKS.filter((c) => c.family === 'contract' && c.reads === 'exercise').map((c) => c.id);
 
 /** The CLI in a process of its own, quiet, its output written to `logFile`: its exit code. */
 function runCli(args: string[], env: Env, logFile: string): Promise<number> {

@@ -4,6 +4,7 @@
  * made from the option table), and its values become the variables they stand for, below the environment
  * and the flags. Paths in it are relative to the file's folder.
  */
+import { madeOnce } from './madeOnce.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -66,7 +67,15 @@ export function configFileSchema(): Record<string, unknown> {
   };
 }
 
-let validator: ReturnType<Ajv2020['compile']> | undefined;
+/** The configuration file's schema, compiled by the first file read: every thread of a run imports this module, few read a file. */
+const fileValidator = madeOnce((): ReturnType<Ajv2020['compile']> => {
+  const { Ajv2020: Validator } = createRequire(import.meta.url)(
+    'ajv/dist/2020.js',
+  ) as typeof import('ajv/dist/2020.js');
+  return new Validator({ allErrors: false, strict: true }).compile(
+    JSON.parse(readFileSync(schemaPath, 'utf8')) as object,
+  );
+});
 
 /** An unknown key; one that looks like a secret says where secrets go (a file is often committed). */
 function unknownSetting(key: string): string {
@@ -82,15 +91,7 @@ export function readConfigFile(file: string): Env {
   } catch (e) {
     throw new UsageError(`configuration file ${file} is not valid JSON: ${(e as Error).message.split('\n')[0]}`);
   }
-  if (!validator) {
-    // Loaded by the first file read: every thread of a run imports this module, few read a file.
-    const { Ajv2020: Validator } = createRequire(import.meta.url)(
-      'ajv/dist/2020.js',
-    ) as typeof import('ajv/dist/2020.js');
-    validator = new Validator({ allErrors: false, strict: true }).compile(
-      JSON.parse(readFileSync(schemaPath, 'utf8')) as object,
-    );
-  }
+  const validator = fileValidator();
   if (!validator(parsed)) {
     const [error] = validator.errors ?? [];
     const where = error?.instancePath || '/';

@@ -1,5 +1,5 @@
 import type { Check, Family } from '../checks/core/check.js';
-import { checksOf, families } from '../checks/core/registry.js';
+import type { CheckRegistry } from '../checks/core/registry.js';
 
 /** What planning needs of a case's check: its declarations (checks/core/check.ts) and what was measured of it. */
 type CaseCheck = Pick<Check, 'id' | 'family' | 'exchangesPerCase' | 'catches' | 'reads'>;
@@ -8,7 +8,8 @@ type CaseCheck = Pick<Check, 'id' | 'family' | 'exchangesPerCase' | 'catches' | 
 const exchangesPerCase = (check: Pick<Check, 'exchangesPerCase'>) => check.exchangesPerCase ?? 1;
 
 /** A family all of whose checks read the document alone (Check.reads): its file sends nothing, and waits for nothing. */
-export const familySendsNothing = (family: string): boolean => checksOf(family).every((c) => c.reads === 'document');
+export const familySendsNothing = (family: string, checks: CheckRegistry): boolean =>
+  checks.checksOf(family).every((c) => c.reads === 'document');
 
 /**
  * The order of the families' files in a time-boxed run, from what their checks declare: the families that send
@@ -18,16 +19,16 @@ export const familySendsNothing = (family: string): boolean => checksOf(family).
  * the family). Unsharded, a time-boxed run plans every family's cases at once (budgetOrder); the order of the
  * files then only orders the report. A shard judges its files in this order.
  */
-export function budgetFamilyOrder(): Family[] {
+export function budgetFamilyOrder(registry: CheckRegistry): Family[] {
   const rank = (family: Family) => {
-    const checks = checksOf(family);
-    const place = familySendsNothing(family) ? 0 : familyReadsExercise(family) ? 2 : 1;
+    const checks = registry.checksOf(family);
+    const place = familySendsNothing(family, registry) ? 0 : familyReadsExercise(family, registry) ? 2 : 1;
     const caught = checks.reduce((sum, c) => sum + (c.catches ?? 0), 0);
     const cost = checks.reduce((sum, c) => sum + Math.max(0.5, exchangesPerCase(c)), 0);
     return { place, worth: caught / cost };
   };
-  const ranks = new Map(families().map((f) => [f, rank(f)]));
-  return families().sort((a, b) => {
+  const ranks = new Map(registry.families().map((f) => [f, rank(f)]));
+  return registry.families().sort((a, b) => {
     const ra = ranks.get(a)!;
     const rb = ranks.get(b)!;
     return ra.place - rb.place || rb.worth - ra.worth;
@@ -61,7 +62,8 @@ export function expectedExchanges(cases: Array<{ check: CaseCheck }>, exercised:
  * A family some of whose checks read the exercise of their operation (Check.reads): its cases are known, and
  * judged, only once their operations are exercised, and a time-boxed run plans the family so.
  */
-export const familyReadsExercise = (family: string): boolean => checksOf(family).some((c) => c.reads === 'exercise');
+export const familyReadsExercise = (family: string, checks: CheckRegistry): boolean =>
+  checks.checksOf(family).some((c) => c.reads === 'exercise');
 
 /**
  * A case this long holds one of the scheduler's places for most of a short budget (its exchanges go one after

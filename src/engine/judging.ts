@@ -8,7 +8,6 @@ import { writeFileSync } from 'node:fs';
 import { reportedId, type Check, type Family } from '../checks/core/check.js';
 import { clauseText } from '../checks/core/clauses.js';
 import { CORE } from '../checks/core/queryContext.js';
-import { checksOf, families as familiesOfRun } from '../checks/core/registry.js';
 import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/core/verdict.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
 import { runFiles } from '../config/worker.js';
@@ -153,13 +152,15 @@ function fromExercise(session: Session, c: Case, priority: number | undefined): 
 function budgetPlan(session: Session): BudgetPlan {
   const made = session.judging.plan;
   if (made) return made;
-  const cases = familiesOfRun().flatMap((family) => casesOf(session, family, !familyReadsExercise(family)));
+  const cases = session.checks
+    .families()
+    .flatMap((family) => casesOf(session, family, !familyReadsExercise(family, session.checks)));
   const isCore = (c: Case) => CORE.includes(session.model.collectionOf(c.op)?.name ?? '');
   const judged = new Map<Case, Promise<Judged>>();
   const place = new Map<string, number>();
   const exercises = new Map<Family, Array<Promise<void>>>();
   for (const [priority, c] of budgetOrder(cases, isCore).entries()) {
-    if (!familyReadsExercise(c.check.family)) {
+    if (!familyReadsExercise(c.check.family, session.checks)) {
       judged.set(c, scheduled(session, c, priority));
       continue;
     }
@@ -168,10 +169,12 @@ function budgetPlan(session: Session): BudgetPlan {
   }
   const plan: BudgetPlan = {
     judged: new Map(
-      familiesOfRun().map((family) => [
-        family,
-        new Map(cases.filter((c) => judged.has(c) && c.check.family === family).map((c) => [c, judged.get(c)!])),
-      ]),
+      session.checks
+        .families()
+        .map((family) => [
+          family,
+          new Map(cases.filter((c) => judged.has(c) && c.check.family === family).map((c) => [c, judged.get(c)!])),
+        ]),
     ),
     place,
     exercised: new Map([...exercises].map(([family, all]) => [family, Promise.all(all)])),
@@ -279,7 +282,8 @@ function baselineNote<F>(judged: BaselineJudgement<F>): CheckResult['baseline'] 
 function casesOf(session: Session, family: Family, known = true, only: (check: Check) => boolean = () => true): Case[] {
   const selection = session.config.selection;
   const ctx = session.checkContext;
-  return checksOf(family)
+  return session.checks
+    .checksOf(family)
     .filter((check) => selectsCheck(selection, check) && only(check))
     .flatMap((check) =>
       session.operations
@@ -299,9 +303,11 @@ function casesOf(session: Session, family: Family, known = true, only: (check: C
 export function expectOnce(session: Session): void {
   if (session.judging.expecting || session.config.shard) return;
   session.judging.expecting = true;
-  const selected = familiesOfRun().flatMap((family) => casesOf(session, family, false));
+  const selected = session.checks.families().flatMap((family) => casesOf(session, family, false));
   const exercised = selected.some((c) => c.check.reads !== 'document') ? session.operations.length : 0;
-  const sending = familiesOfRun().flatMap((family) => casesOf(session, family, true, (c) => c.reads === undefined));
+  const sending = session.checks
+    .families()
+    .flatMap((family) => casesOf(session, family, true, (c) => c.reads === undefined));
   writeFileSync(runFiles(session.config.runDir).expectedExchanges, String(expectedExchanges(sending, exercised)));
 }
 
@@ -316,8 +322,8 @@ const plansAcrossFamilies = (session: Session) => session.timeBox.budgeted && !s
  * family that sends nothing (spec): contract's cases are known only once the operations are exercised.
  */
 function scheduleNextFamily(session: Session, family: Family): void {
-  if (session.timeBox.budgeted || session.config.shard || familySendsNothing(family)) return;
-  const order = familiesOfRun();
+  if (session.timeBox.budgeted || session.config.shard || familySendsNothing(family, session.checks)) return;
+  const order = session.checks.families();
   const next = order[order.indexOf(family) + 1];
   if (!next) return;
   const { ahead } = session.judging.families;
@@ -341,7 +347,7 @@ function besidePulled(
   if (!pulled) return schedule(casesOf(session, family));
   const pulledChecks = new Set([...pulled.keys()].map((c) => c.check));
   const rest = schedule(casesOf(session, family, true, (check) => !pulledChecks.has(check)));
-  const order = checksOf(family);
+  const order = session.checks.checksOf(family);
   const place = (c: Case) => order.indexOf(c.check);
   return new Map([...pulled, ...rest].sort(([a], [b]) => place(a) - place(b)));
 }
@@ -358,10 +364,11 @@ export function familyCases(
   const state = session.judging.families;
   state.registered.add(family);
   const plan = plansAcrossFamilies(session) ? budgetPlan(session) : undefined;
-  const planned = plan && !familyReadsExercise(family) ? plan.judged.get(family)! : state.ahead.get(family);
+  const planned =
+    plan && !familyReadsExercise(family, session.checks) ? plan.judged.get(family)! : state.ahead.get(family);
   // Checks that read the document alone send nothing (spec's): judged in their tests, not through the
   // scheduler, where their hundreds of judgements would queue before the exercise started beside them (or after it).
-  const inTheirTests = !planned && !plan && familySendsNothing(family);
+  const inTheirTests = !planned && !plan && familySendsNothing(family, session.checks);
   const queued =
     planned ??
     (plan || inTheirTests ? undefined : besidePulled(session, family, (rest) => scheduleJudgements(session, rest)));
@@ -387,7 +394,9 @@ export async function readyForFamily(session: Session, family: Family): Promise<
   expectOnce(session);
   session.client.onLimited ??= (routeFamily) => pullForward(session, routeFamily);
   if (plansAcrossFamilies(session)) await budgetPlan(session).exercised.get(family);
-  else if (session.timeBox.budgeted ? familyReadsExercise(family) : !familySendsNothing(family))
+  else if (
+    session.timeBox.budgeted ? familyReadsExercise(family, session.checks) : !familySendsNothing(family, session.checks)
+  )
     await session.exerciseAll();
 }
 
@@ -398,7 +407,7 @@ export async function readyForFamily(session: Session, family: Family): Promise<
  * awaits it.
  */
 export function exerciseBesideFamily(session: Session, family: Family): void {
-  if (familySendsNothing(family) && !session.timeBox.budgeted && !session.config.shard)
+  if (familySendsNothing(family, session.checks) && !session.timeBox.budgeted && !session.config.shard)
     session.exerciseAll().catch(() => {});
 }
 
@@ -430,7 +439,7 @@ function pullForward(session: Session, route: string): void {
   if (limitedRoutes.has(route)) return;
   limitedRoutes.add(route);
   const besideAnything = (c: Check) => (c.isolation === undefined || c.isolation === 'reads') && c.reads === undefined;
-  for (const family of familiesOfRun()) {
+  for (const family of session.checks.families()) {
     if (ahead.has(family) || registered.has(family) || pulled.has(family)) continue;
     const cases = casesOf(session, family, true, besideAnything);
     if (cases.some((c) => routeFamily(c.op.path) === route))

@@ -11,7 +11,7 @@ import { secretsOf } from '../config/config.js';
 import { handedOver, runFiles, type WorkerConfig, type WorkerStart } from '../config/worker.js';
 import { selectionLine } from '../config/config.js';
 import { selectsCheck, selectsOperation } from '../config/selection.js';
-import { allChecks, loadCheckModules } from '../checks/core/registry.js';
+import { type CheckRegistry, loadCheckModules } from '../checks/core/registry.js';
 import { CORE } from '../checks/core/queryContext.js';
 import { problemWithValidExchange } from '../checks/contract/judges.js';
 import type { Family } from '../checks/core/check.js';
@@ -39,6 +39,8 @@ import { TimeBox } from './timeBox.js';
 
 export interface Session {
   config: WorkerConfig;
+  /** The run's checks: the suite's own and those its modules declare. */
+  checks: CheckRegistry;
   document: LoadedDocument;
   model: ApiModel;
   client: HttpClient;
@@ -85,6 +87,7 @@ const settingsOf = (config: WorkerConfig): CheckSettings => ({
 /** What a session is made of, built once from the configuration and handed to the parts below. */
 interface Parts {
   config: WorkerConfig;
+  checks: CheckRegistry;
   files: ReturnType<typeof runFiles>;
   redactor: Redactor;
   client: HttpClient;
@@ -124,7 +127,7 @@ export async function createSession(start: WorkerStart): Promise<Session> {
   // vitest started while the CLI asked the target: the rest of the configuration comes when it has decided.
   const config = await handedOver(start);
   // The run's own checks join the suite's before any family asks for its cases.
-  await loadCheckModules(config.checkModules);
+  const checks = await loadCheckModules(config.checkModules);
   const suitesStartedAt = new Date().toISOString();
   const files = runFiles(config.runDir);
   const redactor = new Redactor(secretsOf(config));
@@ -136,15 +139,12 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     validated: true,
   });
   const model = buildModel(document.doc);
-  const baseline = forTarget(loadBaseline(config.baselinePath), {
-    label: config.targetLabel,
-    databaseUnknown: config.identity?.database !== undefined && config.identity.database.name === undefined,
-    borrowedFrom: config.identity?.baselineFrom,
-  });
+  const baseline = targetBaseline(config);
   const validators = new SchemaValidators(document.doc);
   const { pool, cases } = casesFor(config, files, client, document, model);
   const { scheduler, timeBox } = schedulerFor(client, config);
-  const parts: Parts = { config, files, redactor, client, document, model, cases, pool, scheduler, done: new Map() };
+  const made = { config, checks, files, redactor, client, document, model, cases, pool, scheduler };
+  const parts: Parts = { ...made, done: new Map() };
   const validate: CheckContext['validate'] = (schema, value) => validators.validate(schema, value);
   const operations = model.operations.filter((op) => selectsOperation(config.selection, op));
   const exercise = exerciserFor(parts, {
@@ -164,6 +164,7 @@ export async function createSession(start: WorkerStart): Promise<Session> {
   let firstVerdictAt: string | undefined;
   return {
     config,
+    checks,
     document,
     model,
     client,
@@ -189,6 +190,15 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     operationSummaries: () => operationSummaries(parts),
     runInfo: () => runInfoOf(parts, operations, timeBox, { suitesStartedAt, firstVerdictAt }),
   };
+}
+
+/** The baseline the CLI chose, applied to this target: its label, whether its database is known, whose it was. */
+function targetBaseline(config: WorkerConfig) {
+  return forTarget(loadBaseline(config.baselinePath), {
+    label: config.targetLabel,
+    databaseUnknown: config.identity?.database !== undefined && config.identity.database.name === undefined,
+    borrowedFrom: config.identity?.baselineFrom,
+  });
 }
 
 function clientFor(config: WorkerConfig, files: Parts['files'], redactor: Redactor): HttpClient {
@@ -361,7 +371,7 @@ function operationSummaries({ config, model, client, done }: Parts): OperationSu
 
 /** The run's facts for results.json; it writes the normalised requests (a diff of two runs of one seed). */
 function runInfoOf(
-  { config, files, redactor, client, document, model, cases }: Parts,
+  { config, checks, files, redactor, client, document, model, cases }: Parts,
   operations: Operation[],
   timeBox: TimeBox,
   times: { suitesStartedAt: string; firstVerdictAt?: string },
@@ -399,21 +409,24 @@ function runInfoOf(
       pacing: client.pacing.summary(),
       writesTookTurns: client.pacing.writesTakeTurns || undefined,
     },
-    ...notSelected(config, model, operations),
+    ...notSelected(config, checks, model, operations),
   };
 }
 
 /** What a narrowed run left out, by name (nothing when the run is not narrowed). */
-function notSelected(config: WorkerConfig, model: ApiModel, operations: Operation[]): Partial<RunInfo> {
+function notSelected(
+  config: WorkerConfig,
+  registry: CheckRegistry,
+  model: ApiModel,
+  operations: Operation[],
+): Partial<RunInfo> {
   const selection = selectionLine(config);
   if (!selection) return {};
   return {
     selection,
     notSelected: {
       operations: model.operations.filter((op) => !operations.includes(op)).map((op) => op.key),
-      checks: allChecks()
-        .filter((c) => !selectsCheck(config.selection, c))
-        .map((c) => c.id),
+      checks: registry.all.filter((c) => !selectsCheck(config.selection, c)).map((c) => c.id),
     },
   };
 }

@@ -63,10 +63,11 @@ export class SendingStopped extends Error {}
 /** How the reason of a SendingStopped starts, wherever it is passed on as a skip's reason. */
 export const NOT_RUN = 'not run:';
 
-/** Who sends a request: a check (by its id), or the exercise of operations; and when it began sending. */
+/**
+ * Who sends a request: a check (by its id), or the exercise of operations; and when it began sending, by the
+ * thread's monotonic clock (a place among the senders without a counter to keep).
+ */
 const sender = new AsyncLocalStorage<{ label: string; order: number } & SenderOptions>();
-/** How many senders have begun (sendingFor): each one's place among them. */
-let sendersBegun = 0;
 
 export interface SenderOptions {
   /**
@@ -88,7 +89,7 @@ export interface SenderOptions {
  * began meanwhile, and a phase ends when its work is done rather than when its longest chain gets room.
  */
 export function sendingFor<T>(label: string, fn: () => T, options: SenderOptions = {}): T {
-  return sender.run({ label, order: ++sendersBegun, ...options }, fn);
+  return sender.run({ label, order: performance.now(), ...options }, fn);
 }
 
 /**

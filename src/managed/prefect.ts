@@ -359,18 +359,6 @@ async function waitHealthy(baseUrl: string, child: ChildProcess, deadlineMs: num
   throw new Error(`prefect server did not become healthy within ${deadlineMs} ms; see ${logFile}`);
 }
 
-const live = new Set<ManagedServer>();
-let exitHooksInstalled = false;
-
-/** Stop every managed server on exit, also on SIGINT/SIGTERM, so that a crash never leaves one behind. */
-function installExitHooks(): void {
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  process.on('exit', () => {
-    for (const s of live) (s as ManagedServer & { killNow(): void }).killNow();
-  });
-}
-
 export async function startPrefect(options: StartOptions = {}): Promise<ManagedServer> {
   const log = options.log ?? (() => {});
   const database = options.database ?? 'sqlite';
@@ -393,8 +381,8 @@ export async function startPrefect(options: StartOptions = {}): Promise<ManagedS
   child.stderr!.pipe(out);
   const baseUrl = `http://127.0.0.1:${port}/api`;
   const server = serverHandle(child, { baseUrl, version: pin.prefect, database, home, logFile, dbName, log });
-  live.add(server);
-  installExitHooks();
+  // Killed if this process exits first (a crash, SIGINT through the CLI's handler): none is left behind.
+  process.on('exit', server.killNow);
   try {
     await waitHealthy(baseUrl, child, options.startupDeadlineMs ?? 120_000, logFile);
   } catch (e) {
@@ -495,7 +483,7 @@ function serverHandle(
     async stop({ keepLogAt } = {}) {
       if (stopped) return;
       stopped = true;
-      live.delete(server);
+      process.off('exit', server.killNow);
       if (child.exitCode === null) {
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
         killGroup('SIGTERM');

@@ -26,9 +26,8 @@ export async function checksSelected({
   selection: Selection;
   checkModules: string[];
 }): Promise<{ selected: number; of: number }> {
-  const { allChecks, loadCheckModules } = await import('../checks/core/registry.js');
-  await loadCheckModules(checkModules);
-  const checks = allChecks();
+  const { loadCheckModules } = await import('../checks/core/registry.js');
+  const checks = (await loadCheckModules(checkModules)).all;
   return { selected: checks.filter((c) => selectsCheck(selection, c)).length, of: checks.length };
 }
 
@@ -65,9 +64,8 @@ async function assertReachable(target: SurveyTarget): Promise<void> {
   }
 }
 
-/** The modules of the survey and of targetState, loaded once, while the server builds the document. */
-let modules: ReturnType<typeof loadModules> | undefined;
-const loadModules = () =>
+/** The modules of the survey and of targetState, loaded while the server builds the document (node keeps them once loaded). */
+const afterTheDocument = () =>
   Promise.all([
     import('../model/documentSurvey.js'),
     import('../http/client.js'),
@@ -76,7 +74,6 @@ const loadModules = () =>
     import('../resources/cleanup.js'),
     import('../http/recorders.js'),
   ]);
-const afterTheDocument = () => (modules ??= loadModules());
 
 /** The target answers, and its document, surveyed and written for the suites. */
 export async function surveyTarget(target: SurveyTarget): Promise<DocumentSurvey> {

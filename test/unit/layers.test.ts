@@ -2,12 +2,12 @@
  * The one-way flow (docs/layout.md), enforced by dependency-cruiser with the repository's own rules:
  * the source passes them, and the rules catch an import of a later stage and a cycle.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { cruise, type IReporterOutput } from 'dependency-cruiser';
-import { parseSync } from '@swc/core';
+import { moduleHolders, mutations } from './moduleState.js';
 import { describe, expect, test } from 'vitest';
 import { repoRoot, sources } from './support.js';
 
@@ -131,24 +131,6 @@ describe('the one-way flow', () => {
   });
 });
 
-/** The module-level declarations of a file that hold state: a let or var, or a const made a Map, Set, array or object. */
-function moduleState(text: string): string[] {
-  type Declarator = { id: { type: string; value?: string }; init?: { type: string; callee?: { value?: string } } };
-  type Item = { type: string; kind?: string; declarations?: Declarator[]; declaration?: Item };
-  const { body } = parseSync(text, { syntax: 'typescript' }) as unknown as { body: Item[] };
-  const holds = (init: Declarator['init']) =>
-    init !== undefined &&
-    (init.type === 'ArrayExpression' ||
-      init.type === 'ObjectExpression' ||
-      (init.type === 'NewExpression' && /^(Map|Set|WeakMap|WeakSet)$/.test(init.callee?.value ?? '')));
-  return body
-    .map((item) => (item.type === 'ExportDeclaration' ? item.declaration! : item))
-    .filter((item) => item.type === 'VariableDeclaration')
-    .flatMap((item) =>
-      item.declarations!.filter((d) => item.kind !== 'const' || holds(d.init)).map((d) => d.id.value ?? d.id.type),
-    );
-}
-
 describe('one configuration, handed over', () => {
   test('the configuration provided to vitest is read by the adapter only; the reporters and the engine are handed it', () => {
     const readers = sources()
@@ -168,12 +150,40 @@ describe('one configuration, handed over', () => {
     expect(writes).toEqual([]);
   });
 
-  test('the engine keeps no state at module level: what a run keeps is its session', () => {
-    const held = sources('engine').flatMap(({ file, text }) => moduleState(text).map((name) => `${file}: ${name}`));
-    expect(held).toEqual([]);
-    // What the rule catches.
-    expect(
-      moduleState('let current: Promise<X> | undefined;\nconst plans = new WeakMap<A, B>();\nconst N = 3;\n'),
-    ).toEqual(['current', 'plans']);
+  test('no module of src/ keeps state of its own but the caches docs/design.md names; no table of one is changed', () => {
+    const held = sources().flatMap(({ file, text }) =>
+      moduleHolders(text)
+        .filter((h) => h.kind !== 'literal')
+        .map((h) => `\`${file}\` \`${h.name}\``),
+    );
+    const design = readFileSync(path.join(repoRoot, 'docs', 'design.md'), 'utf8');
+    const section = design.slice(design.indexOf('### State a module keeps'), design.indexOf('## Contracts'));
+    const named = [...section.matchAll(/^- (`src\/[^`]+` `\w+`)/gm)].map((m) => m[1]);
+    expect(held.sort()).toEqual(named.sort());
+    // The engine keeps none: what a run keeps is its session.
+    expect(held.filter((h) => h.startsWith('`src/engine/'))).toEqual([]);
+    const changed = sources().flatMap(({ file, text }) =>
+      moduleHolders(text)
+        .filter((h) => h.kind === 'literal')
+        .flatMap((h) => mutations(text, h.name).map((m) => `${file}: ${m}`)),
+    );
+    expect(changed).toEqual([]);
+  });
+
+  test('what the state rule catches', () => {
+    const text =
+      'let current: Promise<X> | undefined;\nconst plans = new WeakMap<A, B>();\nconst made = madeOnce(() => 1);\nconst N = 3;\nconst KINDS = new Set([1]) as ReadonlySet<number>;\nexport const LIST = [1];\n';
+    expect(moduleHolders(text)).toEqual([
+      { name: 'current', kind: 'binding' },
+      { name: 'plans', kind: 'cache' },
+      { name: 'made', kind: 'cache' },
+      { name: 'KINDS', kind: 'literal' },
+      { name: 'LIST', kind: 'literal' },
+    ]);
+    expect(mutations('LIST.push(2); LIST[0] = 3; other.LIST.push(1); LIST.length === 1; TABLE.x = 1', 'LIST')).toEqual([
+      'LIST.push(',
+      'LIST[0] =',
+    ]);
+    expect(mutations('TABLE.x = 1; TABLE.y == 2', 'TABLE')).toEqual(['TABLE.x =']);
   });
 });

@@ -11,13 +11,21 @@ import { PROVIDED_START } from './provided.js';
 export class FamilySequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     // The checks' declarations (and all they import) load in the CLI's main thread only for a budgeted run.
-    const order: readonly string[] = this.ctx.getProvidedContext()[PROVIDED_START]?.budgetSeconds
-      ? (await import('../../engine/detection.js')).budgetFamilyOrder()
-      : BUILT_IN_FAMILIES;
+    const start = this.ctx.getProvidedContext()[PROVIDED_START];
+    const order: readonly string[] = start?.budgetSeconds ? await budgetOrder(start.checkModules) : BUILT_IN_FAMILIES;
     const rank = (f: TestSpecification) => {
       const i = order.indexOf(path.basename(f.moduleId).replace(/\.test\.ts$/, ''));
       return i < 0 ? order.length : i;
     };
     return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
   }
+}
+
+/** The families in a budgeted run's order, from the run's checks (the suite's and its modules'). */
+async function budgetOrder(checkModules: string[]): Promise<string[]> {
+  const [{ budgetFamilyOrder }, { loadCheckModules }] = await Promise.all([
+    import('../../engine/detection.js'),
+    import('../../checks/core/registry.js'),
+  ]);
+  return budgetFamilyOrder(await loadCheckModules(checkModules));
 }

@@ -6,7 +6,6 @@
  */
 import { afterAll, assert, inject, test } from 'vitest';
 import { reportedId, type Family } from '../../checks/core/check.js';
-import { declaredFamilies } from '../../checks/core/registry.js';
 import { skip } from '../../checks/core/verdict.js';
 import { exerciseBesideFamily, familyCases, readyForFamily, result } from '../../engine/judging.js';
 import { createSession, type Session } from '../../engine/session.js';
@@ -15,16 +14,18 @@ import './taskMeta.js';
 import { PROVIDED_START } from './provided.js';
 import { labelForAllure } from './allureLabels.js';
 
-/** The run's one session in this worker, made when the first family asks for it. */
-let current: Promise<Session> | undefined;
+/**
+ * The run's one session in this worker thread, by its run folder (a cache: made when the first family asks,
+ * then the same for every family; vitest runs the suite files in one thread, without isolation).
+ */
+const sessions = new Map<string, Promise<Session>>();
 
 function getSession(): Promise<Session> {
-  if (!current) {
-    const start = inject(PROVIDED_START);
-    if (!start) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
-    current = createSession(start);
-  }
-  return current;
+  const start = inject(PROVIDED_START);
+  if (!start) throw new Error('the conformance suites run inside `npm run conformance`, which configures them');
+  const made = sessions.get(start.runDir) ?? createSession(start);
+  sessions.set(start.runDir, made);
+  return made;
 }
 
 export function registerFamily(session: Session, family: Family): void {
@@ -93,5 +94,5 @@ export async function registerSuite(family: Family): Promise<void> {
  */
 export async function registerDeclaredSuites(): Promise<void> {
   const session = await getSession();
-  for (const family of declaredFamilies()) await registerWhenReady(session, family);
+  for (const family of session.checks.declaredFamilies()) await registerWhenReady(session, family);
 }

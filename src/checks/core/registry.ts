@@ -3,7 +3,7 @@
  * those a run declares in modules of its own (`--check-modules`), each a family the built-in ones do not have.
  * What the engine plans, the suites register and `conformance checks` lists is read from here.
  */
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../../config/errors.js';
 import { aggregatesChecks } from '../aggregates/records.js';
@@ -35,30 +35,33 @@ export const BUILT_IN_CHECKS: readonly Check[] = [
   ...aggregatesChecks,
 ].map((c) => withPlanning(c));
 
-/** The checks declared by the run's own modules, in the order the modules declare them. */
-const declared: Check[] = [];
-const loaded = new Set<string>();
-
 /**
- * Forget what modules declared: a run declares once, but unit tests that share their worker's modules
- * (vitest's `isolate: false`) would otherwise carry one file's declared families into the next file.
+ * The checks of one run: the suite's own, then those the run's own modules declare (`--check-modules`), in
+ * declaration order. A value the run holds (its session, a command), never a registry of the process.
  */
-export function forgetDeclaredChecks(): void {
-  declared.length = 0;
-  loaded.clear();
+export interface CheckRegistry {
+  readonly all: readonly Check[];
+  /** The families of the run in the order their files run: the built-in ones, then the declared ones. */
+  families(): Family[];
+  /** The families the run's own modules declare, in declaration order. */
+  declaredFamilies(): Family[];
+  checksOf(family: Family): Check[];
 }
 
-/** Every check of the run: the built-in ones, then the declared ones. */
-export const allChecks = (): readonly Check[] =>
-  declared.length ? [...BUILT_IN_CHECKS, ...declared] : BUILT_IN_CHECKS;
+/** The registry of the suite's own checks and, after them, the declared ones given. */
+export function checkRegistry(declared: readonly Check[] = []): CheckRegistry {
+  const all = declared.length ? [...BUILT_IN_CHECKS, ...declared] : BUILT_IN_CHECKS;
+  const declaredFamilies = () => [...new Set(declared.map((c) => c.family))];
+  return {
+    all,
+    families: () => [...BUILT_IN_FAMILIES, ...declaredFamilies()],
+    declaredFamilies,
+    checksOf: (family) => all.filter((c) => c.family === family),
+  };
+}
 
-/** The families the run's own modules declare, in declaration order. */
-export const declaredFamilies = (): Family[] => [...new Set(declared.map((c) => c.family))];
-
-/** The run's families in the order their files run: the built-in ones, then the declared ones. */
-export const families = (): Family[] => [...BUILT_IN_FAMILIES, ...declaredFamilies()];
-
-export const checksOf = (family: Family): Check[] => allChecks().filter((c) => c.family === family);
+/** The suite's own checks alone: a run that declares none. */
+export const BUILT_IN_REGISTRY: CheckRegistry = checkRegistry();
 
 /** What makes a module's export a check: the fields `defineCheck` always sets. */
 function isCheck(value: unknown): value is Check {
@@ -76,14 +79,14 @@ function isCheck(value: unknown): value is Check {
 }
 
 /**
- * Adds the checks of one module. Each must be made by `defineCheck`, with an id of the form every check has,
- * in a family the suite does not have (a declared check never changes what a built-in family judges), and
- * unique in the run.
+ * The checks of one module, to be declared beside `already`: each must be made by `defineCheck`, with an id of
+ * the form every check has, in a family the suite does not have (a declared check never changes what a
+ * built-in family judges), and unique in the run.
  */
-export function declareChecks(checks: unknown, from: string): void {
+export function declaredChecks(checks: unknown, from: string, already: readonly Check[] = BUILT_IN_CHECKS): Check[] {
   const list = Array.isArray(checks) ? checks : [checks];
   if (list.length === 0) throw new UsageError(`check module ${from}: its default export declares no check`);
-  const ids = new Set(allChecks().map((c) => c.id));
+  const ids = new Set<string>(already.map((c) => c.id));
   for (const c of list) {
     if (!isCheck(c))
       throw new UsageError(
@@ -100,27 +103,33 @@ export function declareChecks(checks: unknown, from: string): void {
     if (ids.has(c.id)) throw new UsageError(`check module ${from}: the check ${c.id} is declared twice`);
     ids.add(c.id);
   }
-  declared.push(...(list as Check[]));
+  return list as Check[];
 }
 
 /**
- * Loads the run's check modules (files, relative to the working directory): each default-exports a check made
- * by `defineCheck`, or an array of them. Loaded once per process: the CLI (for its preflight and listing) and
- * the suites' worker each load them.
+ * The run's registry: the suite's checks, then those of the run's check modules (files, relative to the
+ * working directory), each of which default-exports a check made by `defineCheck`, or an array of them. A
+ * file named twice counts once. Node keeps a module it has imported: the CLI (for its preflight and listing)
+ * and the suites' worker each load them, and a second load in one process imports nothing again.
  */
-export async function loadCheckModules(files: readonly string[] = []): Promise<void> {
-  for (const file of files) {
-    const full = resolve(file);
-    if (loaded.has(full)) continue;
+export async function loadCheckModules(files: readonly string[] = []): Promise<CheckRegistry> {
+  const declared: Check[] = [];
+  for (const file of new Set(files.map((f) => resolve(f)))) {
     let module: { default?: unknown };
     try {
-      module = (await import(pathToFileURL(full).href)) as { default?: unknown };
+      module = (await import(pathToFileURL(file).href)) as { default?: unknown };
     } catch (e) {
-      throw new UsageError(`check module ${file} could not be loaded: ${(e as Error).message.split('\n')[0]}`);
+      throw new UsageError(`check module ${shown(file)} could not be loaded: ${(e as Error).message.split('\n')[0]}`);
     }
     if (module.default === undefined)
-      throw new UsageError(`check module ${file} has no default export: export default [defineCheck({ ... })]`);
-    declareChecks(module.default, file);
-    loaded.add(full);
+      throw new UsageError(`check module ${shown(file)} has no default export: export default [defineCheck({ ... })]`);
+    declared.push(...declaredChecks(module.default, shown(file), [...BUILT_IN_CHECKS, ...declared]));
   }
+  return declared.length ? checkRegistry(declared) : BUILT_IN_REGISTRY;
 }
+
+/** A module's file as the user named it: relative to the working directory where it is inside it. */
+const shown = (file: string) => {
+  const rel = relative(process.cwd(), file);
+  return rel.startsWith('..') ? file : rel;
+};

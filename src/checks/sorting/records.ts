@@ -3,6 +3,7 @@
  * key. Ties may come in any order; where nulls go and how strings collate are the target's choice:
  * detected and reported, never failed.
  */
+import { madeOnce } from '../../config/madeOnce.js';
 import type { Obj } from '../../openapi/json.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
@@ -15,12 +16,10 @@ const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 // Made on first use: a collator pages in ICU's data (part of node's binary, resident for the
 // process's life), which a process that only loads the registry (the CLI's preflight
 // thread) has no use for.
-let collators: { folded: Intl.Collator['compare']; natural: Intl.Collator['compare'] } | undefined;
-const collator = () =>
-  (collators ??= {
-    folded: new Intl.Collator('en', { sensitivity: 'base' }).compare,
-    natural: new Intl.Collator('en').compare,
-  });
+const collator = madeOnce(() => ({
+  folded: new Intl.Collator('en', { sensitivity: 'base' }).compare,
+  natural: new Intl.Collator('en').compare,
+}));
 
 function comparators(sample: unknown): Array<[string, (a: unknown, b: unknown) => number]> {
   if (typeof sample === 'number') return [['numeric', (a, b) => Number(a) - Number(b)]];

@@ -1,17 +1,14 @@
 /** The check registry: ids unique and stable in form, family = prefix, levels in titles, clauses known, and docs/checks.md current. */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { BUILT_IN_FAMILIES, defineCheck, familyOf } from '../../../src/checks/core/check.js';
 import { clauseLevels, levelOfClause, SPEC_CLAUSES, unknownClauseParts } from '../../../src/checks/core/clauses.js';
 import {
-  allChecks,
   BUILT_IN_CHECKS,
-  checksOf,
-  declareChecks,
-  declaredFamilies,
-  families,
-  forgetDeclaredChecks,
+  BUILT_IN_REGISTRY,
+  checkRegistry,
+  declaredChecks,
 } from '../../../src/checks/core/registry.js';
 import { pass } from '../../../src/checks/core/verdict.js';
 import { UsageError } from '../../../src/config/errors.js';
@@ -92,8 +89,6 @@ describe('the check registry', () => {
 });
 
 describe('checks declared by a module of the run', () => {
-  afterEach(forgetDeclaredChecks);
-
   const probe = (id: string, fields: Partial<Parameters<typeof defineCheck>[0]> = {}) =>
     defineCheck({
       id: id as `${string}.${string}`,
@@ -105,22 +100,21 @@ describe('checks declared by a module of the run', () => {
     });
 
   test('join the run after the built-in ones, each family after the suite own, in declaration order', () => {
-    declareChecks([probe('zeta.one'), probe('alpha.one'), probe('zeta.two')], 'm.mjs');
-    expect(allChecks().slice(0, BUILT_IN_CHECKS.length)).toEqual(BUILT_IN_CHECKS);
-    expect(
-      allChecks()
-        .slice(BUILT_IN_CHECKS.length)
-        .map((c) => c.id),
-    ).toEqual(['zeta.one', 'alpha.one', 'zeta.two']);
-    expect(families()).toEqual([...BUILT_IN_FAMILIES, 'zeta', 'alpha']);
-    expect(declaredFamilies()).toEqual(['zeta', 'alpha']);
-    expect(checksOf('zeta').map((c) => c.id)).toEqual(['zeta.one', 'zeta.two']);
+    const run = checkRegistry(declaredChecks([probe('zeta.one'), probe('alpha.one'), probe('zeta.two')], 'm.mjs'));
+    expect(run.all.slice(0, BUILT_IN_CHECKS.length)).toEqual(BUILT_IN_CHECKS);
+    expect(run.all.slice(BUILT_IN_CHECKS.length).map((c) => c.id)).toEqual(['zeta.one', 'alpha.one', 'zeta.two']);
+    expect(run.families()).toEqual([...BUILT_IN_FAMILIES, 'zeta', 'alpha']);
+    expect(run.declaredFamilies()).toEqual(['zeta', 'alpha']);
+    expect(run.checksOf('zeta').map((c) => c.id)).toEqual(['zeta.one', 'zeta.two']);
+    // A value of the run's: the suite's own registry is as it was.
+    expect(BUILT_IN_REGISTRY.all).toBe(BUILT_IN_CHECKS);
+    expect(BUILT_IN_REGISTRY.declaredFamilies()).toEqual([]);
   });
 
   test('are refused as bad input unless each is a declaration of a family of its own, once', () => {
     const refused = (value: unknown) => {
       try {
-        declareChecks(value, 'm.mjs');
+        declaredChecks(value, 'm.mjs');
       } catch (e) {
         expect(e).toBeInstanceOf(UsageError);
         return (e as Error).message;

@@ -3,7 +3,7 @@ import { defineCheck, BUILT_IN_FAMILIES } from '../../../src/checks/core/check.j
 import { pass } from '../../../src/checks/core/verdict.js';
 import { PLANNING, withPlanning } from '../../../src/checks/core/planning.js';
 import { checkListMarkdown } from '../../../src/report/checkList.js';
-import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
+import { BUILT_IN_CHECKS, BUILT_IN_REGISTRY } from '../../../src/checks/core/registry.js';
 import {
   budgetFamilyOrder,
   budgetOrder,
@@ -26,10 +26,14 @@ describe('what checks declare for planning', () => {
   });
 
   test('the families that send nothing first, those that read the exercise last, each family once', () => {
-    const order = budgetFamilyOrder();
+    const order = budgetFamilyOrder(BUILT_IN_REGISTRY);
     expect([...order].sort()).toEqual([...BUILT_IN_FAMILIES].sort());
     const place = (f: string) =>
-      familySendsNothing(f) ? 0 : BUILT_IN_CHECKS.some((c) => c.family === f && c.reads === 'exercise') ? 2 : 1;
+      familySendsNothing(f, BUILT_IN_REGISTRY)
+        ? 0
+        : BUILT_IN_CHECKS.some((c) => c.family === f && c.reads === 'exercise')
+          ? 2
+          : 1;
     expect(order.map(place)).toEqual([...order.map(place)].sort((a, b) => a - b));
     expect(order[0]).toBe('spec');
     expect(order.slice(-2).sort()).toEqual(['contract', 'errors']);
