@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
-import { inheritedEnvironment } from '../config/worker.js';
+import { inheritedEnvironment } from '../config/managedSettings.js';
 import { readExchangeLog, type Behaviour } from '../config/exchangeLog.js';
 import type { Results } from '../report/results.js';
 import { readPin } from '../managed/prefect.js';

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFrom, outFolderGiven, UsageError, type Env } from '../config/config.js';
-import { runFiles } from '../config/worker.js';
+import { runFiles } from '../config/runFolder.js';
 import { readExchangeLog } from '../config/exchangeLog.js';
 import { compareRuns, comparisonRegressed, targetName, type ComparedSide } from '../report/compare.js';
 import { compareHtml, compareMarkdown } from '../report/compareReport.js';

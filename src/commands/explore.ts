@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFrom, outFolderGiven, UsageError, type Env } from '../config/config.js';
-import { inheritedEnvironment } from '../config/worker.js';
+import { inheritedEnvironment } from '../config/managedSettings.js';
 import { BUILT_IN_CHECKS } from '../checks/core/registry.js';
 import {
   baselineDraft,

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { configFrom, UsageError, type Env } from '../config/config.js';
 import { CannotRunError, GateFailure } from '../config/errors.js';
-import { inheritedEnvironment } from '../config/worker.js';
+import { inheritedEnvironment } from '../config/managedSettings.js';
 import { migrateDatabase, type Migration } from '../managed/migration.js';
 import {
   createPostgresDatabase,

@@ -7,11 +7,9 @@
  * configuration, once the CLI has decided it, in the run folder's worker-config.json, which the suites wait
  * for before they send anything. Nothing travels through the environment.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import type { Config, Database, Env } from './config.js';
-import { UsageError } from './errors.js';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import type { Config, Database } from './config.js';
+import { appeared, runFiles } from './runFolder.js';
 
 /** What the CLI found out about a target beyond its document, and how: for the baseline and the reports. */
 export interface TargetIdentity {
@@ -101,74 +99,4 @@ export async function handedOver(start: WorkerStart, pollMs = 10): Promise<Worke
   const decided = JSON.parse(readFileSync(file, 'utf8')) as Pick<WorkerConfig, Decided>;
   rmSync(file);
   return workerConfig(start, decided);
-}
-
-/**
- * Whether a file of the run folder appeared, written by the other side of the run: looked for every `pollMs`
- * until it is there, or until `over` says that it will not come.
- */
-export async function appeared(file: string, over: () => boolean, pollMs: number): Promise<boolean> {
-  while (!existsSync(file)) {
-    if (over()) return false;
-    await new Promise((r) => setTimeout(r, pollMs));
-  }
-  return true;
-}
-
-/** The run folder's files, written by the suites and read by the supervising CLI. */
-export function runFiles(runDir: string) {
-  return {
-    ledger: path.join(runDir, 'ledger.jsonl'),
-    exchanges: path.join(runDir, 'exchanges.jsonl'),
-    /** Every exchange of the run as a HAR entry, one per line, where --report har asks (http/recorders.ts). */
-    harEntries: path.join(runDir, 'exchanges.har.jsonl'),
-    document: path.join(runDir, 'openapi.json'),
-    requests: path.join(runDir, 'requests.txt'),
-    /** What holds the run back (config/pacingStatus.ts), written by the suites' client for progress. */
-    pacingStatus: path.join(runDir, 'pacing-status.json'),
-    /** The exchanges the suites expect to send (register.ts), for progress's estimate of what is left. */
-    expectedExchanges: path.join(runDir, 'expected-exchanges'),
-    /**
-     * Written by the results reporter, after results.json, when every suite file has ended: nothing more
-     * is sent, and the CLI starts cleanup while the reporters after it still write (allure's ~4,000 files
-     * take seconds).
-     */
-    suitesEnded: path.join(runDir, 'suites-ended'),
-    /** The entries of the releases around the target's, as one baseline, where those apply (report/baselineChoice.ts). */
-    neighboursBaseline: path.join(runDir, 'baseline-neighbours.json'),
-    /** What the CLI's preflight decided (the target, its document, the baseline), until the suites have read it. */
-    workerConfig: path.join(runDir, 'worker-config.json'),
-  };
-}
-
-/** What installs a managed release: uv (the default), or pip (`CONFORMANCE_INSTALLER=pip`). */
-export type Installer = 'uv' | 'pip';
-
-/**
- * Where the managed server's venvs are cached, the Python that makes them, what installs them, and the
- * package index (pip's own PIP_INDEX_URL, else PyPI's), which also says when a release was published.
- */
-export function managedServerSettings(): {
-  cacheDir: string;
-  python: string;
-  packageIndex: string;
-  installer: Installer;
-} {
-  const env = process.env;
-  const installer = env.CONFORMANCE_INSTALLER || 'uv';
-  if (installer !== 'uv' && installer !== 'pip')
-    throw new UsageError(`CONFORMANCE_INSTALLER must be uv or pip, got "${installer}"`);
-  return {
-    installer,
-    cacheDir:
-      env.CONFORMANCE_CACHE_DIR ||
-      path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'orchestration-conformance'),
-    python: env.PYTHON || 'python3',
-    packageIndex: env.PIP_INDEX_URL || 'https://pypi.org/simple',
-  };
-}
-
-/** The environment of a child process that needs nothing of ours (the managed server), with additions. */
-export function inheritedEnvironment(extra: Env = {}): Env {
-  return { ...process.env, ...extra };
 }

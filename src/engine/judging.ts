@@ -10,7 +10,7 @@ import { clauseText } from '../checks/core/clauses.js';
 import { CORE } from '../checks/core/queryContext.js';
 import { evidenceOf, messageOf, Skip, skip, type Verdict } from '../checks/core/verdict.js';
 import { selectsCase, selectsCheck } from '../config/selection.js';
-import { runFiles } from '../config/worker.js';
+import { runFiles } from '../config/runFolder.js';
 import {
   BlockedByReadOnly,
   HttpClient,

@@ -8,7 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { buildRecipe, fillPath, paramsOfPath, type CaseContext } from '../cases/requests.js';
 import { SafeValues } from '../cases/safeValues.js';
 import { secretsOf } from '../config/config.js';
-import { handedOver, runFiles, type WorkerConfig, type WorkerStart } from '../config/worker.js';
+import { handedOver, type WorkerConfig, type WorkerStart } from '../config/worker.js';
+import { runFiles } from '../config/runFolder.js';
 import { selectionLine } from '../config/config.js';
 import { selectsCheck, selectsOperation } from '../config/selection.js';
 import { type CheckRegistry, loadCheckModules } from '../checks/core/registry.js';
@@ -122,7 +123,7 @@ function casesFor(
   return { pool, cases };
 }
 
-/** The run's session, from what the suites knew at their start (the adapter reads it: config/worker.ts). */
+/** The run's session, from what the suites knew at their start (provided to vitest: adapters/vitest/provided.ts). */
 export async function createSession(start: WorkerStart): Promise<Session> {
   // vitest started while the CLI asked the target: the rest of the configuration comes when it has decided.
   const config = await handedOver(start);

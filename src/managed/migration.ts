@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { inheritedEnvironment } from '../config/worker.js';
+import { inheritedEnvironment } from '../config/managedSettings.js';
 import { useDatabase } from './prefect.js';
 
 export interface Migration {

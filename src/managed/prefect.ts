@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { UsageError, type Database } from '../config/config.js';
-import { inheritedEnvironment, managedServerSettings } from '../config/worker.js';
+import { inheritedEnvironment, managedServerSettings } from '../config/managedSettings.js';
 import { seedDatabase } from './sqliteTemplate.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -8,7 +8,7 @@
  * entry for it; a release no try starts is bad input, with what each try met.
  */
 import { UsageError } from '../config/config.js';
-import { managedServerSettings } from '../config/worker.js';
+import { managedServerSettings } from '../config/managedSettings.js';
 import { compareReleases } from './releaseOrder.js';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

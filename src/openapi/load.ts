@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { UsageError } from '../config/config.js';
-import { managedServerSettings } from '../config/worker.js';
+import { managedServerSettings } from '../config/managedSettings.js';
 import type { OpenApiDocument } from './document.js';
 import { normalizeDocumentWithNotes, type Normalisation } from './normalize.js';
 import { readDocument, type ServedDocument } from './read.js';

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { UsageError } from '../config/errors.js';
-import { runFiles } from '../config/worker.js';
+import { runFiles } from '../config/runFolder.js';
 import { harDocument } from './har.js';
 import { htmlReport } from './html.js';
 import { junitReport } from './junit.js';
@@ -72,7 +72,7 @@ export function formatsOf(asked: readonly string[]): ReportFormat[] {
   return REPORT_FORMATS.filter((f) => f.always || asked.includes(f.name));
 }
 
-/** The run's recorded exchanges, in its report folder's `.run` (config/worker.ts runFiles). */
+/** The run's recorded exchanges, in its report folder's `.run` (config/runFolder.ts). */
 export const exchangesIn = (outDir: string): RunExchanges => ({
   harEntries: runFiles(path.join(outDir, '.run')).harEntries,
 });

@@ -6,7 +6,7 @@
  * configuration, and `finish` once vitest has closed.
  */
 import { readFileSync } from 'node:fs';
-import { appeared } from '../config/worker.js';
+import { appeared } from '../config/runFolder.js';
 import { readExchangeLog } from '../config/exchangeLog.js';
 import { distanceSample, servedAnswerTimes } from '../http/behaviour.js';
 import { type HttpClient, supervisorClient } from '../http/client.js';

@@ -12,7 +12,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { managedServerSettings } from '../../src/config/worker.js';
+import { managedServerSettings } from '../../src/config/managedSettings.js';
 import { freePort } from '../../src/managed/prefect.js';
 
 const here = path.join(path.dirname(fileURLToPath(import.meta.url)), 'specServer');

@@ -13,7 +13,8 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } fro
 import path from 'node:path';
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
 import type { PacingStatus } from '../../config/pacingStatus.js';
-import { runFiles, type ReporterOptions } from '../../config/worker.js';
+import { runFiles } from '../../config/runFolder.js';
+import type { ReporterOptions } from '../../config/worker.js';
 import './taskMeta.js';
 
 /** In CI or a pipe, a line within a family this often. */

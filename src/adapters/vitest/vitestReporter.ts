@@ -8,7 +8,8 @@ import type { Reporter, TestModule } from 'vitest/node';
 import type { Pace } from '../../config/pacingStatus.js';
 import type { CheckResult, OperationSummary, Results, RunInfo } from '../../report/results.js';
 import { summarize } from '../../report/results.js';
-import { runFiles, type ReporterOptions, type WorkerStart } from '../../config/worker.js';
+import { runFiles } from '../../config/runFolder.js';
+import type { ReporterOptions, WorkerStart } from '../../config/worker.js';
 import './taskMeta.js';
 
 /** The run folder's `suites-ended`: what cleanup's client starts from (supervisor/cleanupThread.ts). */

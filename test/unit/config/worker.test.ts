@@ -9,7 +9,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { configFrom } from '../../../src/config/config.js';
-import { handedOver, handOver, runFiles, workerStart } from '../../../src/config/worker.js';
+import { handedOver, handOver, workerStart } from '../../../src/config/worker.js';
+import { runFiles } from '../../../src/config/runFolder.js';
 import { repoRoot } from '../support.js';
 
 const runDir = () => mkdtempSync(path.join(os.tmpdir(), 'conformance-worker-'));

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
 import type { PacingStatus } from '../../../../src/config/pacingStatus.js';
-import { runFiles, type WorkerStart } from '../../../../src/config/worker.js';
+import { runFiles } from '../../../../src/config/runFolder.js';
+import type { WorkerStart } from '../../../../src/config/worker.js';
 import ProgressReporter, {
   ExchangeLogTail,
   familyChecks,
