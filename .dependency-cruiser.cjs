@@ -3,7 +3,8 @@
  * after it, and no cycle appears. `npm test` runs this (test/unit/layers.test.ts), and so does `npm run lint`.
  * The order is the LAYERS list; `engine` joins the stages (plans, schedules, sends, judges) without knowing
  * vitest, `adapters` put it under a test runner (adapters/vitest: a test per case, which awaits its verdict),
- * `supervisor` holds what the CLI's process does around the suites (preflight, threads, cleanup, vitest in
+ * `baseline` the known deviations a run applies (which file, and what each entry excuses) before anything is
+ * reported, `supervisor` holds what the CLI's process does around the suites (preflight, threads, cleanup, vitest in
  * process), `upgrade` the corpus `conformance upgrade` writes and reads back, `commands` one module per command,
  * and the entry points start them.
  */
@@ -16,6 +17,7 @@ const LAYERS = [
   'resources',
   'http',
   'checks',
+  'baseline',
   'report',
   'upgrade',
   'engine',

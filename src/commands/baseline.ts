@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { configFrom, UsageError } from '../config/config.js';
-import { loadBaseline, loadBaselineForUpdate, mergedBaseline } from '../report/baseline.js';
-import { shippedBaselines } from '../report/baselineChoice.js';
+import { loadBaseline, loadBaselineForUpdate, mergedBaseline } from '../baseline/entries.js';
+import { shippedBaselines } from '../baseline/choice.js';
 import { updatedBaseline } from '../report/baselineUpdate.js';
 import { staleEntries, verificationMarkdown, verifyBaseline } from '../report/baselineVerify.js';
 import { findingsMarkdown } from '../report/findings.js';

@@ -2,14 +2,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.js';
-import { chooseBaseline, shippedBaselines, type BaselineChoice, type ReleaseClues } from '../report/baselineChoice.js';
+import { chooseBaseline, shippedBaselines, type BaselineChoice, type ReleaseClues } from '../baseline/choice.js';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** The baselines the suite ships, one per release (`<profile>-<release>.json`). */
 export const SHIPPED_BASELINES = path.join(repoRoot, 'fixtures', 'baselines');
 
-/** The baseline of a run (report/baselineChoice.ts: a file named, none, or the shipped one the rule finds). */
+/** The baseline of a run (baseline/choice.ts: a file named, none, or the shipped one the rule finds). */
 export function baselineOf(config: Pick<Config, 'baselinePath'>, profile: string, clues: ReleaseClues): BaselineChoice {
   return chooseBaseline(config.baselinePath, profile, clues, shippedBaselines(SHIPPED_BASELINES, profile), (file) =>
     path.relative(repoRoot, file),

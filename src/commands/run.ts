@@ -12,8 +12,8 @@ import { handOver, workerStart, type TargetIdentity } from '../config/worker.js'
 import { runFiles } from '../config/runFolder.js';
 import { readExchangeLog } from '../config/exchangeLog.js';
 import { joinedPacing } from '../http/pacing/rateLimits.js';
-import { type Baseline, entryName, isExpired, loadBaseline, mergedBaseline } from '../report/baseline.js';
-import { type BaselineChoice, namedBaselineFile, shippedBaselines } from '../report/baselineChoice.js';
+import { type Baseline, entryName, isExpired, loadBaseline, mergedBaseline } from '../baseline/entries.js';
+import { type BaselineChoice, namedBaselineFile, shippedBaselines } from '../baseline/choice.js';
 import { reasonsNothingCounts, summarize, type Results } from '../report/results.js';
 import { verdictLine } from '../report/terminal.js';
 import { clearReplaced, discard, freshStagingFolder, publish, publishedList, shownPath } from '../report/publish.js';
@@ -207,7 +207,7 @@ const managedDatabaseHow = (server: ManagedServer) =>
     ? `the managed server, on a database of its own (${server.dbName}, dropped with it)`
     : 'the managed server';
 
-/** The baseline the rule chooses (report/baselineChoice.ts), what was found of the target, and the file the suites read. */
+/** The baseline the rule chooses (baseline/choice.ts), what was found of the target, and the file the suites read. */
 function chosenBaseline(
   config: Config,
   files: RunFiles,

@@ -36,7 +36,7 @@ export function runFiles(runDir: string) {
      * take seconds).
      */
     suitesEnded: path.join(runDir, 'suites-ended'),
-    /** The entries of the releases around the target's, as one baseline, where those apply (report/baselineChoice.ts). */
+    /** The entries of the releases around the target's, as one baseline, where those apply (baseline/choice.ts). */
     neighboursBaseline: path.join(runDir, 'baseline-neighbours.json'),
     /** What the CLI's preflight decided (the target, its document, the baseline), until the suites have read it. */
     workerConfig: path.join(runDir, 'worker-config.json'),

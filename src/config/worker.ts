@@ -17,7 +17,7 @@ export interface TargetIdentity {
   release?: { version: string; from: string };
   /** The database behind it (undefined `name`: it could not be told), and how. */
   database?: { name?: Database; how: string };
-  /** The release the baseline was written for, when it is not the target's own (report/baselineChoice.ts). */
+  /** The release the baseline was written for, when it is not the target's own (baseline/choice.ts). */
   baselineFrom?: string;
 }
 

@@ -19,7 +19,7 @@ import { stayedUnavailable } from '../checks/contract/eachExchange.js';
 import { EXTREME, edgeRows, singleField, unknownOnlyBody, type EdgeRow } from '../cases/edges.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import { is2xx, isServerError, type RequestToSend } from '../openapi/request.js';
-import type { Replay } from '../report/baseline.js';
+import type { Replay } from '../baseline/entries.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/core/context.js';
 import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';

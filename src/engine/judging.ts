@@ -22,7 +22,7 @@ import {
 } from '../http/client.js';
 import { routeFamily } from '../http/pacing/rateLimits.js';
 import type { Operation } from '../openapi/operations.js';
-import { applyBaseline, type BaselineJudgement, entriesFor } from '../report/baseline.js';
+import { applyBaseline, type BaselineJudgement, entriesFor } from '../baseline/entries.js';
 import type { CheckResult, RecordedExchange, ResultStatus } from '../report/results.js';
 import { isMissingPrerequisite } from '../resources/pool.js';
 import { budgetOrder, byDetection, expectedExchanges, familyReadsExercise, familySendsNothing } from './detection.js';

@@ -27,7 +27,7 @@ import { loadDocument, type LoadedDocument } from '../openapi/load.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { SchemaValidators } from '../openapi/validators.js';
-import { forTarget, loadBaseline, replaysFor, type Baseline } from '../report/baseline.js';
+import { forTarget, loadBaseline, replaysFor, type Baseline } from '../baseline/entries.js';
 import { latencyBySender, type OperationSummary, type RunInfo, senderFamily } from '../report/results.js';
 import { TOOL } from '../report/tool.js';
 import { buildCorpus } from '../resources/corpus.js';

@@ -18,7 +18,7 @@ import {
   type Baseline,
   type BaselineEntry,
   type LegacyEntry,
-} from './baseline.js';
+} from '../baseline/entries.js';
 import type { CheckResult, Results } from './results.js';
 
 export const REASON_TO_WRITE = 'TO WRITE: why this is a deviation of the target, not a bug of the suite';

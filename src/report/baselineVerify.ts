@@ -12,7 +12,15 @@
  * An intermittent entry not reproduced is reported as such, not as stale. An entry whose failure depends on
  * a generated input (key `… generated`) and that has no replay cannot be met by every seed: it is listed.
  */
-import { appliesTo, covers, entryName, excuses, showsEntry, type Baseline, type BaselineEntry } from './baseline.js';
+import {
+  appliesTo,
+  covers,
+  entryName,
+  excuses,
+  showsEntry,
+  type Baseline,
+  type BaselineEntry,
+} from '../baseline/entries.js';
 import type { CheckResult, Results } from './results.js';
 
 export type VerifyOutcome = 'reproduced' | 'different' | 'not reproduced' | 'not judged';

@@ -4,7 +4,7 @@
  * again; and what it writes of them: the findings report (new apart from known, in docs/findings.md's form) and
  * a baseline draft of the new ones.
  */
-import type { BaselineEntry } from './baseline.js';
+import type { BaselineEntry } from '../baseline/entries.js';
 import type { CheckResult, Results } from './results.js';
 
 /** What explore writes in its folder: SUITE_NAMES has them (report/publish.ts), so that a run there clears them. */

@@ -5,7 +5,7 @@
  * names it, its reason, the request that shows it as a curl where the evidence gives one, and its answer.
  */
 import { type Check, checkIdOf } from '../checks/core/check.js';
-import type { Baseline, BaselineEntry } from './baseline.js';
+import type { Baseline, BaselineEntry } from '../baseline/entries.js';
 
 export interface ReleaseBaseline {
   release: string;

@@ -1,4 +1,5 @@
 /** The shape of `reports/results.json` (design.md's contract; more fields are welcome, none removed). */
+import type { ResultStatus } from '../baseline/entries.js';
 import type { Level } from '../checks/core/check.js';
 import type { FailureKind } from '../checks/core/verdict.js';
 import type { TargetIdentity } from '../config/worker.js';
@@ -20,8 +21,9 @@ export interface ClauseStatement {
   why?: string;
 }
 
-/** A verdict with the baseline applied. `error`: the check could not be judged, because the target stopped answering. */
-export type ResultStatus = 'passed' | 'failed' | 'skipped' | 'xfail' | 'xpass' | 'error';
+// A verdict with the baseline applied (baseline/entries.ts). `error`: the check could not be judged, because the
+// target stopped answering.
+export type { ResultStatus };
 
 export interface RecordedExchange {
   request: { method: string; url: string; headers: Record<string, string>; body?: string };
@@ -38,7 +40,7 @@ export interface FailureRecord {
   data?: Record<string, unknown>;
   /** A baseline entry names this failure (the verdict is xfail only when every failure is so named). */
   baselined?: boolean;
-  /** The baseline replays (report/baseline.ts replayId) among the requests that showed it. */
+  /** The baseline replays (baseline/entries.ts replayId) among the requests that showed it. */
   replays?: string[];
 }
 
@@ -71,7 +73,7 @@ export interface CheckResult {
   replay?: string;
   seed?: number;
   path?: string;
-  /** A failed verdict's baseline replays (report/baseline.ts replayId), whether each showed a failure or not. */
+  /** A failed verdict's baseline replays (baseline/entries.ts replayId), whether each showed a failure or not. */
   replaysJudged?: string[];
   evidence: RecordedExchange[];
   /** How long judging took, the check's own requests included (exercising the operation is not). */

@@ -3,7 +3,7 @@
  * (kind `upgrade.lost`, key the collection) or a changed field (kind `upgrade.changed`, key
  * `<collection>.<field>`); its operation names the read that shows it (`GET /flow_runs/{id}`).
  */
-import { appliesTo, isExpired, type Baseline, type BaselineEntry } from '../report/baseline.js';
+import { appliesTo, isExpired, type Baseline, type BaselineEntry } from '../baseline/entries.js';
 import type { UpgradeReport } from '../report/results.js';
 
 /** The check id upgrade entries carry. */

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { laneBaseUrl } from '../support/lane.js';
-import type { Baseline } from '../../src/report/baseline.js';
+import type { Baseline } from '../../src/baseline/entries.js';
 import { prefectBaseline, prefectTargetEnv, runCli } from '../support/runCli.js';
 
 const OPS = '^POST /flows/$';

@@ -59,7 +59,7 @@ export interface Sent {
    * replay, those of its own body; for an edge, the fields it set.
    */
   fields?: string[];
-  /** For a baseline's replay: its id (report/baseline.ts replayId), so that a verify knows which entry it showed. */
+  /** For a baseline's replay: its id (baseline/entries.ts replayId), so that a verify knows which entry it showed. */
   replay?: string;
   exchange: Exchange;
   /**

@@ -62,7 +62,7 @@ export interface Failure {
   /** The failure in words, rendered from the facts above by whoever found it. */
   message: string;
   evidence: Exchange[];
-  /** The baseline replays (report/baseline.ts replayId) among the requests that showed it. */
+  /** The baseline replays (baseline/entries.ts replayId) among the requests that showed it. */
   replays?: string[];
 }
 

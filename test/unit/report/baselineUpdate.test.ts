@@ -3,7 +3,7 @@
  * what the run judged and did not see fail, keeps what it did not judge, and rewrites old keyless entries.
  */
 import { describe, expect, test } from 'vitest';
-import { type LegacyEntry, replayId } from '../../../src/report/baseline.js';
+import { type LegacyEntry, replayId } from '../../../src/baseline/entries.js';
 import { REASON_TO_WRITE, updatedBaseline } from '../../../src/report/baselineUpdate.js';
 import type { CheckResult, FailureRecord } from '../../../src/report/results.js';
 

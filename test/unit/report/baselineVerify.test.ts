@@ -1,8 +1,8 @@
 /** baseline verify: each entry, per operation, reproduced, different, not reproduced or not judged by a run. */
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { type Baseline, type BaselineEntry, loadBaseline, replayId } from '../../../src/report/baseline.js';
-import { shippedBaselines } from '../../../src/report/baselineChoice.js';
+import { type Baseline, type BaselineEntry, loadBaseline, replayId } from '../../../src/baseline/entries.js';
+import { shippedBaselines } from '../../../src/baseline/choice.js';
 import { staleEntries, verificationMarkdown, verifyBaseline } from '../../../src/report/baselineVerify.js';
 import type { CheckResult } from '../../../src/report/results.js';
 import { repoRoot } from '../support.js';

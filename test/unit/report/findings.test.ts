@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BUILT_IN_CHECKS } from '../../../src/checks/core/registry.js';
-import { loadBaseline } from '../../../src/report/baseline.js';
-import { shippedBaselines } from '../../../src/report/baselineChoice.js';
+import { loadBaseline } from '../../../src/baseline/entries.js';
+import { shippedBaselines } from '../../../src/baseline/choice.js';
 import { curlOf, findingsMarkdown } from '../../../src/report/findings.js';
 import { repoRoot } from '../support.js';
 

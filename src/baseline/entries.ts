@@ -1,3 +1,6 @@
+/** What a verdict is reported as, the baseline applied: a failure it names is xfail, a pass it expected to fail xpass. */
+export type ResultStatus = 'passed' | 'failed' | 'skipped' | 'xfail' | 'xpass' | 'error';
+
 /**
  * The expected-failures file: one entry per known deviation of a target, with its evidence. An entry names
  * the failure it excuses: the check, the operation (or a list of them, or `*` for every operation), and the
@@ -10,7 +13,6 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { FAILURE_KINDS, type Failure, type FailureKind } from '../checks/core/verdict.js';
 import { UsageError } from '../config/config.js';
-import type { ResultStatus } from './results.js';
 
 export interface BaselineEntry {
   /** The reported check id, e.g. `contract.success-status-documented` or `sorting.by-value[NAME_ASC]`. */
@@ -51,7 +53,7 @@ export interface BaselineEntry {
   conditional?: string;
   /**
    * The releases whose shipped baselines hold this entry, where a run's entries come from the releases around
-   * the target's (report/baselineChoice.ts: neighbours); never in a shipped file.
+   * the target's (baseline/choice.ts: neighbours); never in a shipped file.
    */
   writtenFor?: string[];
 }
@@ -69,7 +71,7 @@ export interface Replay {
 
 export interface Baseline {
   target?: string;
-  /** The release the entries were written for, and its document's operations (report/baselineChoice.ts reads them). */
+  /** The release the entries were written for, and its document's operations (baseline/choice.ts reads them). */
   release?: { version: string; operations?: string[] };
   entries: BaselineEntry[];
 }
@@ -164,7 +166,7 @@ export interface TargetFacts {
   label?: string;
   /** The target's database could not be told: an entry `onlyOn` a database applies as an either-database deviation. */
   databaseUnknown?: boolean;
-  /** The baseline was written for this release, not the target's (report/baselineChoice.ts). */
+  /** The baseline was written for this release, not the target's (baseline/choice.ts). */
   borrowedFrom?: string;
 }
 

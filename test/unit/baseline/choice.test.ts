@@ -13,7 +13,7 @@ import {
   sameMinor,
   shippedBaselines,
   type ShippedBaseline,
-} from '../../../src/report/baselineChoice.js';
+} from '../../../src/baseline/choice.js';
 import { compareReleases } from '../../../src/managed/releaseOrder.js';
 import { repoRoot } from '../support.js';
 

@@ -21,7 +21,7 @@ import {
   replaysFor,
   type Baseline,
   type BaselineEntry,
-} from '../../../src/report/baseline.js';
+} from '../../../src/baseline/entries.js';
 import { exitCodeOf } from '../../../src/report/results.js';
 import { checkResult, repoRoot } from '../support.js';
 
