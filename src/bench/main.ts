@@ -11,31 +11,30 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config/config.js';
+import { repoRoot } from '../config/repoRoot.js';
 import { inheritedEnvironment } from '../config/managedSettings.js';
 import { readExchangeLog, type Behaviour } from '../config/exchangeLog.js';
 import type { Results } from '../report/results.js';
 import { readPin } from '../managed/prefect.js';
 import { cpuSeconds, pssKb, rssKb, tree } from '../managed/processes.js';
 import { record } from './history.js';
-import { exchangesByCheck, exchangesPerCase, hottestFunctions, serverTimeByOperation } from './profile.js';
+import { exchangesByCheck, exchangesPerCase, hottestFunctions, serverTimeByOperation } from './breakdown.js';
 import type { Planning } from '../checks/core/planning.js';
 import { benchTarget, type BenchTarget } from './target.js';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Where the benched run writes its reports. */
 const RUN_DIR = path.join(repoRoot, 'reports', 'bench-run');
-const PROFILE_DIR = path.join(repoRoot, 'reports', 'profile');
+const CPU_PROFILE_DIR = path.join(repoRoot, 'reports', 'cpu-profile');
 const USAGE =
-  'usage: npm run bench -- [--profile] [--budget SECONDS] [--services] [--prefect-version VERSION] [--url URL]';
+  'usage: npm run bench -- [--cpu-profile] [--budget SECONDS] [--services] [--prefect-version VERSION] [--url URL]';
 
 function benchOptions() {
   try {
     const { values } = parseArgs({
       options: {
-        profile: { type: 'boolean', default: false },
+        'cpu-profile': { type: 'boolean', default: false },
         budget: { type: 'string' },
         services: { type: 'boolean', default: false },
         'prefect-version': { type: 'string' },
@@ -64,7 +63,7 @@ function benchKind(options: ReturnType<typeof benchOptions>): string {
     options.url ? 'url' : options.services ? 'services' : undefined,
     options['prefect-version'] ? `prefect ${options['prefect-version']}` : undefined,
     options.budget ? `budget ${options.budget}` : undefined,
-    options.profile ? 'profiled' : undefined,
+    options['cpu-profile'] ? 'cpu-cpuProfiled' : undefined,
   ].filter(Boolean);
   return parts.length ? parts.join(', ') : 'default';
 }
@@ -94,14 +93,14 @@ async function measuredRun(target: BenchTarget, options: ReturnType<typeof bench
   const startedAt = Date.now();
   // --cpu-prof is refused in NODE_OPTIONS: the launcher passes it on to node (vitest's worker thread and the
   // CLI's own threads write a profile each).
-  const profileFlags = options.profile ? `--cpu-prof --cpu-prof-dir=${PROFILE_DIR}` : '';
+  const cpuProfileFlags = options['cpu-profile'] ? `--cpu-prof --cpu-prof-dir=${CPU_PROFILE_DIR}` : '';
   const child = spawn(path.join(repoRoot, 'bin', 'conformance'), [], {
     cwd: repoRoot,
     env: inheritedEnvironment({
       CONFORMANCE_BASE_URL: target.baseUrl,
       CONFORMANCE_OUT: RUN_DIR,
       CONFORMANCE_QUIET: '1',
-      CONFORMANCE_NODE_FLAGS: profileFlags,
+      CONFORMANCE_NODE_FLAGS: cpuProfileFlags,
       ...target.env,
       ...(options.budget ? { CONFORMANCE_BUDGET: options.budget } : {}),
     }),
@@ -193,36 +192,36 @@ function benchFigures(
   };
 }
 
-/** The figures as rows, and with --profile the hottest functions and the server's time per operation. */
-function printBench(bench: ReturnType<typeof benchFigures>, profiled?: Profiled): void {
+/** The figures as rows, and with --cpu-profile the hottest functions and the server's time per operation. */
+function printBench(bench: ReturnType<typeof benchFigures>, cpuProfiled?: CpuProfiled): void {
   const rows = Object.entries(bench).filter(([, v]) => typeof v !== 'object');
   process.stdout.write(`${rows.map(([k, v]) => `${k.padEnd(24)} ${v}`).join('\n')}\n`);
-  if (!profiled) return;
+  if (!cpuProfiled) return;
   process.stdout.write(
     '\nsuite: self time (all processes and threads)\n' +
-      profiled.hottestSuiteFunctions.map((f) => `${String(f.selfPercent).padStart(5)} %  ${f.fn}`).join('\n') +
+      cpuProfiled.hottestSuiteFunctions.map((f) => `${String(f.selfPercent).padStart(5)} %  ${f.fn}`).join('\n') +
       '\n',
   );
   process.stdout.write(
     '\nserver: time per operation (client-timed round trips)\n' +
-      profiled.serverTimeByOperation
+      cpuProfiled.serverTimeByOperation
         .map((o) => `${String(o.seconds).padStart(7)} s ${String(o.requests).padStart(5)}  ${o.operation}`)
         .join('\n') +
       '\n',
   );
 }
 
-interface Profiled {
+interface CpuProfiled {
   hottestSuiteFunctions: ReturnType<typeof hottestFunctions>;
   serverTimeByOperation: ReturnType<typeof serverTimeByOperation>;
 }
 
 async function main(): Promise<void> {
-  // --profile: a V8 CPU profile of every suite process and thread, and the server's time per operation.
+  // --cpu-profile: a V8 CPU profile of every suite process and thread, and the server's time per operation.
   const options = benchOptions();
-  if (options.profile) {
-    rmSync(PROFILE_DIR, { recursive: true, force: true });
-    mkdirSync(PROFILE_DIR, { recursive: true });
+  if (options['cpu-profile']) {
+    rmSync(CPU_PROFILE_DIR, { recursive: true, force: true });
+    mkdirSync(CPU_PROFILE_DIR, { recursive: true });
   }
   const target = await benchTarget(repoRoot, RUN_DIR, options);
   const measured = await measuredRun(target, options);
@@ -230,14 +229,17 @@ async function main(): Promise<void> {
   const results = JSON.parse(readFileSync(path.join(RUN_DIR, 'results.json'), 'utf8')) as Results;
   const exchanges = readExchangeLog(path.join(RUN_DIR, '.run', 'exchanges.jsonl'));
   const bench = benchFigures(target, options, measured, results, exchanges);
-  const profiled: Profiled | undefined = options.profile
+  const cpuProfiled: CpuProfiled | undefined = options['cpu-profile']
     ? {
-        hottestSuiteFunctions: hottestFunctions(repoRoot, PROFILE_DIR, 25),
+        hottestSuiteFunctions: hottestFunctions(repoRoot, CPU_PROFILE_DIR, 25),
         serverTimeByOperation: serverTimeByOperation(exchanges, 25),
       }
     : undefined;
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
-  writeFileSync(path.join(repoRoot, 'reports', 'bench.json'), JSON.stringify({ ...bench, profile: profiled }, null, 2));
+  writeFileSync(
+    path.join(repoRoot, 'reports', 'bench.json'),
+    JSON.stringify({ ...bench, cpuProfile: cpuProfiled }, null, 2),
+  );
   record(repoRoot, {
     kind: benchKind(options),
     target: target.label,
@@ -255,7 +257,7 @@ async function main(): Promise<void> {
   });
   // The default run is what planning's exchanges per case stand for (checks/core/planning.ts).
   if (benchKind(options) === 'default' && bench.exitCode === 0) writePlanning(bench.exchangesByCheck, results);
-  printBench(bench, profiled);
+  printBench(bench, cpuProfiled);
 }
 
 /** planning.json's exchanges per case, from this run: the rest of the file (the kill matrix's catches) is kept. */

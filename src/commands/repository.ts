@@ -1,10 +1,10 @@
 /** What the repository holds that the commands read: its root, and the baselines it ships. */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../config/repoRoot.js';
 import type { Config } from '../config/config.js';
 import { chooseBaseline, shippedBaselines, type BaselineChoice, type ReleaseClues } from '../baseline/choice.js';
 
-export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { repoRoot };
 
 /** The baselines the suite ships, one per release (`<profile>-<release>.json`). */
 export const SHIPPED_BASELINES = path.join(repoRoot, 'fixtures', 'baselines');

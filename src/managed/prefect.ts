@@ -18,12 +18,10 @@ import {
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UsageError, type Database } from '../config/config.js';
 import { inheritedEnvironment, managedServerSettings } from '../config/managedSettings.js';
 import { seedDatabase } from './sqliteTemplate.js';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { repoRoot } from '../config/repoRoot.js';
 
 /** What one Prefect release needs on today's package index to install and start (prefect-versions.json). */
 export interface PrefectPin {

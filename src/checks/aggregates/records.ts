@@ -14,7 +14,7 @@ import { is2xx } from '../../openapi/request.js';
 import { defineCheck } from '../core/check.js';
 import type { CheckContext } from '../core/context.js';
 import { historyAgrees, historyShape, recentHistory } from './history.js';
-import { scoped } from '../filters/oracle.js';
+import { scoped } from '../filters/judgeFilter.js';
 import { corpusOf, isCoreQuery } from '../core/queryContext.js';
 import { fail, pass, skip, Skip, statusKey, type Verdict } from '../core/verdict.js';
 

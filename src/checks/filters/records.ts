@@ -15,7 +15,15 @@ import { defineCheck } from '../core/check.js';
 import type { Operation } from '../../openapi/operations.js';
 import { coreModelOf, corpusOf, isCoreFilter, type QueryContext, requireCorpus } from '../core/queryContext.js';
 import { fail, pass, skip, type Verdict } from '../core/verdict.js';
-import { type Drawn, judgeFilter, type Mismatch, OR_PAGES, type OracleRun, scoped, setDifference } from './oracle.js';
+import {
+  type Drawn,
+  judgeFilter,
+  type Mismatch,
+  OR_PAGES,
+  type OracleRun,
+  scoped,
+  setDifference,
+} from './judgeFilter.js';
 
 /** A drawn filter as sent, with the oracle's answer; undefined for a filter the oracle cannot evaluate. */
 function oracleQuery(q: QueryContext, model: FilterModel, key: string) {

@@ -1,6 +1,7 @@
 /**
- * What a bench's --profile adds: the suite's hottest functions from V8's CPU profiles, and where the server's
- * time went (per operation, per check) from the run's exchange log.
+ * What a bench breaks its run down into: where the server's time went (per operation, per check) from the
+ * run's exchange log, what each case of a check sends, and with --cpu-profile the suite's hottest functions
+ * from V8's CPU profiles.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

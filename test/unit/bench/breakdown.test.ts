@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { exchangesPerCase } from '../../../src/bench/profile.js';
+import { exchangesPerCase } from '../../../src/bench/breakdown.js';
 
 describe('exchangesPerCase', () => {
   test("a check's exchanges over its cases (variants are cases of their check); a check that sent nothing is left out", () => {
