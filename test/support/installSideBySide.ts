@@ -4,12 +4,12 @@
  * - `npm run setup:prefect` (the pinned release), to its end;
  * - `bin/conformance --prefect-version X` for a release the table does not list, up to its first request to the
  *   server it started (the line that names the server's reported version), then stopped.
- * Prints the table, and appends each time to reports/install-side-by-side.jsonl.
+ * Prints the table, and appends each time, with the machine's cores, to docs/install-history.jsonl.
  *
  * usage: npx tsx test/support/installSideBySide.ts [--unlisted 3.5.0] [--rounds 1]
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -73,10 +73,9 @@ const measure = async (what: string, installer: Installer, cmd: string, args: st
   const row = { what, installer, s, exit };
   rows.push(row);
   process.stdout.write(`${what} with ${installer}: ${s} s (${exit})\n`);
-  mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
   appendFileSync(
-    path.join(repoRoot, 'reports', 'install-side-by-side.jsonl'),
-    `${JSON.stringify({ at: new Date().toISOString(), ...row })}\n`,
+    path.join(repoRoot, 'docs', 'install-history.jsonl'),
+    `${JSON.stringify({ at: new Date().toISOString(), cores: os.cpus().length, ...row })}\n`,
   );
 };
 

@@ -296,13 +296,21 @@ describe('methods.get-repeatable and methods.get-safe on a server that writes by
 });
 
 describe('methods.delete-only-target and the count of a collection others add to', () => {
-  /** flowServer(), whose count answers `more` higher from its second answer on (a run the scheduler added), and whose DELETE also deletes `alsoDeletes`. */
-  function server({ more = 0, alsoDeletes }: { more?: number; alsoDeletes?: string }) {
+  /**
+   * flowServer(), whose count answers `more` higher from its second answer on (a run the scheduler added), and
+   * whose DELETE also deletes another flow: at every DELETE (the server's doing), or beside the first only
+   * (another client's, at that moment).
+   */
+  function server({ more = 0, alsoDeletes }: { more?: number; alsoDeletes?: 'every time' | 'once' }) {
     const serve = flowServer();
     let counts = 0;
+    let deletes = 0;
     return (r: RequestToSend): Reply | undefined => {
-      if (alsoDeletes && r.method === 'DELETE' && r.path !== `/flows/${alsoDeletes}`)
-        serve({ ...r, path: `/flows/${alsoDeletes}` });
+      if (r.method === 'DELETE' && !r.path.startsWith('/flows/someone-else')) {
+        deletes++;
+        if (alsoDeletes === 'every time' || (alsoDeletes === 'once' && deletes === 1))
+          serve({ ...r, path: `/flows/someone-else-${deletes}` });
+      }
       const answer = serve(r);
       if (r.path !== '/flows/count' || !answer || counts++ === 0) return answer;
       return { ...answer, json: (answer.json as number) + more };
@@ -322,8 +330,20 @@ describe('methods.delete-only-target and the count of a collection others add to
   });
 
   test('a count that fell by more than one fails, though the bystander is still there: the DELETE took another object', async () => {
-    const fake = await fakeContext({ server: server({ alsoDeletes: 'someone-else' }) });
-    expect(outcome(await judge('methods.delete-only-target', 'DELETE /flows/{id}', fake))).toBe('state.changed count');
+    const fake = await fakeContext({ server: server({ alsoDeletes: 'every time' }) });
+    const verdict = await judge('methods.delete-only-target', 'DELETE /flows/{id}', fake);
+    expect(outcome(verdict)).toBe('state.changed count');
+    expect(JSON.stringify(verdict)).toMatch(/and from \d+ to \d+ when sent again on fresh objects/);
+  });
+
+  test('a count that fell by more than one once, and not when the scenario is sent again on fresh objects, is not judged: another client deleted beside it', async () => {
+    const fake = await fakeContext({ server: server({ alsoDeletes: 'once' }) });
+    const verdict = await judge('methods.delete-only-target', 'DELETE /flows/{id}', fake);
+    expect(verdict.status).toBe('skipped');
+    expect(verdict.status === 'skipped' && verdict.message).toMatch(
+      /^the count went from 100 to 98 for one DELETE, but not when the DELETE was sent again on fresh objects \(98 to 97\)/,
+    );
+    expect(fake.sent.filter((r) => r.method === 'DELETE').length).toBe(4);
   });
 });
 
