@@ -25,7 +25,7 @@ export default defineConfig({
     // Three test files at a time on two cores: an integration file often waits (on a server starting, a target
     // that answers slowly or refuses by design, a rate limit, explore's minutes), and with two at a time the cores
     // stood idle a sixth of a clean clone's npm test; with three, hardly at all (docs/performance.md).
-    maxWorkers: 3,
+    maxWorkers: 4,
     projects: [
       {
         // Our unit tests: no server, files side by side.
