@@ -22,9 +22,9 @@ class Sequencer extends BaseSequencer {
 export default defineConfig({
   test: {
     sequence: { sequencer: Sequencer },
-    // Three test files at a time on two cores: an integration file often waits (on a server starting, a target
-    // that answers slowly or refuses by design, a rate limit, explore's minutes), and with two at a time the cores
-    // stood idle a sixth of a clean clone's npm test; with three, hardly at all (docs/performance.md).
+    // Four test files at a time on two cores: an integration file often waits (on a server starting, a target
+    // that answers slowly or refuses by design, a rate limit, explore's minutes), and the cores are then kept
+    // busy by the others: a clean clone's npm test is bound by its CPU, not by its longest file (docs/performance.md).
     maxWorkers: 4,
     projects: [
       {
