@@ -41,6 +41,13 @@ export interface BaselineEntry {
    * how often it showed where that was measured ("3 of 16 runs: …").
    */
   intermittent?: boolean | string;
+  /**
+   * What showing the deviation does to the server's other clients while it lasts (every list of a collection
+   * answering 500). On a target that is not the run's own (no `--disposable`), the extreme edge that shows it
+   * is not sent, and the entry's check is not judged on its operations there: a team's workers poll that
+   * collection. For a `contract.reads-back` entry, whose key names the edge (`500 read-back <edge> {fields}`).
+   */
+  harmsOthers?: string;
   /** The entry applies only to a target whose label (CONFORMANCE_TARGET_LABEL, set by the managed launcher) contains this, e.g. "sqlite". */
   onlyOn?: string;
   /** After this date (YYYY-MM-DD) the entry no longer excuses anything. */
@@ -319,3 +326,23 @@ export function replaysFor(baseline: Baseline, operation: string): Array<Replay 
 /** An entry as people name it in a line of text. */
 export const entryName = (e: Pick<LegacyEntry, 'check' | 'operation' | 'kind' | 'key'>): string =>
   `${e.check} ${Array.isArray(e.operation) ? e.operation.join(', ') : e.operation}${e.kind ? ` ${e.kind} ${e.key}` : ''}`;
+
+/** An extreme edge not sent to a shared target (BaselineEntry.harmsOthers): its label, the check it shows, and why. */
+export interface WithheldEdge {
+  edge: string;
+  check: string;
+  reason: string;
+}
+
+/**
+ * The extreme edges of an operation that the baseline says break the server for its other clients: each
+ * `contract.reads-back` entry with `harmsOthers` that covers the operation, by the edge its key names.
+ */
+export function withheldEdges(baseline: Baseline, operation: string): WithheldEdge[] {
+  return baseline.entries.flatMap((e) => {
+    const edge = /^\d{3} read-back (\S+)/.exec(e.key)?.[1];
+    return e.harmsOthers && e.check === 'contract.reads-back' && edge && covers(e, operation)
+      ? [{ edge, check: e.check, reason: e.harmsOthers }]
+      : [];
+  });
+}

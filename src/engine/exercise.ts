@@ -19,7 +19,7 @@ import { stayedUnavailable } from '../checks/contract/eachExchange.js';
 import { EXTREME, edgeRows, singleField, unknownOnlyBody, type EdgeRow } from '../cases/edges.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import { is2xx, isServerError, type RequestToSend } from '../openapi/request.js';
-import type { Replay } from '../baseline/entries.js';
+import type { Replay, WithheldEdge } from '../baseline/entries.js';
 import type { ExchangeKind, OperationRun, Sent } from '../checks/core/context.js';
 import type { FixturePool } from '../resources/pool.js';
 import { isMissingPrerequisite, isTransientFixtureFailure } from '../resources/pool.js';
@@ -40,6 +40,8 @@ export interface ExerciseContext {
   disposable: boolean;
   /** Bodies the baseline says show a known deviation of this operation, each with its id (replayId). */
   replays(op: Operation): Array<Replay & { id: string }>;
+  /** The extreme edges not to send to this target: none on the run's own (disposable) one. */
+  withheld(op: Operation): WithheldEdge[];
   /** A problem with one exchange, for the generated-body property (contract rules that apply to valid input). */
   problemWithValidExchange(op: Operation, exchange: Exchange): string | undefined;
 }
@@ -469,7 +471,16 @@ async function sendEdges(ex: Exercise, target: EdgeTarget): Promise<LaterRow[]> 
  * (noteTouched).
  */
 async function sendExtremes(ex: Exercise, target: EdgeTarget, rows: LaterRow[]): Promise<void> {
-  for (const later of rows) await sendEdgeRow(ex, target, later);
+  const withheld = ex.ctx.withheld(ex.op);
+  for (const later of rows) {
+    const harm = withheld.find((w) => w.edge === later.row.label);
+    if (!harm) await sendEdgeRow(ex, target, later);
+    else if (!ex.run.withheld?.some((w) => w.check === harm.check))
+      (ex.run.withheld ??= []).push({
+        check: harm.check,
+        reason: `the ${harm.edge} edge is not sent to a server that is not the run's own (--disposable): ${harm.reason}`,
+      });
+  }
   await sendUnknownOnly(ex, target);
   await sendUnknownReferences(ex, target);
   await deleteTouched(ex);

@@ -27,7 +27,7 @@ import { loadDocument, type LoadedDocument } from '../openapi/load.js';
 import type { Operation } from '../openapi/operations.js';
 import { is2xx } from '../openapi/request.js';
 import { SchemaValidators } from '../openapi/validators.js';
-import { forTarget, loadBaseline, replaysFor, type Baseline } from '../baseline/entries.js';
+import { forTarget, loadBaseline, replaysFor, type Baseline, withheldEdges } from '../baseline/entries.js';
 import { latencyBySender, type OperationSummary, type RunInfo, senderFamily } from '../report/results.js';
 import { TOOL } from '../report/tool.js';
 import { buildCorpus } from '../resources/corpus.js';
@@ -159,6 +159,8 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     disposable: config.disposable,
     problemWithValidExchange: (op, ex) => problemWithValidExchange(validate, op, ex),
     replays: (op) => replaysFor(baseline, op.key),
+    // The run's own server may be broken for a moment; a shared one's other clients must not be.
+    withheld: (op) => (config.disposable ? [] : withheldEdges(baseline, op.key)),
   });
   const { checkContext, filterCoverage } = checkContextFor(parts, validate);
   let exercised: Promise<void> | undefined;

@@ -27,9 +27,22 @@ const JUDGED: ReadonlySet<CheckResult['status']> = new Set(['passed', 'failed', 
 
 /** An entry with its fields in the order people read them. */
 function keyed(e: LegacyEntry, operation: BaselineEntry['operation'], kind: FailureKind, key: string): BaselineEntry {
-  const { check, reason, evidence, replay, shownBy, intermittent, onlyOn, expires } = e;
+  const { check, reason, harmsOthers, evidence, replay, shownBy, intermittent, onlyOn, expires } = e;
   return JSON.parse(
-    JSON.stringify({ check, operation, kind, key, reason, evidence, replay, shownBy, intermittent, onlyOn, expires }),
+    JSON.stringify({
+      check,
+      operation,
+      kind,
+      key,
+      reason,
+      harmsOthers,
+      evidence,
+      replay,
+      shownBy,
+      intermittent,
+      onlyOn,
+      expires,
+    }),
   ) as BaselineEntry;
 }
 

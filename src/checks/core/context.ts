@@ -81,6 +81,12 @@ export interface OperationRun {
   sent: Sent[];
   /** Set when the generated-body property failed: the shrunk counterexample's seed and path. */
   generation?: { seed: number; path?: string; counterexample?: unknown; runs: number };
+  /**
+   * What the exercise did not send to a target that is not the run's own, because the baseline says it breaks
+   * the server for its other clients while it lasts (BaselineEntry.harmsOthers): the check it would show a
+   * known deviation of, and why. That check is not judged on this operation.
+   */
+  withheld?: Array<{ check: string; reason: string }>;
 }
 
 /** The settings of the run that a check's judgement depends on. Never a secret. */

@@ -21,6 +21,7 @@ import {
   replaysFor,
   type Baseline,
   type BaselineEntry,
+  withheldEdges,
 } from '../../../src/baseline/entries.js';
 import { exitCodeOf } from '../../../src/report/results.js';
 import { checkResult, repoRoot } from '../support.js';
@@ -309,5 +310,42 @@ describe('the shipped baselines', () => {
           .map((e) => `${f}: ${e.operation} ${e.key}`),
       );
     expect(bare).toEqual([]);
+  });
+});
+
+describe('the edges a shared server is not sent', () => {
+  test('a reads-back entry that harms others names its edge, for the operations it covers; no other entry does', () => {
+    const entry = {
+      check: 'contract.reads-back',
+      operation: ['PATCH /work_queues/{id}'],
+      kind: 'server-error' as const,
+      key: '500 read-back reserved-characters {description,name}',
+      reason: 'renamed, the queue cannot be served',
+      harmsOthers: 'every list of work queues answers 500 for every client until it is renamed back',
+    };
+    const baseline = {
+      entries: [
+        entry,
+        { ...entry, harmsOthers: undefined, operation: 'PATCH /flows/{id}' },
+        { ...entry, check: 'contract.no-5xx', operation: 'POST /flows/' },
+      ],
+    };
+    expect(withheldEdges(baseline, 'PATCH /work_queues/{id}')).toEqual([
+      { edge: 'reserved-characters', check: 'contract.reads-back', reason: entry.harmsOthers },
+    ]);
+    expect(withheldEdges(baseline, 'PATCH /flows/{id}')).toEqual([]);
+    expect(withheldEdges(baseline, 'POST /flows/')).toEqual([]);
+  });
+
+  test('every shipped entry that harms others is a reads-back entry whose key names its edge', () => {
+    const dir = path.join(repoRoot, 'fixtures', 'baselines');
+    const harming = readdirSync(dir).flatMap((f) =>
+      loadBaseline(path.join(dir, f)).entries.filter((e) => e.harmsOthers),
+    );
+    expect(harming.length).toBeGreaterThan(0);
+    for (const e of harming) {
+      expect(e.check).toBe('contract.reads-back');
+      expect(e.key).toMatch(/^\d{3} read-back \S+/);
+    }
   });
 });

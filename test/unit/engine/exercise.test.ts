@@ -39,6 +39,7 @@ function exercising() {
     readOnly: false,
     disposable: false,
     replays: () => [],
+    withheld: () => [],
     problemWithValidExchange: () => undefined,
   };
   return { ctx, sent, ledger };
@@ -193,6 +194,30 @@ describe('the edges every run sends', () => {
       ...sent.map((r, i) => (JSON.stringify(r.json ?? '').includes('18446744073709552000') ? i : -1)),
     );
     expect(sent.findIndex((r) => r.method === 'DELETE')).toBeGreaterThan(lastExtreme);
+  });
+
+  test('an extreme edge the baseline says breaks the server for its other clients is not sent, and its check is told why', async () => {
+    const { ctx } = exercising();
+    const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
+    const all = await exerciseOperation(ctx, op);
+    const reason = 'every list of the limits answers 503 while it lasts';
+    const withheld = await exerciseOperation(
+      { ...ctx, withheld: (o) => (o === op ? [{ edge: 'past-64-bits', check: 'contract.reads-back', reason }] : []) },
+      op,
+    );
+    const edges = (run: typeof all) => run.sent.filter((s) => s.kind === 'extreme').map((s) => s.edge);
+    expect(edges(all)).toContain('past-64-bits');
+    expect(edges(withheld)).not.toContain('past-64-bits');
+    expect(edges(withheld)).toEqual(edges(all).filter((e) => e !== 'past-64-bits'));
+    expect(withheld.withheld).toEqual([
+      {
+        check: 'contract.reads-back',
+        reason: expect.stringMatching(
+          /^the past-64-bits edge is not sent to a server that is not the run's own \(--disposable\): every list/,
+        ),
+      },
+    ]);
+    expect(all.withheld).toBeUndefined();
   });
 
   test("a DELETE goes to each member the server made under a parent of the run's own, listed by the collection's filter", async () => {
