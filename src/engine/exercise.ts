@@ -225,17 +225,8 @@ async function send(
   pathParams: Record<string, unknown>,
   extra: Partial<Sent> = {},
 ): Promise<Exchange> {
-  const first = await sendUnrecorded(ex, request, pathParams);
-  if (!stayedUnavailable(first)) ex.busyIsItsAnswer = false;
-  // A value past what a server must hold is likely the cause of its own 503 (PostgreSQL refuses what it cannot
-  // store): not load, and not asked again.
-  if (!stayedUnavailable(first) || ex.busyIsItsAnswer || request.valuesSuspect) {
-    ex.run.sent.push({ kind, exchange: first, ...extra });
-    return first;
-  }
-  const exchange = await sendAgainLater(ex, request, pathParams);
-  ex.busyIsItsAnswer = stayedUnavailable(exchange);
-  ex.run.sent.push({ kind, exchange, ...extra, busyFirst: first });
+  const { exchange, busyFirst } = await sentPatiently(ex, request, pathParams);
+  ex.run.sent.push({ kind, exchange, ...extra, ...(busyFirst ? { busyFirst } : {}) });
   return exchange;
 }
 
@@ -248,9 +239,14 @@ const BUSY_ASKS = 2;
  * (another client's writes, the server's own services), and a difference of availability counts only when it
  * comes back. An operation whose 503 came back every time is not asked again until it is served (busyIsItsAnswer).
  */
-async function sendAgainLater(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
+async function sendAgainLater(
+  ex: Exercise,
+  request: RequestToSend,
+  pathParams: Record<string, unknown>,
+  asks = BUSY_ASKS,
+) {
   let exchange: Exchange | undefined;
-  for (let ask = 0; ask < BUSY_ASKS; ask++) {
+  for (let ask = 0; ask < asks; ask++) {
     await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS * 3 ** ask));
     exchange = await sendUnrecorded(ex, request, pathParams);
     if (!stayedUnavailable(exchange)) break;
@@ -307,9 +303,10 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
     if (extreme) await readBack(ex, noteTouched(ex, exchange), extra);
     return;
   }
-  const exchange = await sendUnrecorded(ex, request, ex.built.pathParams);
+  const { exchange, busyFirst } = await sentPatiently(ex, request);
+  const busy = busyFirst ? { busyFirst } : {};
   if (extreme) await readBack(ex, noteTouched(ex, exchange), extra);
-  if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra });
+  if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra, ...busy });
   let shown = false;
   for (const field of row.fields) {
     const [k, single, detail] = asSent(singleField(row, field, base), [field]);
@@ -317,7 +314,27 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
     if (extreme) await readBack(ex, noteTouched(ex, alone), detail);
     shown ||= Math.floor(alone.status / 100) === Math.floor(exchange.status / 100);
   }
-  if (!shown) run.sent.push({ kind, exchange, ...extra });
+  if (!shown) run.sent.push({ kind, exchange, ...extra, ...busy });
+}
+
+/**
+ * A request of the exercise sent, and sent again after pauses where a busy server refused it through the
+ * retries, unrecorded: its answer, and the busy one before it. An operation whose 503 came back every time is
+ * not asked again (busyIsItsAnswer). A value past what a server must hold is likely the cause of its own 503
+ * (PostgreSQL refuses what it cannot store): it is asked once more only, to tell it from a busy moment (SQLite
+ * locked by another client's writes), and its 503 says nothing of the operation's other requests.
+ */
+async function sentPatiently(
+  ex: Exercise,
+  request: RequestToSend,
+  pathParams: Record<string, unknown> = ex.built.pathParams,
+): Promise<{ exchange: Exchange; busyFirst?: Exchange }> {
+  const first = await sendUnrecorded(ex, request, pathParams);
+  if (!stayedUnavailable(first)) ex.busyIsItsAnswer = false;
+  if (!stayedUnavailable(first) || ex.busyIsItsAnswer) return { exchange: first };
+  const exchange = await sendAgainLater(ex, request, pathParams, request.valuesSuspect ? 1 : BUSY_ASKS);
+  if (!request.valuesSuspect) ex.busyIsItsAnswer = stayedUnavailable(exchange);
+  return { exchange, busyFirst: first };
 }
 
 /**

@@ -311,4 +311,32 @@ describe('a request a busy server refused through the retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
     expect(run.sent.filter((s) => s.busyFirst)).toHaveLength(1);
   });
+
+  test("an extreme value's 503 is asked once more after the pause, then kept: the value is likely its cause, and the other requests are still asked again", async () => {
+    const { ctx } = exercising();
+    const send = ctx.client.send.bind(ctx.client);
+    const extremeSends: string[] = [];
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        const ex = await send(r);
+        const limit = (r.json as { limit?: unknown } | undefined)?.limit;
+        if (typeof limit === 'number' && limit > 2 ** 63) {
+          extremeSends.push(JSON.stringify(r.json));
+          return { ...ex, status: 503, attempts: 6 } as Exchange;
+        }
+        return ex;
+      },
+    } as unknown as HttpClient;
+    const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
+    const run = await exerciseOperation(ctx, op);
+    const busy = run.sent.filter((s) => s.exchange.status === 503);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const s of busy) expect(s.busyFirst?.status).toBe(503);
+    // Each such body twice: once, then once after the pause.
+    const times = new Map<string, number>();
+    for (const b of extremeSends) times.set(b, (times.get(b) ?? 0) + 1);
+    expect([...times.values()].every((n) => n === 2)).toBe(true);
+    // Its 503 is the value's: the operation's next requests are not taken for busy ones.
+    expect(run.sent.filter((s) => s.kind === 'extreme' && s.exchange.status === 201).length).toBeGreaterThan(0);
+  }, 30_000);
 });
