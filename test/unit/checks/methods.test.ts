@@ -114,6 +114,19 @@ describe('methods checks', () => {
     },
   );
 
+  test("methods.get-ignores-body: an answer that changed once between the first GET and the one with a body, and stayed (another client's write), is the later GET's too: not the body's doing", async () => {
+    const serve = flowServer();
+    let gets = 0;
+    const server = (r: RequestToSend): Reply | undefined => {
+      const answer = serve(r);
+      if (r.method !== 'GET' || !answer) return answer;
+      // From the second GET on, the flow has a tag another client gave it.
+      return gets++ === 0 ? answer : { ...answer, json: { ...(answer.json as Obj), tags: ['someone-else'] } };
+    };
+    const verdict = await judge('methods.get-ignores-body', 'GET /flows/{id}', await fakeContext({ server }));
+    expect(outcome(verdict)).toBe('passed');
+  });
+
   test('the checks that run alone name their lane: the group of collections related to the one they change', async () => {
     const fake = await fakeContext({ server: flowServer() });
     const laneOf = (id: string, opKey: string) => {
