@@ -1,6 +1,3 @@
-/** What a verdict is reported as, the baseline applied: a failure it names is xfail, a pass it expected to fail xpass. */
-export type ResultStatus = 'passed' | 'failed' | 'skipped' | 'xfail' | 'xpass' | 'error';
-
 /**
  * The expected-failures file: one entry per known deviation of a target, with its evidence. An entry names
  * the failure it excuses: the check, the operation (or a list of them, or `*` for every operation), and the
@@ -13,6 +10,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { FAILURE_KINDS, type Failure, type FailureKind } from '../checks/core/verdict.js';
 import { UsageError } from '../config/config.js';
+
+/** What a verdict is reported as, the baseline applied: a failure it names is xfail, a pass it expected to fail xpass. */
+export type ResultStatus = 'passed' | 'failed' | 'skipped' | 'xfail' | 'xpass' | 'error';
 
 export interface BaselineEntry {
   /** The reported check id, e.g. `contract.success-status-documented` or `sorting.by-value[NAME_ASC]`. */

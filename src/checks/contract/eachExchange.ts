@@ -3,6 +3,7 @@
  * check holds for an operation when every one passes, and each distinct (kind, key) of failure is reported
  * once. A server error's key names the class of input that met it, and a generated body's fields its cause lies in.
  */
+import { exercisedWith } from '../core/exercised.js';
 import type { NegativeKind } from '../../cases/negative.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
@@ -79,10 +80,9 @@ export function eachExchange(
 ) {
   const withheldOf = (op: Operation, ctx: CheckContext) =>
     withheldAs ? ctx.exchangesOf(op).withheld?.find((w) => w.check === withheldAs) : undefined;
-  const appliesTo = (op: Operation, ctx: CheckContext): boolean => {
-    const run = ctx.exchangesOf(op);
-    return run.skipped !== undefined || run.sent.some(looksAt) || withheldOf(op, ctx) !== undefined;
-  };
+  const exercised = exercisedWith(looksAt);
+  const appliesTo = (op: Operation, ctx: CheckContext): boolean =>
+    exercised(op, ctx) || withheldOf(op, ctx) !== undefined;
   const judgeOperation = (op: Operation, ctx: CheckContext): Verdict => {
     const run = ctx.exchangesOf(op);
     if (run.skipped) return skip(run.skipped);

@@ -2,6 +2,7 @@
  * Family `errors` (spec §7 and the document): identifiers that are not identifiers, bodies that are not
  * JSON, and error answers a client can read.
  */
+import { exercisedWith } from '../core/exercised.js';
 import type { Obj } from '../../openapi/json.js';
 import { isJsonMediaType, resolveRef, type Operation } from '../../openapi/operations.js';
 import { bodyDifference, volatileBetween, volatileOf } from '../core/bodies.js';
@@ -176,10 +177,7 @@ export const errorsChecks = [
     // The exercise sends the recipe's body as text/plain (engine/exercise.ts); a server error there is also
     // contract.no-5xx's, a MUST failure.
     reads: 'exercise',
-    appliesTo: (op, ctx) => {
-      const exercised = ctx.exchangesOf(op);
-      return exercised.skipped !== undefined || exercised.sent.some((s) => s.kind === 'wrong-content-type');
-    },
+    appliesTo: exercisedWith((s) => s.kind === 'wrong-content-type'),
     run: wrongContentType,
   }),
   defineCheck({
@@ -204,13 +202,7 @@ export const errorsChecks = [
     title: 'SHOULD answer a 4xx with a JSON body a client can read',
     // An operation the server never answered with a 4xx gives this check nothing to look at.
     reads: 'exercise',
-    appliesTo: (op, ctx) => {
-      const exercised = ctx.exchangesOf(op);
-      return (
-        exercised.skipped !== undefined ||
-        exercised.sent.some(({ exchange: ex }) => ex.status >= 400 && ex.status < 500)
-      );
-    },
+    appliesTo: exercisedWith(({ exchange: ex }) => ex.status >= 400 && ex.status < 500),
     run: n4xxJson,
   }),
 ];
