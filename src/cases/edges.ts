@@ -4,7 +4,8 @@
  * empty, long and non-ASCII; null where a field is nullable; empty arrays and objects; the earliest and
  * latest instants of a date-time. Where the document sets no bound, values past what an implementation must
  * hold (EXTREME): a number past 64 bits, the earliest and latest instants at offsets that carry them past year 1
- * and year 9999 in UTC, and of every free string, one with the characters URLs reserve. A field that names the
+ * and year 9999 in UTC, and of every free string, one with the characters URLs reserve and one longer than a
+ * database keeps in an index entry. A field that names the
  * run's object keeps the run's name in its edges, so that an edge never reaches an object that is not the run's.
  */
 import type { OpenApiDocument } from '../openapi/document.js';
@@ -32,6 +33,7 @@ export type EdgeLabel =
   | 'earliest-offset'
   | 'latest-offset'
   | 'reserved-characters'
+  | 'past-storage'
   | 'unknown-only'
   | 'null-not-allowed';
 
@@ -97,11 +99,30 @@ export const EXTREME: ReadonlySet<EdgeLabel> = new Set([
   'earliest-offset',
   'latest-offset',
   'reserved-characters',
+  'past-storage',
   'unknown-only',
 ]);
 
 /** A long string where the schema sets no maximum length: longer than any name a person types. */
 const LONG = 1000;
+/**
+ * A string past what a database keeps in one index entry or one page (PostgreSQL: 2,704 bytes in a B-tree
+ * entry, 8,191 in an index row), where the document sets no maximum length: a server may refuse it, and must
+ * not crash. Its characters do not repeat in a pattern, so that no compression brings it back under the limit.
+ */
+const PAST_STORAGE = 10_000;
+// Lower case: a name rule that refuses capitals (a flow run input's key) would hide the length behind the case.
+const ALPHANUMERIC = 'abcdefghijklmnopqrstuvwxyz0123456789';
+/** `n` characters after `prefix`, drawn by a fixed linear congruential sequence: the same text on every run. */
+function incompressible(prefix: string, n: number): string {
+  let state = 12345;
+  let text = prefix;
+  while (text.length < n) {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    text += ALPHANUMERIC[state % ALPHANUMERIC.length];
+  }
+  return text;
+}
 const NON_ASCII = 'Grüße, 世界 🌍';
 /**
  * Characters a URL reserves or escapes (RFC 3986 §2.2, §2.1) and markup escapes, which name rules forbid. Not
@@ -167,6 +188,7 @@ function stringEdges(b: S, runName: string | undefined): Array<[EdgeLabel, strin
   if (runName === undefined && (b.minLength ?? 0) === 0) out.push(['empty', '']);
   out.push(['long', long(b.maxLength ?? LONG)]);
   if (b.maxLength !== undefined) out.push(['too-long', long(b.maxLength + 1)]);
+  else out.push(['past-storage', incompressible(base ? `${base}-` : '', PAST_STORAGE)]);
   out.push(['non-ascii', afterName(NON_ASCII)], ['reserved-characters', afterName(RESERVED)]);
   return out;
 }
@@ -277,6 +299,28 @@ export function edgeRows(input: EdgeInput): EdgeRow[] {
 /** The row cut to one of its fields: the recipe's body with that field's edge alone. */
 export function singleField(row: EdgeRow, field: string, body: Record<string, unknown>): Record<string, unknown> {
   return { ...body, [field]: row.json[field] };
+}
+
+/** The names of the properties a body's schema declares. */
+export function propertiesOf(doc: OpenApiDocument, bodySchema: Schema): string[] {
+  return Object.keys(mergeAllOf({ doc }, resolveRef<S>(doc, bodySchema)).properties ?? {});
+}
+
+/**
+ * The fields of a body that count an amount the request takes or gives back: integers bounded below at zero
+ * (exclusive) or one, and not above (a v2 concurrency limit's `slots` in its increment and decrement). An
+ * action that moves a counter by such an amount can be driven past the counter's own bounds by its repeats.
+ */
+export function positiveAmounts(doc: OpenApiDocument, bodySchema: Schema): string[] {
+  const root = mergeAllOf({ doc }, resolveRef<S>(doc, bodySchema));
+  const positive = (b: S) =>
+    typeOf(b) === 'integer' &&
+    b.maximum === undefined &&
+    b.exclusiveMaximum === undefined &&
+    ((b.exclusiveMinimum ?? -1) >= 0 || (b.minimum ?? 0) >= 1);
+  return Object.entries(root.properties ?? {})
+    .filter(([, schema]) => branchesOf(doc, schema).branches.some(positive))
+    .map(([field]) => field);
 }
 
 /**

@@ -16,7 +16,15 @@ import {
 import { JudgedOnce } from '../cases/distinct.js';
 import { negativeCases } from '../cases/negative.js';
 import { stayedUnavailable } from '../checks/contract/eachExchange.js';
-import { EXTREME, edgeRows, singleField, unknownOnlyBody, type EdgeRow } from '../cases/edges.js';
+import {
+  EXTREME,
+  edgeRows,
+  positiveAmounts,
+  propertiesOf,
+  singleField,
+  unknownOnlyBody,
+  type EdgeRow,
+} from '../cases/edges.js';
 import { BlockedByReadOnly, SendingStopped, type Exchange, type HttpClient } from '../http/client.js';
 import { is2xx, isServerError, type RequestToSend } from '../openapi/request.js';
 import type { Replay, WithheldEdge } from '../baseline/entries.js';
@@ -177,6 +185,13 @@ const parsedBody = (text?: string): unknown => {
   }
 };
 
+/** An object an extreme value made or changed: its path parameters, what made it, and when the server took it. */
+interface Touched {
+  params: Record<string, unknown>;
+  sent: Partial<Sent>;
+  at: number;
+}
+
 /** One operation's exercise as it goes: what it sends with, and what it has sent. */
 interface Exercise {
   ctx: ExerciseContext;
@@ -184,8 +199,8 @@ interface Exercise {
   run: OperationRun;
   /** The recipe's request: its path follows the object when a request renames it (followRename). */
   built: BuiltRequest;
-  /** The path parameters of the objects an extreme value made or changed, deleted once the exercise ends. */
-  touchedByExtremes: Array<Record<string, unknown>>;
+  /** The objects an extreme value made or changed, read back and deleted once the exercise ends. */
+  touchedByExtremes: Touched[];
   /**
    * A request sent again after pauses met a busy server every time: the operation's 503 is its answer (Prefect on
    * PostgreSQL answers 503 for a query it cannot run), and its other requests are not sent again until one is served.
@@ -260,7 +275,7 @@ async function sendAgainLater(
  * no field's edge hides behind another's refusal; the row itself is judged only when no single field shows
  * what it showed (the cause lies in the fields together).
  */
-async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): Promise<void> {
+async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): Promise<Exchange | undefined> {
   const { ctx, op, run } = ex;
   const { row, base, renames } = later;
   // An edge of one of an object's names comes with fresh others (renamedAfresh), and so does every request
@@ -296,25 +311,29 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
       const [k, single, detail] = asSent(singleField(row, field, base), [field]);
       await send(ex, k, single, ex.built.pathParams, detail);
     }
-    return;
+    return undefined;
   }
   if (row.fields.length === 1) {
     const exchange = await send(ex, kind, request, ex.built.pathParams, extra);
-    if (extreme) await readBack(ex, noteTouched(ex, exchange), extra);
-    return;
+    if (extreme) await readBack(ex, noteTouched(ex, exchange, extra), extra);
+    return exchange;
   }
   const { exchange, busyFirst } = await sentPatiently(ex, request);
   const busy = busyFirst ? { busyFirst } : {};
-  if (extreme) await readBack(ex, noteTouched(ex, exchange), extra);
-  if (!unexpected(exchange)) return void run.sent.push({ kind, exchange, ...extra, ...busy });
+  if (extreme) await readBack(ex, noteTouched(ex, exchange, extra), extra);
+  if (!unexpected(exchange)) {
+    run.sent.push({ kind, exchange, ...extra, ...busy });
+    return exchange;
+  }
   let shown = false;
   for (const field of row.fields) {
     const [k, single, detail] = asSent(singleField(row, field, base), [field]);
     const alone = await send(ex, k, single, ex.built.pathParams, detail);
-    if (extreme) await readBack(ex, noteTouched(ex, alone), detail);
+    if (extreme) await readBack(ex, noteTouched(ex, alone, detail), detail);
     shown ||= Math.floor(alone.status / 100) === Math.floor(exchange.status / 100);
   }
   if (!shown) run.sent.push({ kind, exchange, ...extra, ...busy });
+  return exchange;
 }
 
 /**
@@ -343,7 +362,7 @@ async function sentPatiently(
  * collection (Prefect's v2 concurrency limits answer 503 to every list while one decays 2^64 slots a second),
  * and no other check should meet that. The extreme values are the exercise's last requests.
  */
-function noteTouched(ex: Exercise, exchange: Exchange): Array<Record<string, unknown>> {
+function noteTouched(ex: Exercise, exchange: Exchange, sent: Partial<Sent>): Array<Record<string, unknown>> {
   const record = ex.ctx.cases.model.recordOf(ex.op);
   const c = record.collection;
   if (!is2xx(exchange) || record.reads || !c?.delete || !c.item) return [];
@@ -356,7 +375,7 @@ function noteTouched(ex: Exercise, exchange: Exchange): Array<Record<string, unk
     }
   } else if (record.named && record.mutates.has(record.named.param) && c.item.path === ex.op.path)
     touched.push(ex.built.pathParams);
-  ex.touchedByExtremes.push(...touched);
+  ex.touchedByExtremes.push(...touched.map((params) => ({ params, sent, at: Date.now() })));
   return touched;
 }
 
@@ -426,15 +445,33 @@ async function undoExtreme(ex: Exercise, c: Collection, params: Record<string, u
   ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
 }
 
-/** Delete what the extreme values made or changed (noteTouched); cleanup lists whatever this leaves. */
+/**
+ * How long after a number past 64 bits was taken its object is read again: a value a server multiplies by the
+ * time gone by (Prefect's v2 limit decaying 2^64 slots a second) overflows only once a second or so has passed,
+ * and a read at once meets nothing.
+ */
+const SETTLED_MS = 2000;
+
+/**
+ * What the extreme values made or changed (noteTouched), read back once more and then deleted; cleanup lists
+ * whatever this leaves. The second read comes at the exercise's end, a number past 64 bits at least SETTLED_MS
+ * after the server took it: a crash there is still the accepting request's finding (contract.reads-back).
+ */
 async function deleteTouched(ex: Exercise): Promise<void> {
-  const del = ex.ctx.cases.model.recordOf(ex.op).collection?.delete;
+  const c = ex.ctx.cases.model.recordOf(ex.op).collection;
   const seen = new Set<string>();
-  for (const params of ex.touchedByExtremes) {
-    const path = del ? withPath(del, params) : undefined;
-    if (!del || !path || seen.has(path)) continue;
+  for (const { params, sent, at } of ex.touchedByExtremes) {
+    const path = c?.delete ? withPath(c.delete, params) : undefined;
+    if (!c?.delete || !path || seen.has(path)) continue;
     seen.add(path);
-    const request = { method: 'DELETE', template: del.path, path };
+    const wait = sent.edge === 'past-64-bits' ? at + SETTLED_MS - Date.now() : 0;
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    for (const request of readsOf(ex, c, params)) {
+      const exchange = await ex.ctx.client.send(request);
+      const detail = `read back again, ${((Date.now() - at) / 1000).toFixed(1)} s after ${sent.detail ?? 'an extreme value'}`;
+      ex.run.sent.push({ kind: 'read-back', exchange, edge: sent.edge, fields: sent.fields, detail });
+    }
+    const request = { method: 'DELETE', template: c.delete.path, path };
     ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
   }
 }
@@ -476,9 +513,17 @@ async function sendEdges(ex: Exercise, target: EdgeTarget): Promise<LaterRow[]> 
       nameStem: `${ctx.cases.safe.runTag}-edge${createHash('sha1').update(op.key).digest('hex').slice(0, 4)}`,
       accepts: (json) => ctx.validators.validate(schema, json) === undefined,
     });
+    // The body of the largest ordinary numbers, where the server took it: a number past 64 bits goes alone on
+    // it, as a value may break only beside others that use it (a v2 limit decaying 2^64 slots a second breaks
+    // every read of its collection only while slots are taken, and the recipe takes none).
+    let largest: Record<string, unknown> | undefined;
     for (const row of rows)
-      if (EXTREME.has(row.label)) extremes.push({ row, base, renames });
-      else await sendEdgeRow(ex, target, { row, base, renames });
+      if (EXTREME.has(row.label))
+        extremes.push({ row, base: row.label === 'past-64-bits' ? (largest ?? base) : base, renames });
+      else {
+        const exchange = await sendEdgeRow(ex, target, { row, base, renames });
+        if (row.label === 'maximum' && row.valid && exchange && is2xx(exchange)) largest = row.json;
+      }
   }
   return extremes;
 }
@@ -515,7 +560,8 @@ async function sendUnknownReferences(ex: Exercise, target: EdgeTarget): Promise<
     const json = restrained(ctx.cases, op, target.sent(renamedIfCreate(ctx, op, { ...target.body, [field]: unknown })));
     const detail = `/${field} names no object: ${JSON.stringify(unknown)}`;
     const request = { ...ex.built.request, json };
-    noteTouched(ex, await send(ex, 'unknown-reference', request, ex.built.pathParams, { detail, fields: [field] }));
+    const sent = { detail, fields: [field] };
+    noteTouched(ex, await send(ex, 'unknown-reference', request, ex.built.pathParams, sent), sent);
   }
 }
 
@@ -635,6 +681,71 @@ async function sendServerMade(ex: Exercise): Promise<void> {
   }
 }
 
+/** How many creates of one name go at once: two clients registering it, and a retry of one of them. */
+const AT_ONCE = 3;
+
+/**
+ * A create of its collection sent AT_ONCE times at the same moment under one fresh name (`at-once`): clients
+ * that register one name together (workers starting side by side). One may make the member and the others be
+ * refused (409) or given the same one (an upsert); none may crash, as a server that checks a name and then
+ * inserts it meets its own unique index between the two. A request still busy through the retries is asked
+ * once more alone, after a pause: a lock held by the others is load, not the answer.
+ */
+async function sendAtOnce(ex: Exercise): Promise<void> {
+  const { ctx, op } = ex;
+  const { safe } = ctx.cases;
+  const body = objectBody(ex.built.request.json);
+  if (!body || ctx.cases.model.recordOf(op).collection?.create?.key !== op.key) return;
+  const names = Object.keys(body).filter((f) => {
+    const v = body[f];
+    return safe.isNameField(f) && typeof v === 'string' && v.startsWith(safe.runTag);
+  });
+  if (names.length === 0) return;
+  const request = { ...ex.built.request, json: restrained(ctx.cases, op, renamedAfresh(ctx, body)), racing: true };
+  const detail = `the create sent ${AT_ONCE} times at once with one ${names.map((n) => `/${n}`).join(', ')}`;
+  const sent = () => sendUnrecorded(ex, request, ex.built.pathParams);
+  for (const first of await Promise.all(Array.from({ length: AT_ONCE }, sent))) {
+    const busy = stayedUnavailable(first);
+    const exchange = busy ? await sendAgainLater(ex, { ...request, racing: false }, ex.built.pathParams, 1) : first;
+    ex.run.sent.push({ kind: 'at-once', exchange, detail, fields: names, ...(busy ? { busyFirst: first } : {}) });
+  }
+}
+
+/** How many times in a row an action's largest amount is sent, and that amount: the generators' largest integer. */
+const REPEATS = 3;
+const LARGEST_AMOUNT = 2 ** 31 - 1;
+
+/**
+ * An action that moves a counter by an amount (cases/edges.ts positiveAmounts), sent REPEATS times in a row with
+ * its largest amount on the recipe's object (`repeated-amount`): a decrement of what was never taken drives the
+ * counter below zero, an increment drives it past its limit. A server may refuse or clamp; it may not crash.
+ */
+async function sendRepeatedAmount(ex: Exercise, schema: Schema): Promise<void> {
+  const { ctx, op } = ex;
+  const record = ctx.cases.model.recordOf(op);
+  const body = objectBody(ex.built.request.json);
+  if (!body || op.method !== 'POST' || record.reads || record.collection?.create?.key === op.key) return;
+  const amounts = positiveAmounts(ctx.cases.model.doc, schema);
+  if (amounts.length === 0) return;
+  const json: Record<string, unknown> = { ...body, ...Object.fromEntries(amounts.map((f) => [f, LARGEST_AMOUNT])) };
+  // An action of the collection's own path that names its members in a list (`names` beside a create's `name`)
+  // moves theirs: it names one made for it, which holds nothing yet, or the counter it moves would be no one's.
+  const c = record.collection;
+  const own = c?.create ? jsonBodySchema(c.create) : undefined;
+  const ownFields = own ? propertiesOf(ctx.cases.model.doc, own) : [];
+  const list = Object.keys(json).find((f) => Array.isArray(json[f]) && ownFields.includes(f.replace(/s$/, '')));
+  const member =
+    c && list
+      ? await ctx.cases.fixtures.value({ collection: c.path, field: list.replace(/s$/, '') }, 'fresh')
+      : undefined;
+  if (list && member !== undefined) json[list] = [member];
+  const request = { ...ex.built.request, json: restrained(ctx.cases, op, json) };
+  for (let i = 1; i <= REPEATS; i++) {
+    const detail = `${amounts.map((f) => `/${f}`).join(', ')} at ${LARGEST_AMOUNT}, ${i} of ${REPEATS} in a row`;
+    await send(ex, 'repeated-amount', request, ex.built.pathParams, { detail, fields: amounts });
+  }
+}
+
 /** A body of one property the document does not name (cases/edges.ts unknownOnlyBody), judged for crashes only. */
 async function sendUnknownOnly(ex: Exercise, target: EdgeTarget): Promise<void> {
   const body = unknownOnlyBody(ex.ctx.cases.model.doc, target.schema);
@@ -642,7 +753,8 @@ async function sendUnknownOnly(ex: Exercise, target: EdgeTarget): Promise<void> 
   const json = target.sent(body);
   const detail = `extreme unknown-only: ${JSON.stringify(json)}`;
   const request = { ...ex.built.request, json, valuesSuspect: true };
-  noteTouched(ex, await send(ex, 'extreme', request, ex.built.pathParams, { detail, edge: 'unknown-only' }));
+  const sent: Partial<Sent> = { detail, edge: 'unknown-only' };
+  noteTouched(ex, await send(ex, 'extreme', request, ex.built.pathParams, sent), sent);
 }
 
 /** Why the operation is not exercised at all, if it is not: read-only mode, a shared target, a schema that does not compile. */
@@ -679,6 +791,12 @@ export async function exerciseOperation(ctx: ExerciseContext, op: Operation): Pr
     await sendInvalid(ex, schema);
   }
   await sendReplays(ex);
+  await sendAtOnce(ex);
+  try {
+    if (schema && mayGenerate) await sendRepeatedAmount(ex, schema);
+  } catch (e) {
+    if (!isMissingPrerequisite(e)) throw e;
+  }
   if ((record.named && !createsAtOwnPath(record)) || record.actsOn) {
     try {
       const params = await resolvePathParams(ctx.cases, op, 'unknown');

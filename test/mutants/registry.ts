@@ -717,6 +717,74 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'contract-crash-on-string-past-storage',
+      breaks:
+        'POST /work_queues/ crashes (500) on a string of more than 5,000 characters where the document sets no maximum length, as PostgreSQL does on a name past its index entry',
+      onResponse: (req, res) => {
+        const body = bodyOf(req);
+        const long = Object.values(body).some((v) => typeof v === 'string' && v.length > 5000);
+        return matches('/work_queues/', 'POST', req) && long
+          ? jsonResponse(500, { exception_message: 'Internal Server Error' })
+          : res;
+      },
+    },
+    operations: '^POST /work_queues/$',
+    killedBy: ['contract.no-5xx POST /work_queues/'],
+  },
+  {
+    mutant: (() => {
+      // The names of the creates on their way: a second create of one of them meets the unique index mid-insert.
+      const inFlight = new Map<string, number>();
+      const nameOf = (req: ProxiedRequest) => {
+        const name = matches('/work_queues/', 'POST', req) ? bodyOf(req).name : undefined;
+        return typeof name === 'string' ? name : undefined;
+      };
+      return {
+        id: 'contract-crash-on-same-name-at-once',
+        breaks:
+          'POST /work_queues/ crashes (500, an IntegrityError on its unique name) on a create of a name another create is still making',
+        onRequest: (req: ProxiedRequest) => {
+          const name = nameOf(req);
+          if (name === undefined) return req;
+          if (inFlight.has(name)) return jsonResponse(500, { exception_message: 'Internal Server Error' });
+          inFlight.set(name, 1);
+          return req;
+        },
+        onResponse: (req: ProxiedRequest, res: ProxiedResponse) => {
+          const name = nameOf(req);
+          if (name !== undefined) inFlight.delete(name);
+          return res;
+        },
+      };
+    })(),
+    operations: '^POST /work_queues/$',
+    killedBy: ['contract.no-5xx POST /work_queues/'],
+  },
+  {
+    mutant: (() => {
+      // Each v2 limit's slots as a signed 32-bit counter that does not clamp at zero.
+      const taken = new Map<string, number>();
+      return {
+        id: 'contract-crash-on-counter-below-int32',
+        breaks:
+          "POST /v2/concurrency_limits/decrement keeps a limit's slots in a signed 32-bit counter that does not stop at zero: decrements that take it below -2^31 crash (500)",
+        onRequest: (req: ProxiedRequest) => {
+          if (!matches('/v2/concurrency_limits/decrement', 'POST', req)) return req;
+          const { names, slots } = bodyOf(req);
+          if (!Array.isArray(names) || typeof slots !== 'number') return req;
+          const after = names.map((n) => (taken.get(String(n)) ?? 0) - slots);
+          if (after.some((v) => v < -(2 ** 31)))
+            return jsonResponse(500, { exception_message: 'Internal Server Error' });
+          for (const [i, n] of names.entries()) taken.set(String(n), after[i]!);
+          return req;
+        },
+      };
+    })(),
+    operations: '^POST /v2/concurrency_limits/decrement$',
+    killedBy: ['contract.no-5xx POST /v2/concurrency_limits/decrement'],
+  },
+  {
+    mutant: {
       id: 'errors-text-plain-crash',
       breaks: 'POST /flows/ crashes on a JSON body sent as text/plain (500), as Prefect does on three other creates',
       onResponse: (req, res) =>

@@ -9,9 +9,10 @@
  * reports/side-by-side-<release>.json and prints the table.
  *
  * `--default` measures the default run instead (the acceptance of issue 64): the suite's run with nothing
- * configured but the URL, beside one Schemathesis run at seed 1, each on a fresh server of its own.
+ * configured but the URL, beside one Schemathesis run at seed 1 (`--st-seed N`: at seed N; the suite's run is
+ * the default one whatever N is), each on a fresh server of its own.
  *
- * usage: npx tsx test/support/fuzzSideBySide.ts --st PATH_TO_st [--prefect-version X] [--minutes N | --default]
+ * usage: npx tsx test/support/fuzzSideBySide.ts --st PATH_TO_st [--prefect-version X] [--minutes N | --default [--st-seed N]]
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,11 +30,12 @@ const { values } = parseArgs({
     'prefect-version': { type: 'string' },
     minutes: { type: 'string', default: '10' },
     default: { type: 'boolean', default: false },
+    'st-seed': { type: 'string', default: '1' },
   },
 });
 if (!values.st) {
   process.stderr.write(
-    'usage: npx tsx test/support/fuzzSideBySide.ts --st PATH_TO_st [--prefect-version X] [--minutes N | --default]\n',
+    'usage: npx tsx test/support/fuzzSideBySide.ts --st PATH_TO_st [--prefect-version X] [--minutes N | --default [--st-seed N]]\n',
   );
   process.exit(2);
 }
@@ -109,7 +111,7 @@ async function schemathesisSide(): Promise<{ met: Set<string>; seeds: number }> 
   const deadline = Date.now() + minutes * 60_000;
   let longest = 0;
   let seeds = 0;
-  for (let seed = 1; seeds === 0 || (!once && Date.now() + longest <= deadline); seed++) {
+  for (let seed = Number(values['st-seed']); seeds === 0 || (!once && Date.now() + longest <= deadline); seed++) {
     const started = Date.now();
     const har = path.join(dir, `seed-${seed}.har`);
     await run(
@@ -179,7 +181,7 @@ async function main() {
   const only = (a: Set<string>, b: Set<string>) => [...a].filter((x) => !b.has(x)).sort();
   const result = {
     release: version,
-    ...(once ? { run: 'default' } : { minutes }),
+    ...(once ? { run: 'default', schemathesisSeed: Number(values['st-seed']) } : { minutes }),
     work,
     suite: { operations: suite.size, only: only(suite, st.met) },
     schemathesis: { seeds: st.seeds, operations: st.met.size, only: only(st.met, suite) },
@@ -191,7 +193,7 @@ async function main() {
     })(),
   };
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
-  const name = `side-by-side-${version}${once ? '-default' : ''}.json`;
+  const name = `side-by-side-${version}${once ? `-default-st${values['st-seed']}` : ''}.json`;
   writeFileSync(path.join(repoRoot, 'reports', name), JSON.stringify(result, null, 2));
   process.stdout.write(
     `prefect ${version}, ${once ? 'one run' : `${minutes} min`} each: operations answering a 5xx other than 503\n` +

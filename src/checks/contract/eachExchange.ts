@@ -26,7 +26,7 @@ export const every = (s: Sent) => s.kind !== 'read-back';
 
 /**
  * The class of input an exchange sent, as a failure key: `recipe`, `generated`, `negative:wrong-type`, `unknown`,
- * `unknown-reference`, `server-made`, and an extreme value's label (`past-64-bits`). An edge is a generated valid
+ * `unknown-reference`, `server-made`, `at-once`, `repeated-amount`, and an extreme value's label (`past-64-bits`). An edge is a generated valid
  * body whose value was chosen rather than drawn: the same class, so that a cause an edge meets and a random body
  * meets is one key. An extreme value is one no generator draws, each label a class of its own.
  */
@@ -38,7 +38,8 @@ export const inputClass = (s: Sent): string => {
 };
 
 /** The classes of bodies whose server errors are traced to their fields. */
-const tracedToFields = (s: Sent) => ['generated', 'edge', 'extreme', 'unknown-reference'].includes(s.kind);
+const tracedToFields = (s: Sent) =>
+  ['generated', 'edge', 'extreme', 'unknown-reference', 'at-once', 'repeated-amount'].includes(s.kind);
 
 /**
  * The cause of a server error as a failure key: the input class and, for a generated or extreme body, the fields

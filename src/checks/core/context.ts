@@ -43,6 +43,10 @@ export type ExchangeKind =
   | 'unknown'
   | 'unknown-reference'
   | 'server-made'
+  /** One create sent several times at the same moment under one name (engine/exercise.ts sendAtOnce). */
+  | 'at-once'
+  /** An action's largest amount sent several times in a row (engine/exercise.ts sendRepeatedAmount). */
+  | 'repeated-amount'
   /** A read of what an accepted extreme value made or changed, by id or through its collection (contract.reads-back). */
   | 'read-back';
 

@@ -7,6 +7,7 @@ import {
   OUT_OF_RANGE,
   edgeRows,
   edgesOfField,
+  positiveAmounts,
   singleField,
   unknownOnlyBody,
 } from '../../../src/cases/edges.js';
@@ -73,8 +74,34 @@ describe('edges of a field', () => {
 
   test("a name keeps the run's name at its start, and is never empty or null", () => {
     const edges = edgesOfField(doc, 'name', { anyOf: [{ type: 'string' }, { type: 'null' }] }, 'run-7');
-    expect(edges.map((e) => e.label)).toEqual(['long', 'non-ascii', 'reserved-characters']);
+    expect(edges.map((e) => e.label)).toEqual(['long', 'past-storage', 'non-ascii', 'reserved-characters']);
     for (const e of edges) expect(String(e.value).startsWith('run-7')).toBe(true);
+  });
+
+  test('a string the document sets no maximum length on goes past what an index entry holds, in text no compression shortens', () => {
+    const [edge] = edgesOfField(doc, 'name', { type: 'string' }, 'run-7').filter((e) => e.label === 'past-storage');
+    const text = String(edge?.value);
+    expect(EXTREME.has('past-storage')).toBe(true);
+    expect(text).toHaveLength(10_000);
+    expect(text).toMatch(/^run-7-[a-z0-9]+$/);
+    // No short pattern repeats: a thousand characters hold more than a hundred distinct runs of four.
+    const runs = new Set(Array.from({ length: 1000 }, (_, i) => text.slice(100 + i, 104 + i)));
+    expect(runs.size).toBeGreaterThan(100);
+    // The same text on every run: a seed changes only the random bodies.
+    expect(edgesOfField(doc, 'name', { type: 'string' }, 'run-7').find((e) => e.label === 'past-storage')?.value).toBe(
+      text,
+    );
+    expect(edgesOfField(doc, 's', { type: 'string', maxLength: 8 }).map((e) => e.label)).not.toContain('past-storage');
+  });
+
+  test('an amount a request takes or gives back: an integer bounded below at zero or one, and not above', () => {
+    const amountsOf = (key: string) =>
+      positiveAmounts(doc, jsonBodySchema(indexOperations(doc).find((o) => o.key === key)!)!);
+    expect(amountsOf('POST /v2/concurrency_limits/decrement')).toEqual(['slots']);
+    expect(amountsOf('POST /v2/concurrency_limits/increment')).toEqual(['slots']);
+    // A limit of 1 to 50 is a page, bounded above; an offset starts at zero, inclusive.
+    expect(amountsOf('POST /flows/bulk_delete')).toEqual([]);
+    expect(amountsOf('POST /flows/filter')).toEqual([]);
   });
 
   test('enums, patterns and uuids have no edge but null; dates have the earliest and latest, in UTC and at offsets past them', () => {
@@ -165,6 +192,7 @@ describe('rows of edges over the reference document', () => {
       long: ['description', 'name'],
       'non-ascii': ['description', 'name'],
       'reserved-characters': ['description', 'name'],
+      'past-storage': ['description', 'name'],
     });
     expect(rows.find((r) => r.label === 'null-not-allowed')?.valid).toBe(false);
     for (const row of rows) {

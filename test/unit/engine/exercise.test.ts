@@ -21,7 +21,10 @@ function exercising() {
   const answer = async (spec: RequestToSend): Promise<Exchange> => {
     sent.push(spec);
     const status = spec.refusedBeforeData ? 422 : 201;
-    const json = status === 201 ? { id: `00000000-0000-4000-8000-${String(sent.length).padStart(12, '0')}` } : {};
+    // A create's answer holds what it was sent, as a server's does: a member's name comes back with its id.
+    const echoed = spec.method === 'POST' && spec.json && typeof spec.json === 'object' && !Array.isArray(spec.json);
+    const id = `00000000-0000-4000-8000-${String(sent.length).padStart(12, '0')}`;
+    const json = status === 201 ? { ...(echoed ? (spec.json as object) : {}), id } : {};
     const requestBody = spec.json === undefined ? undefined : JSON.stringify(spec.json);
     return { status, json, body: JSON.stringify(json), contentType: 'application/json', requestBody } as Exchange;
   };
@@ -167,7 +170,8 @@ describe('the edges every run sends', () => {
     const { ctx, sent } = exercising();
     await exerciseOperation(ctx, variables());
     const names = sent
-      .filter((r) => r.path === '/variables/' && !r.refusedBeforeData)
+      // The creates sent at once share one name on purpose (sendAtOnce).
+      .filter((r) => r.path === '/variables/' && !r.refusedBeforeData && !r.racing)
       .map((r) => (r.json as { name?: unknown } | undefined)?.name)
       .filter((n): n is string => typeof n === 'string');
     // The random bodies' names are drawn (`-g<n>`); the edges' are the recipe's, fresh ones, or name edges.
@@ -285,6 +289,76 @@ describe('what the exercise follows and sends last', () => {
     expect(JSON.parse(flowIdUnknown.exchange.requestBody!).flow_id).toBe(UNKNOWN_UUID);
     const made = (flowIdUnknown.exchange.json as { id: string }).id;
     expect(sent.filter((r) => r.method === 'DELETE').map((r) => r.path)).toContain(`/deployments/${made}`);
+  });
+});
+
+describe('what a fuzzer sends that the random bodies do not', () => {
+  test('a create goes three times at once under one fresh name, each answer kept and keyed by the name fields', async () => {
+    const { ctx, sent } = exercising();
+    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /variables/')!);
+    const atOnce = run.sent.filter((s) => s.kind === 'at-once');
+    expect(atOnce).toHaveLength(3);
+    const names = atOnce.map((s) => JSON.parse(s.exchange.requestBody!).name as string);
+    expect(new Set(names).size).toBe(1);
+    expect(names[0]).toMatch(/^ct-exercise-/);
+    // A name of its own: no earlier request of the exercise sent it.
+    const earlier = sent.filter((r) => !r.racing).map((r) => (r.json as { name?: unknown } | undefined)?.name);
+    expect(earlier).not.toContain(names[0]);
+    expect(sent.filter((r) => r.racing)).toHaveLength(3);
+    for (const s of atOnce) expect(s.fields).toEqual(['name']);
+  });
+
+  test("an action's largest amount goes three times in a row, naming a member made for it", async () => {
+    const { ctx, sent } = exercising();
+    const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/decrement')!;
+    const run = await exerciseOperation(ctx, op);
+    const repeated = run.sent.filter((s) => s.kind === 'repeated-amount');
+    expect(repeated.map((s) => s.detail)).toEqual([1, 2, 3].map((i) => `/slots at 2147483647, ${i} of 3 in a row`));
+    const bodies = repeated.map((s) => JSON.parse(s.exchange.requestBody!) as { slots: number; names: string[] });
+    for (const b of bodies) expect(b).toMatchObject({ slots: 2 ** 31 - 1, names: bodies[0]!.names });
+    // The limit it names was made for it, by the collection's create, before the first of them.
+    const name = bodies[0]!.names[0];
+    expect(name).toMatch(/^ct-exercise-/);
+    const made = sent.findIndex(
+      (r) => r.path === '/v2/concurrency_limits/' && (r.json as { name?: string })?.name === name,
+    );
+    const first = sent.findIndex((r) => JSON.stringify(r.json) === repeated[0]!.exchange.requestBody);
+    expect(made).toBeGreaterThanOrEqual(0);
+    expect(made).toBeLessThan(first);
+  });
+
+  test('a create is not an action: it gets no repeated amount', async () => {
+    const { ctx } = exercising();
+    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /work_queues/')!);
+    expect(run.sent.filter((s) => s.kind === 'repeated-amount')).toEqual([]);
+  });
+
+  test('a number past 64 bits goes alone on the body of the largest ordinary numbers, and what it made is read again after it settled', async () => {
+    const { ctx, sent } = exercising();
+    const send = ctx.client.send.bind(ctx.client);
+    // A target that crashes on a limit or slot count past 64 bits, as SQLite does, and takes a decay of any size.
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        const ex = await send(r);
+        const body = (r.method === 'POST' ? r.json : undefined) as Record<string, unknown> | undefined;
+        const huge = ['limit', 'active_slots', 'denied_slots'].some((f) => Number(body?.[f]) >= 2 ** 63);
+        return huge ? ({ ...ex, status: 500 } as Exchange) : ex;
+      },
+    } as unknown as HttpClient;
+    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!);
+    const decay = run.sent.find(
+      (s) => s.kind === 'extreme' && s.edge === 'past-64-bits' && s.fields?.join() === 'slot_decay_per_second',
+    );
+    const body = JSON.parse(decay!.exchange.requestBody!) as Record<string, unknown>;
+    expect(body).toMatchObject({ slot_decay_per_second: 2 ** 64, active_slots: 2 ** 31 - 1, limit: 2 ** 31 - 1 });
+    // Read at once, and again at the exercise's end (each time by id: the fake's filter names no id), then deleted.
+    const id = (decay!.exchange.json as { id: string }).id;
+    const paths = sent.map((r) => `${r.method} ${r.path}`);
+    const reads = paths.flatMap((p, i) => (p === `GET /v2/concurrency_limits/${id}` ? [i] : []));
+    expect(reads).toHaveLength(2);
+    expect(reads[1]).toBeLessThan(paths.indexOf(`DELETE /v2/concurrency_limits/${id}`));
+    const again = run.sent.find((s) => s.kind === 'read-back' && s.detail?.startsWith('read back again'));
+    expect(Number(/again, ([\d.]+) s after/.exec(again?.detail ?? '')?.[1])).toBeGreaterThanOrEqual(2);
   });
 });
 
