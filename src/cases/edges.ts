@@ -311,16 +311,19 @@ export function propertiesOf(doc: OpenApiDocument, bodySchema: Schema): string[]
  * (exclusive) or one, and not above (a v2 concurrency limit's `slots` in its increment and decrement). An
  * action that moves a counter by such an amount can be driven past the counter's own bounds by its repeats.
  */
-export function positiveAmounts(doc: OpenApiDocument, bodySchema: Schema): string[] {
+export function positiveAmounts(doc: OpenApiDocument, bodySchema: Schema): Array<{ field: string; least: number }> {
   const root = mergeAllOf({ doc }, resolveRef<S>(doc, bodySchema));
-  const positive = (b: S) =>
-    typeOf(b) === 'integer' &&
-    b.maximum === undefined &&
-    b.exclusiveMaximum === undefined &&
-    ((b.exclusiveMinimum ?? -1) >= 0 || (b.minimum ?? 0) >= 1);
-  return Object.entries(root.properties ?? {})
-    .filter(([, schema]) => branchesOf(doc, schema).branches.some(positive))
-    .map(([field]) => field);
+  const leastOf = (b: S): number | undefined => {
+    if (typeOf(b) !== 'integer' || b.maximum !== undefined || b.exclusiveMaximum !== undefined) return undefined;
+    if (b.exclusiveMinimum !== undefined && b.exclusiveMinimum >= 0) return Math.floor(b.exclusiveMinimum) + 1;
+    return b.minimum !== undefined && b.minimum >= 1 ? Math.ceil(b.minimum) : undefined;
+  };
+  return Object.entries(root.properties ?? {}).flatMap(([field, schema]) => {
+    const least = branchesOf(doc, schema)
+      .branches.map(leastOf)
+      .find((l) => l !== undefined);
+    return least === undefined ? [] : [{ field, least }];
+  });
 }
 
 /**

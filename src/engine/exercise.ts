@@ -711,14 +711,17 @@ async function sendAtOnce(ex: Exercise): Promise<void> {
   }
 }
 
-/** How many times in a row an action's largest amount is sent, and that amount: the generators' largest integer. */
+/** How many times in a row an action's amount is sent, and its largest: the generators' largest integer. */
 const REPEATS = 3;
 const LARGEST_AMOUNT = 2 ** 31 - 1;
 
 /**
- * An action that moves a counter by an amount (cases/edges.ts positiveAmounts), sent REPEATS times in a row with
- * its largest amount on the recipe's object (`repeated-amount`): a decrement of what was never taken drives the
- * counter below zero, an increment drives it past its limit. A server may refuse or clamp; it may not crash.
+ * An action that moves a counter by an amount (cases/edges.ts positiveAmounts), sent REPEATS times in a row on
+ * the recipe's object with its least amount, then REPEATS times with its largest (`repeated-amount`): a decrement
+ * of what was never taken drives the counter below zero, an increment past its limit (the least amount is the
+ * one that reaches the limit and is told to wait, Prefect's 423 with Retry-After; the largest, one refused
+ * outright or past a 32-bit counter). A server may refuse or clamp; it may not crash, and what it answers is
+ * held to the document like any answer.
  */
 async function sendRepeatedAmount(ex: Exercise, schema: Schema): Promise<void> {
   const { ctx, op } = ex;
@@ -727,7 +730,7 @@ async function sendRepeatedAmount(ex: Exercise, schema: Schema): Promise<void> {
   if (!body || op.method !== 'POST' || record.reads || record.collection?.create?.key === op.key) return;
   const amounts = positiveAmounts(ctx.cases.model.doc, schema);
   if (amounts.length === 0) return;
-  const json: Record<string, unknown> = { ...body, ...Object.fromEntries(amounts.map((f) => [f, LARGEST_AMOUNT])) };
+  const json: Record<string, unknown> = { ...body };
   // An action of the collection's own path that names its members in a list (`names` beside a create's `name`)
   // moves theirs: it names one made for it, which holds nothing yet, or the counter it moves would be no one's.
   const c = record.collection;
@@ -739,10 +742,18 @@ async function sendRepeatedAmount(ex: Exercise, schema: Schema): Promise<void> {
       ? await ctx.cases.fixtures.value({ collection: c.path, field: list.replace(/s$/, '') }, 'fresh')
       : undefined;
   if (list && member !== undefined) json[list] = [member];
-  const request = { ...ex.built.request, json: restrained(ctx.cases, op, json) };
-  for (let i = 1; i <= REPEATS; i++) {
-    const detail = `${amounts.map((f) => `/${f}`).join(', ')} at ${LARGEST_AMOUNT}, ${i} of ${REPEATS} in a row`;
-    await send(ex, 'repeated-amount', request, ex.built.pathParams, { detail, fields: amounts });
+  for (const [amount, size] of amounts.flatMap(
+    (a) =>
+      [
+        [a.field, a.least],
+        [a.field, LARGEST_AMOUNT],
+      ] as const,
+  )) {
+    const request = { ...ex.built.request, json: restrained(ctx.cases, op, { ...json, [amount]: size }) };
+    for (let i = 1; i <= REPEATS; i++) {
+      const detail = `/${amount} at ${size}, ${i} of ${REPEATS} in a row`;
+      await send(ex, 'repeated-amount', request, ex.built.pathParams, { detail, fields: [amount] });
+    }
   }
 }
 

@@ -55,6 +55,18 @@ export interface ClientOptions {
 }
 
 /** Thrown for a request read-only mode refused to send; whoever wanted it reports a skip. */
+/**
+ * An attempt's answer told what came before it (the earlier attempts' statuses and Retry-After values, for
+ * contract.headers), and noted for the attempts after it.
+ */
+function noteAttempt(exchange: Exchange, earlier: number[], retryAfters: string[]): void {
+  if (earlier.length) exchange.earlier = [...earlier];
+  if (retryAfters.length) exchange.earlierRetryAfter = [...retryAfters];
+  earlier.push(exchange.status);
+  const retryAfter = exchange.responseHeaders['retry-after'];
+  if (retryAfter !== undefined) retryAfters.push(retryAfter);
+}
+
 export class BlockedByReadOnly extends Error {}
 
 /** Thrown for a request asked for after the run stopped sending (its budget or deadline spent); whoever wanted it reports "not run". */
@@ -433,6 +445,7 @@ export class HttpClient {
     let attempt = 0;
     let freshConnection = false;
     const earlier: number[] = [];
+    const retryAfters: string[] = [];
     const firstStarted = performance.now();
     // A request refused before the data (a body validation refuses, a method not offered) takes no database
     // lock on a conforming server: it goes beside a write.
@@ -478,8 +491,7 @@ export class HttpClient {
         this.wake();
         const started = performance.now() - exchange.ms;
         if (attempt > 1) exchange.retryMs = Math.round(started - firstStarted);
-        if (earlier.length) exchange.earlier = [...earlier];
-        earlier.push(exchange.status);
+        noteAttempt(exchange, earlier, retryAfters);
         // A 429 (RFC 6585) says the request was not served, whatever its method: it is sent again once the
         // target's limit allows, as many times as it takes within the run's time, and never judged.
         if (exchange.status === 429) {

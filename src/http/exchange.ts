@@ -24,6 +24,8 @@ export interface Exchange extends Answer {
   attempts: number;
   /** Statuses of the earlier attempts of the same request (0: no answer), oldest first. */
   earlier?: number[];
+  /** The Retry-After values the earlier attempts' answers sent (a 429, a 503), oldest first, where any did. */
+  earlierRetryAfter?: string[];
   /**
    * With earlier attempts: the time from when the request was asked for to this attempt's start (the refused
    * attempts, the backoff, the waits for a turn and a slot), which `ms` (this attempt's) leaves out.

@@ -14,6 +14,8 @@ export interface Parameter {
 export interface DocumentedResponse {
   /** Content type → schema (undefined when the response declares a type without a schema). */
   content: Record<string, Schema | undefined>;
+  /** The headers it declares, by lower-case name: whether each is required, and its schema. */
+  headers?: Record<string, { required: boolean; schema?: Schema }>;
 }
 
 export interface Operation {
@@ -81,7 +83,12 @@ export function indexOperations(doc: OpenApiDocument): Operation[] {
         const content: Record<string, Schema | undefined> = {};
         for (const [ct, media] of Object.entries((response.content as Record<string, { schema?: Schema }>) ?? {}))
           content[ct] = media.schema;
-        responses[status] = { content };
+        const headers: NonNullable<DocumentedResponse['headers']> = {};
+        for (const [name, h] of Object.entries((response.headers as Record<string, unknown>) ?? {})) {
+          const header = resolveRef<{ required?: boolean; schema?: Schema }>(doc, h);
+          headers[name.toLowerCase()] = { required: header.required === true, schema: header.schema };
+        }
+        responses[status] = Object.keys(headers).length ? { content, headers } : { content };
       }
       out.push({
         key: `${method.toUpperCase()} ${path}`,

@@ -716,6 +716,36 @@ export const verbMutants: MutantCase[] = [
     killedBy: ['contract.no-5xx POST /work_queues/'],
   },
   {
+    mutant: (() => {
+      let limited = false;
+      return {
+        id: 'contract-retry-after-not-a-date',
+        breaks:
+          'the first POST /flows/filter is answered 429 with a Retry-After that is neither a number of seconds nor an HTTP-date ("soon"); the client waits its default and is served',
+        onRequest: (req: ProxiedRequest) => {
+          if (limited || !matches('/flows/filter', 'POST', req)) return req;
+          limited = true;
+          const res = jsonResponse(429, { detail: 'rate limited' });
+          return { ...res, headers: { ...res.headers, 'retry-after': 'soon' } };
+        },
+      };
+    })(),
+    operations: '^POST /flows/filter$',
+    killedBy: ['contract.headers POST /flows/filter'],
+  },
+  {
+    mutant: {
+      id: 'contract-location-not-a-uri',
+      breaks: 'POST /flows/ answers its 201 with a Location that is no URI reference (http://[flows)',
+      onResponse: (req, res) =>
+        matches('/flows/', 'POST', req) && res.status === 201
+          ? { ...res, headers: { ...res.headers, location: 'http://[flows' } }
+          : res,
+    },
+    operations: '^POST /flows/$',
+    killedBy: ['contract.headers POST /flows/'],
+  },
+  {
     mutant: {
       id: 'contract-crash-on-string-past-storage',
       breaks:

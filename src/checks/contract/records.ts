@@ -9,6 +9,7 @@ import { isReadOperation } from '../../model/model.js';
 import { defineCheck } from '../core/check.js';
 import { defaultVariants, documentedDefaults, prepareDefaultRead, readDefault, writeDefault } from './defaults.js';
 import { eachExchange, every, negative, ofKinds } from './eachExchange.js';
+import { judgeHeaders } from './headers.js';
 import {
   judgeAvailable,
   judgeContentType,
@@ -80,6 +81,14 @@ export const contractChecks = [
     title:
       'MUST answer with the documented content type: parsable JSON where JSON is documented, no body where none is',
     ...eachExchange(judgeContentType, { looksAt: every }),
+  }),
+  defineCheck({
+    id: 'contract.headers',
+    level: 'MUST',
+    clause: 'RFC 9110 §2.2; OpenAPI document',
+    title:
+      'MUST send each header in the grammar its RFC gives (Retry-After a number or an HTTP-date, Location a URI reference), and each header the document requires for the status, as it declares it',
+    ...eachExchange(judgeHeaders, { looksAt: every }),
   }),
   defineCheck({
     id: 'contract.success-schema',

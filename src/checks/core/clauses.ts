@@ -48,6 +48,10 @@ const RFC_RULES: Record<string, { level: Level; text: string }> = {
     level: 'SHOULD',
     text: 'RFC 9110 §9.1: an origin server that receives a method it recognises but the target resource does not allow SHOULD respond with 405 (Method Not Allowed).',
   },
+  'RFC 9110 §2.2': {
+    level: 'MUST',
+    text: 'RFC 9110 §2.2: a sender MUST NOT generate protocol elements that do not match the grammar defined by the corresponding ABNF rules (Retry-After = HTTP-date / delay-seconds, §10.2.3; Location = URI-reference, §10.2.2).',
+  },
   'RFC 9110 §15.5.6': {
     level: 'MUST',
     text: "RFC 9110 §15.5.6: the origin server MUST generate an Allow header field in a 405 response, listing the target resource's currently supported methods.",

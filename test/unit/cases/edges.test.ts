@@ -97,8 +97,8 @@ describe('edges of a field', () => {
   test('an amount a request takes or gives back: an integer bounded below at zero or one, and not above', () => {
     const amountsOf = (key: string) =>
       positiveAmounts(doc, jsonBodySchema(indexOperations(doc).find((o) => o.key === key)!)!);
-    expect(amountsOf('POST /v2/concurrency_limits/decrement')).toEqual(['slots']);
-    expect(amountsOf('POST /v2/concurrency_limits/increment')).toEqual(['slots']);
+    expect(amountsOf('POST /v2/concurrency_limits/decrement')).toEqual([{ field: 'slots', least: 1 }]);
+    expect(amountsOf('POST /v2/concurrency_limits/increment')).toEqual([{ field: 'slots', least: 1 }]);
     // A limit of 1 to 50 is a page, bounded above; an offset starts at zero, inclusive.
     expect(amountsOf('POST /flows/bulk_delete')).toEqual([]);
     expect(amountsOf('POST /flows/filter')).toEqual([]);

@@ -69,6 +69,21 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
       'unavailable recipe',
     ],
     [
+      // A 423 whose Retry-After is a fraction of seconds, as Prefect's v2 increment sends: not delay-seconds.
+      'contract.headers',
+      'GET /flows/{id}',
+      recipe({ status: 200, json: FLOW, headers: { 'retry-after': '120' } }),
+      recipe({ status: 200, json: FLOW, headers: { 'retry-after': '1.54' } }),
+      'header.untrue Retry-After',
+    ],
+    [
+      'contract.headers',
+      'POST /flows/',
+      recipe({ status: 201, json: FLOW, headers: { location: `/api/flows/${FLOW.id}` } }),
+      recipe({ status: 201, json: FLOW, headers: { location: 'http://[flows' } }),
+      'header.untrue Location',
+    ],
+    [
       'contract.success-status-documented',
       'GET /flows/{id}',
       recipe({ status: 200, json: FLOW }),
