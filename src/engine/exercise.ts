@@ -50,6 +50,8 @@ export interface ExerciseContext {
   replays(op: Operation): Array<Replay & { id: string }>;
   /** The extreme edges not to send to this target: none on the run's own (disposable) one. */
   withheld(op: Operation): WithheldEdge[];
+  /** The extreme edges the baseline says break the server for its other clients while they last (harmsOthers). */
+  harmsOthers(op: Operation): WithheldEdge[];
   /** A problem with one exchange, for the generated-body property (contract rules that apply to valid input). */
   problemWithValidExchange(op: Operation, exchange: Exchange): string | undefined;
 }
@@ -460,20 +462,55 @@ const SETTLED_MS = 2000;
 async function deleteTouched(ex: Exercise): Promise<void> {
   const c = ex.ctx.cases.model.recordOf(ex.op).collection;
   const seen = new Set<string>();
-  for (const { params, sent, at } of ex.touchedByExtremes) {
-    const path = c?.delete ? withPath(c.delete, params) : undefined;
+  for (const touched of ex.touchedByExtremes) {
+    const path = c?.delete ? withPath(c.delete, touched.params) : undefined;
     if (!c?.delete || !path || seen.has(path)) continue;
     seen.add(path);
-    const wait = sent.edge === 'past-64-bits' ? at + SETTLED_MS - Date.now() : 0;
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    for (const request of readsOf(ex, c, params)) {
-      const exchange = await ex.ctx.client.send(request);
-      const detail = `read back again, ${((Date.now() - at) / 1000).toFixed(1)} s after ${sent.detail ?? 'an extreme value'}`;
-      ex.run.sent.push({ kind: 'read-back', exchange, edge: sent.edge, fields: sent.fields, detail });
-    }
+    await readAgain(ex, c, touched);
     const request = { method: 'DELETE', template: c.delete.path, path };
     ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
   }
+}
+
+/** What an extreme value made or changed, read again once it settled (SETTLED_MS for a number past 64 bits). */
+async function readAgain(ex: Exercise, c: Collection, { params, sent, at }: Touched): Promise<boolean> {
+  const wait = sent.edge === 'past-64-bits' ? at + SETTLED_MS - Date.now() : 0;
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  let broken = false;
+  for (const request of readsOf(ex, c, params)) {
+    const exchange = await ex.ctx.client.send(request);
+    const detail = `read back again, ${((Date.now() - at) / 1000).toFixed(1)} s after ${sent.detail ?? 'an extreme value'}`;
+    ex.run.sent.push({ kind: 'read-back', exchange, edge: sent.edge, fields: sent.fields, detail });
+    broken ||= crashed(exchange);
+  }
+  return broken;
+}
+
+/**
+ * A row the baseline says breaks the server for its other clients while it lasts (harmsOthers), sent with the
+ * target to itself (HttpClient.alone): the row, its reads back, and the undoing of what it made or changed
+ * (a member deleted, the exercise's own object set back) all end before any other request of the run starts,
+ * so that no other check meets the object its collection cannot serve. On a target the run does not own the
+ * row is not sent at all (withheld).
+ */
+async function sentAlone(ex: Exercise, target: EdgeTarget, later: LaterRow): Promise<void> {
+  const c = ex.ctx.cases.model.recordOf(ex.op).collection;
+  await ex.ctx.client.alone(async () => {
+    const from = ex.touchedByExtremes.length;
+    await sendEdgeRow(ex, target, later);
+    if (!c?.item) return;
+    for (const touched of ex.touchedByExtremes.splice(from)) {
+      await readAgain(ex, c, touched);
+      await undoExtreme(ex, c, touched.params, touched.sent.fields ?? []);
+      // The exercise's own object, set back: read once more after it settled again, and deleted if still broken
+      // (a field the recipe does not set is not set back by leaving it out).
+      const own = touched.params === ex.built.pathParams && ex.op.method !== 'POST';
+      if (own && c.delete && (await readAgain(ex, c, { ...touched, at: Date.now() }))) {
+        const request = { method: 'DELETE', template: c.delete.path, path: withPath(c.delete, touched.params) };
+        ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
+      }
+    }
+  });
 }
 
 /** A row of edges kept for the end of the exercise, with the body it is set on. */
@@ -534,9 +571,11 @@ async function sendEdges(ex: Exercise, target: EdgeTarget): Promise<LaterRow[]> 
  */
 async function sendExtremes(ex: Exercise, target: EdgeTarget, rows: LaterRow[]): Promise<void> {
   const withheld = ex.ctx.withheld(ex.op);
+  const harmful = ex.ctx.harmsOthers(ex.op);
   for (const later of rows) {
     const harm = withheld.find((w) => w.edge === later.row.label);
-    if (!harm) await sendEdgeRow(ex, target, later);
+    if (!harm && harmful.some((w) => w.edge === later.row.label)) await sentAlone(ex, target, later);
+    else if (!harm) await sendEdgeRow(ex, target, later);
     else if (!ex.run.withheld?.some((w) => w.check === harm.check))
       (ex.run.withheld ??= []).push({
         check: harm.check,

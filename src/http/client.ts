@@ -80,6 +80,8 @@ export const NOT_RUN = 'not run:';
  * thread's monotonic clock (a place among the senders without a counter to keep).
  */
 const sender = new AsyncLocalStorage<{ label: string; order: number } & SenderOptions>();
+/** Set inside HttpClient.alone: each request of the section goes alone, and no other starts until it ends. */
+const aloneSection = new AsyncLocalStorage<boolean>();
 
 export interface SenderOptions {
   /**
@@ -205,6 +207,8 @@ export class HttpClient {
   onLimited?: (routeFamily: string) => void;
   /** Requests waiting to go, or going, with nothing else in flight. */
   private aloneWanted = 0;
+  /** The end of the last section asked for by `alone`: sections follow one another, never overlap. */
+  private aloneChain: Promise<void> = Promise.resolve();
   /** Requests in flight that may write: all but `isRead`'s, and those refused before the data (refusedBeforeData). */
   private writing = 0;
   private readonly waiting: Waiter[] = [];
@@ -269,6 +273,28 @@ export class HttpClient {
       bodyTimeout: options.timeoutMs,
       pipelining: 0,
     });
+  }
+
+  /**
+   * Run `fn` with the target to itself: once what is in flight has ended, its requests go one at a time and no
+   * other request starts until it returns. For a request that leaves, until it is undone, an object its
+   * collection cannot serve (a baseline's `harmsOthers`): no other request of the run meets it meanwhile.
+   */
+  async alone<T>(fn: () => Promise<T>): Promise<T> {
+    const before = this.aloneChain;
+    let release!: () => void;
+    this.aloneChain = new Promise((r) => {
+      release = r;
+    });
+    await before;
+    this.aloneWanted++;
+    try {
+      return await aloneSection.run(true, fn);
+    } finally {
+      this.aloneWanted--;
+      this.wake();
+      release();
+    }
   }
 
   /** Run `fn` in a slot, once the pacing policy admits it beside what is in flight. */
@@ -464,7 +490,7 @@ export class HttpClient {
         await this.untilStart(ticket);
         // Each attempt takes a slot of its own, and a retry's backoff holds none: after a 503 the retries too
         // wait for the fewer slots there are.
-        const alone = this.pacing.goesAlone(earlier, request.valuesSuspect);
+        const alone = aloneSection.getStore() === true || this.pacing.goesAlone(earlier, request.valuesSuspect);
         // The time is looked at again once the request has its slot: many wait for one side by side (cleanup's
         // deletes), and a request whose turn came after the time ran out is not sent.
         // The pace is kept where requests start: one whose time came while it waited for its slot may find the

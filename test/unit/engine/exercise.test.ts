@@ -43,6 +43,7 @@ function exercising() {
     disposable: false,
     replays: () => [],
     withheld: () => [],
+    harmsOthers: () => [],
     problemWithValidExchange: () => undefined,
   };
   return { ctx, sent, ledger };
@@ -289,6 +290,30 @@ describe('what the exercise follows and sends last', () => {
     expect(JSON.parse(flowIdUnknown.exchange.requestBody!).flow_id).toBe(UNKNOWN_UUID);
     const made = (flowIdUnknown.exchange.json as { id: string }).id;
     expect(sent.filter((r) => r.method === 'DELETE').map((r) => r.path)).toContain(`/deployments/${made}`);
+  });
+});
+
+describe("an extreme edge the baseline says breaks the server for its other clients, on the run's own target", () => {
+  test('goes with the target to itself, and what it made is read again and deleted before the section ends', async () => {
+    const { ctx, sent } = exercising();
+    const sections: Array<[number, number]> = [];
+    (ctx.client as unknown as { alone: (fn: () => Promise<unknown>) => Promise<unknown> }).alone = async (fn) => {
+      const from = sent.length;
+      const out = await fn();
+      sections.push([from, sent.length]);
+      return out;
+    };
+    ctx.harmsOthers = () => [{ edge: 'reserved-characters', check: 'contract.reads-back', reason: 'breaks lists' }];
+    await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /work_queues/')!);
+    expect(sections.length).toBeGreaterThan(0);
+    for (const [from, to] of sections) {
+      const inside = sent.slice(from, to);
+      const made = inside.find((r) => r.method === 'POST' && JSON.stringify(r.json).includes('<&%>'));
+      expect(made).toBeDefined();
+      // Each member the row made is deleted inside the section, not at the exercise's end.
+      const creates = inside.filter((r) => r.method === 'POST' && r.path === '/work_queues/').length;
+      expect(inside.filter((r) => r.method === 'DELETE').length).toBe(creates);
+    }
   });
 });
 

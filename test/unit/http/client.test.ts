@@ -328,6 +328,32 @@ describe('HttpClient: requests racing on purpose', () => {
   });
 });
 
+describe('HttpClient: a section with the target to itself', () => {
+  test('its requests go one at a time, after what was in flight, and no other request starts until it ends', async () => {
+    const { client, seen } = await serving(() => false, 40);
+    let done = false;
+    const streams = Array.from({ length: 4 }, async () => {
+      while (!done) await get(client);
+    });
+    await new Promise((r) => setTimeout(r, 60));
+    const post = (path: string) => client.send({ method: 'POST', template: path, path, json: {} });
+    await client.alone(async () => {
+      await post('/harm');
+      await post('/read');
+      await post('/undo');
+    });
+    done = true;
+    await Promise.all(streams);
+    const inside = seen.filter((x) => ['/harm', '/read', '/undo'].includes(x.path));
+    expect(inside.map((x) => x.path)).toEqual(['/harm', '/read', '/undo']);
+    const [first, last] = [inside[0]!, inside[2]!];
+    // Nothing else was served from the first request's start to the last one's end.
+    expect(seen.filter((x) => !inside.includes(x) && x.start < last.end && x.end > first.start)).toEqual([]);
+    expect(seen.filter((x) => x.path === '/x' && x.start > last.end).length).toBeGreaterThan(0);
+    await client.close();
+  });
+});
+
 describe('HttpClient in read-only mode', () => {
   test('a request that is not a read is refused unsent; a read is sent', async () => {
     const { client, seen } = await serving(() => false, 1, { readOnly: true });
