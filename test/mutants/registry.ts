@@ -747,6 +747,21 @@ export const verbMutants: MutantCase[] = [
   },
   {
     mutant: {
+      id: 'contract-log-item-crash-on-empty-message',
+      breaks:
+        'POST /logs/ crashes (500) on a list holding a log whose message is empty: a field of an item of the body, which only edges set on the items reach',
+      onResponse: (req, res) => {
+        const items = matches('/logs/', 'POST', req) ? json.parse(req.body) : undefined;
+        const empty =
+          Array.isArray(items) && items.some((i) => isObject(i) && (i as { message?: unknown }).message === '');
+        return empty ? jsonResponse(500, { exception_message: 'Internal Server Error' }) : res;
+      },
+    },
+    operations: '^POST /logs/$',
+    killedBy: ['contract.no-5xx POST /logs/'],
+  },
+  {
+    mutant: {
       id: 'contract-crash-on-string-past-storage',
       breaks:
         'POST /work_queues/ crashes (500) on a string of more than 5,000 characters where the document sets no maximum length, as PostgreSQL does on a name past its index entry',
