@@ -781,13 +781,8 @@ async function sendRepeatedAmount(ex: Exercise, schema: Schema): Promise<void> {
       ? await ctx.cases.fixtures.value({ collection: c.path, field: list.replace(/s$/, '') }, 'fresh')
       : undefined;
   if (list && member !== undefined) json[list] = [member];
-  for (const [amount, size] of amounts.flatMap(
-    (a) =>
-      [
-        [a.field, a.least],
-        [a.field, LARGEST_AMOUNT],
-      ] as const,
-  )) {
+  const sizes = amounts.flatMap((a) => [a.least, LARGEST_AMOUNT].map((size) => ({ amount: a.field, size })));
+  for (const { amount, size } of sizes) {
     const request = { ...ex.built.request, json: restrained(ctx.cases, op, { ...json, [amount]: size }) };
     for (let i = 1; i <= REPEATS; i++) {
       const detail = `/${amount} at ${size}, ${i} of ${REPEATS} in a row`;
