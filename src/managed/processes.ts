@@ -58,12 +58,28 @@ export function tree(root: number): number[] {
 }
 
 /**
+ * The local addresses (as /proc/net/tcp and tcp6 write them) a socket listening for a host's connections may
+ * have: the host's loopback, or the wildcard of its family (and IPv6's, which takes IPv4 on a dual stack). A
+ * process listening on the same port of another address is not the one a URL names.
+ */
+const V4_LOOPBACK = ['0100007F', '0000000000000000FFFF00000100007F'];
+const V6_LOOPBACK = ['00000000000000000000000001000000'];
+const WILDCARDS = ['00000000', '00000000000000000000000000000000'];
+const LISTENING_FOR: Record<string, string[]> = {
+  '127.0.0.1': [...V4_LOOPBACK, ...WILDCARDS],
+  '[::1]': [...V6_LOOPBACK, WILDCARDS[1]!],
+  localhost: [...V4_LOOPBACK, ...V6_LOOPBACK, ...WILDCARDS],
+  '0.0.0.0': WILDCARDS,
+};
+
+/**
  * The process that listens on a local URL's port, from the kernel's socket table and each process's open
  * sockets; undefined for a host elsewhere (its CPU cannot be read here) or when nothing is found.
  */
 export function listenerPid(url: URL): number | undefined {
-  if (!['127.0.0.1', 'localhost', '[::1]', '0.0.0.0'].includes(url.hostname)) return undefined;
+  if (!(url.hostname in LISTENING_FOR)) return undefined;
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const addresses = LISTENING_FOR[url.hostname]!;
   const inodes = new Set<string>();
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     let rows: string[] = [];
@@ -75,7 +91,9 @@ export function listenerPid(url: URL): number | undefined {
     for (const row of rows) {
       // sl local_address rem_address st ... inode: st 0A is LISTEN; the port is the local address's hex after ':'
       const f = row.trim().split(/\s+/);
-      if (f[3] === '0A' && Number.parseInt(f[1].split(':')[1], 16) === port) inodes.add(`socket:[${f[9]}]`);
+      const [address, hexPort] = f[1].split(':');
+      if (f[3] === '0A' && Number.parseInt(hexPort, 16) === port && addresses.includes(address))
+        inodes.add(`socket:[${f[9]}]`);
     }
   }
   if (inodes.size === 0) return undefined;

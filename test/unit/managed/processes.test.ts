@@ -25,6 +25,12 @@ describe('listenerPid', () => {
     expect(listenerPid(new URL(`http://[::1]:${port6}/api`))).toBe(process.pid);
   });
 
+  it('does not take a listener on the same port of another address for the one a URL names', async () => {
+    const port6 = await listen('::1');
+    // Only IPv6's loopback listens on this port here: 127.0.0.1 names no listener of it.
+    expect(listenerPid(new URL(`http://127.0.0.1:${port6}/api`))).not.toBe(process.pid);
+  });
+
   it('finds no process for a port nobody listens on, nor for a host elsewhere', async () => {
     const port = await listen('127.0.0.1');
     servers.pop()?.close();
