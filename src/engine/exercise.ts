@@ -48,9 +48,10 @@ export interface ExerciseContext {
   disposable: boolean;
   /** Bodies the baseline says show a known deviation of this operation, each with its id (replayId). */
   replays(op: Operation): Array<Replay & { id: string }>;
-  /** The extreme edges not to send to this target: none on the run's own (disposable) one. */
-  withheld(op: Operation): WithheldEdge[];
-  /** The extreme edges the baseline says break the server for its other clients while they last (harmsOthers). */
+  /**
+   * The extreme edges the baseline says break the server for its other clients while they last (harmsOthers):
+   * not sent to a target that is not the run's own (disposable), sent with the target to itself on one that is.
+   */
   harmsOthers(op: Operation): WithheldEdge[];
   /** A problem with one exchange, for the generated-body property (contract rules that apply to valid input). */
   problemWithValidExchange(op: Operation, exchange: Exchange): string | undefined;
@@ -442,6 +443,11 @@ async function undoExtreme(ex: Exercise, c: Collection, params: Record<string, u
     const after = await Promise.all(readsOf(ex, c, ex.built.pathParams).map((r) => ex.ctx.client.send(r)));
     if (!after.some(crashed)) return;
   }
+  await deleteObject(ex, c, params);
+}
+
+/** DELETE an object of the exercise's collection by its path parameters, noted in the pool (the ledger's). */
+async function deleteObject(ex: Exercise, c: Collection, params: Record<string, unknown>): Promise<void> {
   if (!c.delete) return;
   const request = { method: 'DELETE', template: c.delete.path, path: withPath(c.delete, params) };
   ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
@@ -467,8 +473,7 @@ async function deleteTouched(ex: Exercise): Promise<void> {
     if (!c?.delete || !path || seen.has(path)) continue;
     seen.add(path);
     await readAgain(ex, c, touched);
-    const request = { method: 'DELETE', template: c.delete.path, path };
-    ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
+    await deleteObject(ex, c, touched.params);
   }
 }
 
@@ -505,10 +510,8 @@ async function sentAlone(ex: Exercise, target: EdgeTarget, later: LaterRow): Pro
       // The exercise's own object, set back: read once more after it settled again, and deleted if still broken
       // (a field the recipe does not set is not set back by leaving it out).
       const own = touched.params === ex.built.pathParams && ex.op.method !== 'POST';
-      if (own && c.delete && (await readAgain(ex, c, { ...touched, at: Date.now() }))) {
-        const request = { method: 'DELETE', template: c.delete.path, path: withPath(c.delete, touched.params) };
-        ex.ctx.pool.noteDeleted(request, await ex.ctx.client.send(request));
-      }
+      if (own && c.delete && (await readAgain(ex, c, { ...touched, at: Date.now() })))
+        await deleteObject(ex, c, touched.params);
     }
   });
 }
@@ -570,8 +573,8 @@ async function sendEdges(ex: Exercise, target: EdgeTarget): Promise<LaterRow[]> 
  * (noteTouched).
  */
 async function sendExtremes(ex: Exercise, target: EdgeTarget, rows: LaterRow[]): Promise<void> {
-  const withheld = ex.ctx.withheld(ex.op);
   const harmful = ex.ctx.harmsOthers(ex.op);
+  const withheld = ex.ctx.disposable ? [] : harmful;
   for (const later of rows) {
     const harm = withheld.find((w) => w.edge === later.row.label);
     if (!harm && harmful.some((w) => w.edge === later.row.label)) await sentAlone(ex, target, later);

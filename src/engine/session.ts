@@ -160,7 +160,6 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     problemWithValidExchange: (op, ex) => problemWithValidExchange(validate, op, ex),
     replays: (op) => replaysFor(baseline, op.key),
     // The run's own server may be broken for a moment; a shared one's other clients must not be.
-    withheld: (op) => (config.disposable ? [] : withheldEdges(baseline, op.key)),
     harmsOthers: (op) => withheldEdges(baseline, op.key),
   });
   const { checkContext, filterCoverage } = checkContextFor(parts, validate);

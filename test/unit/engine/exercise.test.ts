@@ -42,7 +42,6 @@ function exercising() {
     readOnly: false,
     disposable: false,
     replays: () => [],
-    withheld: () => [],
     harmsOthers: () => [],
     problemWithValidExchange: () => undefined,
   };
@@ -207,7 +206,11 @@ describe('the edges every run sends', () => {
     const all = await exerciseOperation(ctx, op);
     const reason = 'every list of the limits answers 503 while it lasts';
     const withheld = await exerciseOperation(
-      { ...ctx, withheld: (o) => (o === op ? [{ edge: 'past-64-bits', check: 'contract.reads-back', reason }] : []) },
+      {
+        ...ctx,
+        disposable: false,
+        harmsOthers: (o) => (o === op ? [{ edge: 'past-64-bits', check: 'contract.reads-back', reason }] : []),
+      },
       op,
     );
     const edges = (run: typeof all) => run.sent.filter((s) => s.kind === 'extreme').map((s) => s.edge);
@@ -303,6 +306,8 @@ describe("an extreme edge the baseline says breaks the server for its other clie
       sections.push([from, sent.length]);
       return out;
     };
+    // The run's own target: the edge is sent (on another's it is withheld), with the target to itself.
+    ctx.disposable = true;
     ctx.harmsOthers = () => [{ edge: 'reserved-characters', check: 'contract.reads-back', reason: 'breaks lists' }];
     await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /work_queues/')!);
     expect(sections.length).toBeGreaterThan(0);
