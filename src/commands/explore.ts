@@ -101,10 +101,13 @@ async function replayed(flags: Env, dir: string, f: Finding, n: number): Promise
   return outcomes.includes('passes now') ? 'not shown again' : 'not judged';
 }
 
-export async function exploreCommand(flags: Env, minutesGiven: string): Promise<number> {
+export async function exploreCommand(flags: Env, minutesGiven: string, seedsGiven?: string): Promise<number> {
   const minutes = Number(minutesGiven);
   if (!/^\d+(\.\d+)?$/.test(minutesGiven) || minutes <= 0)
     throw new UsageError(`explore: --minutes takes a number of minutes above 0, got "${minutesGiven}"`);
+  if (seedsGiven !== undefined && !/^[1-9]\d*$/.test(seedsGiven))
+    throw new UsageError(`explore: --seeds takes a whole number above 0, got "${seedsGiven}"`);
+  const seedCount = seedsGiven === undefined ? Number.POSITIVE_INFINITY : Number(seedsGiven);
   const config = configFrom(flags);
   const log = logTo(config);
   const outDir = outFolderGiven(config) ? config.outDir : path.resolve(EXPLORE_FOLDER);
@@ -122,6 +125,7 @@ export async function exploreCommand(flags: Env, minutesGiven: string): Promise<
     const longest = Math.max(0, ...seeds.map((s) => s.seconds * 1000));
     // The next seed starts only where the longest so far would end in time.
     if (seeds.length > 0 && Date.now() + longest > deadline) break;
+    if (seeds.length >= seedCount) break;
     const dir = path.join(outDir, 'seeds', String(seed));
     const started = Date.now();
     const exitCode = await runSeed(flags, seed, dir);

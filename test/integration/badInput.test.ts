@@ -127,6 +127,17 @@ describe('bad input exits 2 with one line', () => {
     expect(run.stdout).not.toMatch(/FAIL|PASS/);
   });
 
+  test("explore's --minutes and --seeds: a number above 0, before the target is asked", async () => {
+    expectOneLine(
+      await runCli(['explore', '--minutes', '0']),
+      /explore: --minutes takes a number of minutes above 0, got "0"/,
+    );
+    expectOneLine(
+      await runCli(['explore', '--seeds', '1.5']),
+      /explore: --seeds takes a whole number above 0, got "1.5"/,
+    );
+  });
+
   test('an unknown flag', async () => {
     expectOneLine(await runCli(['--no-such-flag']), /unknown option '--no-such-flag'/);
   });
