@@ -262,14 +262,26 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
   failures: F[],
   entries: BaselineEntry[],
   operation: string,
+  replaysUnanswered: string[] = [],
 ): BaselineJudgement<F> {
   const excusedBy = entries.filter((e) => failures.some((f) => excuses(e, f)));
   const unexcused = failures.filter((f) => !entries.some((e) => excuses(e, f)));
   // An entry for every operation ("*") excuses its failure where it shows, and says nothing elsewhere.
   const absent = entries.filter((e) => !excusedBy.includes(e) && namesOperation(e, operation) && !e.intermittent);
-  // An entry that may not hold on this target says nothing when its failure does not show.
-  const notShown = absent.filter((e) => !e.conditional);
-  const unconfirmed = absent.filter((e) => e.conditional);
+  // An entry that may not hold on this target, or whose own replay met only a busy server (load: it showed
+  // nothing either way), says nothing when its failure does not show.
+  const unjudged = (e: BaselineEntry) => {
+    const replay = ownReplay(e);
+    return e.conditional !== undefined || (replay !== undefined && replaysUnanswered.includes(replay));
+  };
+  const notShown = absent.filter((e) => !unjudged(e));
+  const unconfirmed = absent
+    .filter(unjudged)
+    .map((e) =>
+      e.conditional
+        ? e
+        : { ...e, conditional: 'its replay met a busy server (503 through the retries): load, not judged' },
+    );
   const judged = { excusedBy, unexcused, notShown, unconfirmed };
   if (status === 'failed') return { status: unexcused.length ? 'failed' : 'xfail', ...judged };
   if (status === 'passed' && notShown.length) return { status: 'xpass', ...judged };

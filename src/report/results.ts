@@ -355,7 +355,10 @@ export function identityFacts(results: Pick<Results, 'target' | 'checks'>): Arra
     facts.push(['baseline note', `${n} known deviation(s) excused by entries that may not hold here (${why})`]);
   const unconfirmed = results.checks.flatMap((c) => c.baseline?.unconfirmed ?? []).length;
   if (unconfirmed)
-    facts.push(['baseline note', `${unconfirmed} entr(ies) that may not hold here did not show: reported, not gated`]);
+    facts.push([
+      'baseline note',
+      `${unconfirmed} entr(ies) that may not hold here, or whose replay met a busy server, did not show: reported, not gated`,
+    ]);
   return facts;
 }
 

@@ -71,6 +71,17 @@ interface JudgeOptions {
 }
 
 /**
+ * The replays among `sent` each of whose exchanges the server stayed unavailable for, and the judge did not
+ * fail (a 503 is what contract.available judges, and what some entries name): they showed nothing.
+ */
+function unansweredReplays(sent: Sent[], failed: Sent[]): string[] {
+  const answered = new Set(
+    sent.flatMap((s) => (s.replay && (!stayedUnavailable(s.exchange) || failed.includes(s)) ? [s.replay] : [])),
+  );
+  return [...new Set(sent.flatMap((s) => (s.replay && !answered.has(s.replay) ? [s.replay] : [])))];
+}
+
+/**
  * The rule of a contract check: its judge over every exchange of the kinds it looks at. It applies to an
  * operation the run sent such exchanges for (an operation without a body has no invalid-body case), or
  * could not exercise (then it is skipped, with the reason).
@@ -105,7 +116,13 @@ export function eachExchange(
       const f = judge(op, sent, ctx);
       if (f) found.push({ sent, failure: f });
     }
-    if (found.length === 0) return pass(`${relevant.length} exchange(s) checked`);
+    // A replay the server stayed busy for showed nothing either way: the entry it is for is not judged (load).
+    const replaysUnanswered = unansweredReplays(
+      ofThisKind,
+      found.map((f) => f.sent),
+    );
+    const busy = replaysUnanswered.length ? { replaysUnanswered } : {};
+    if (found.length === 0) return { ...pass(`${relevant.length} exchange(s) checked`), ...busy };
     // The shrunk counterexample is the last generated failure: show it first. Each (kind, key) once, with its first exchanges.
     const ordered = [found[found.length - 1], ...found.slice(0, -1)];
     const distinct = new Map<string, Failure>();
@@ -123,6 +140,7 @@ export function eachExchange(
       among: `${found.length} of ${relevant.length} exchange(s)`,
       ...(generation ? { seed: generation.seed, path: generation.path } : {}),
       ...(replaysJudged.length ? { replaysJudged } : {}),
+      ...busy,
     });
   };
   return { appliesTo, run: judgeOperation, reads: 'exercise' as const };

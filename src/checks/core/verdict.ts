@@ -67,7 +67,13 @@ export interface Failure {
 }
 
 export type Verdict =
-  | { status: 'passed'; message?: string; evidence?: Exchange[] }
+  | {
+      status: 'passed';
+      message?: string;
+      evidence?: Exchange[];
+      /** The baseline replays every exchange of which met a busy server (503 through the retries): load, not judged. */
+      replaysUnanswered?: string[];
+    }
   | { status: 'skipped'; message: string }
   | {
       status: 'failed';
@@ -80,6 +86,7 @@ export type Verdict =
       path?: string;
       /** The baseline replays the verdict judged, whether they showed a failure or not. */
       replaysJudged?: string[];
+      replaysUnanswered?: string[];
     };
 
 /** Thrown by a check (or by the context for it) when it cannot be judged; the runner reports a skip. */
@@ -112,9 +119,10 @@ export function fail(
 /** A failed verdict of several failures (the first is shown), or a pass when there are none. */
 export function failAll(
   failures: Failure[],
-  extra: { among?: string; seed?: number; path?: string; replaysJudged?: string[] } = {},
+  extra: { among?: string; seed?: number; path?: string; replaysJudged?: string[]; replaysUnanswered?: string[] } = {},
 ): Verdict {
-  return failures.length ? { status: 'failed', failures, ...extra } : pass();
+  if (failures.length) return { status: 'failed', failures, ...extra };
+  return extra.replaysUnanswered ? { status: 'passed', replaysUnanswered: extra.replaysUnanswered } : pass();
 }
 
 /** A verdict's message: for a failure, rendered from its failures. */

@@ -128,6 +128,23 @@ describe('keyed baseline', () => {
     expect(j.notShown.map((e) => e.key)).toEqual(['201']);
   });
 
+  test('an entry whose own replay met only a busy server is not judged: a pass stays a pass, the entry reported unconfirmed', () => {
+    const replay = { kind: 'generated' as const, overlay: { state: { type: 'SCHEDULED' } } };
+    const e = entry({
+      check: 'contract.no-5xx',
+      operation: 'POST /x',
+      kind: 'server-error',
+      key: '500 generated {state}',
+      replay,
+    });
+    expect(applyBaseline('passed', [], [e], 'POST /x').status).toBe('xpass');
+    const j = applyBaseline('passed', [], [e], 'POST /x', [replayId(replay)]);
+    expect(j.status).toBe('passed');
+    expect(j.unconfirmed.map((u) => u.conditional)).toEqual([expect.stringMatching(/busy server/)]);
+    // Another entry's replay unanswered says nothing of this one.
+    expect(applyBaseline('passed', [], [e], 'POST /x', ['another']).status).toBe('xpass');
+  });
+
   test('an intermittent entry excuses its failure, and a pass stays a pass', () => {
     const e = entry({ check: 'c', operation: 'GET /x', intermittent: true });
     expect(applyBaseline('failed', [f('status.undocumented', '201')], [e], 'GET /x').status).toBe('xfail');

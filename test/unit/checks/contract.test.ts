@@ -258,6 +258,25 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     expect(verdict.replaysJudged).toEqual(['completed', 'deferred']);
   });
 
+  test('a replay the server stayed busy for (503 through the retries) is named unanswered, beside a pass: its entry is not judged', async () => {
+    const fake = await fakeContext({
+      exercised: {
+        'POST /flows/': [
+          { kind: 'generated', fields: ['state'], reply: { status: 201, json: FLOW } },
+          { kind: 'generated', fields: ['state'], replay: 'deferred', reply: { status: 503, json: {} } },
+          { kind: 'generated', fields: ['state'], replay: 'completed', reply: { status: 503, json: {} } },
+          { kind: 'generated', fields: ['state'], replay: 'completed', reply: { status: 201, json: FLOW } },
+        ],
+      },
+    });
+    const verdict = await judge('contract.no-5xx', 'POST /flows/', fake);
+    expect(verdict).toMatchObject({ status: 'passed', replaysUnanswered: ['deferred'] });
+    // Where the 503 is what the check judges (an entry may name it), the replay showed it: judged, not unanswered.
+    const available = await judge('contract.available', 'POST /flows/', fake);
+    expect(available.status).toBe('failed');
+    expect(available).not.toHaveProperty('replaysUnanswered');
+  });
+
   test('a generated body traced to none of its fields is keyed apart from one traced to a field, and from one never traced', async () => {
     const fake = await fakeContext({
       exercised: {
