@@ -262,7 +262,7 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
   failures: F[],
   entries: BaselineEntry[],
   operation: string,
-  replaysUnanswered: string[] = [],
+  unanswered: { replaysUnanswered?: string[]; causesUnanswered?: string[] } = {},
 ): BaselineJudgement<F> {
   const excusedBy = entries.filter((e) => failures.some((f) => excuses(e, f)));
   const unexcused = failures.filter((f) => !entries.some((e) => excuses(e, f)));
@@ -272,7 +272,11 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
   // nothing either way), says nothing when its failure does not show.
   const unjudged = (e: BaselineEntry) => {
     const replay = ownReplay(e);
-    return e.conditional !== undefined || (replay !== undefined && replaysUnanswered.includes(replay));
+    return (
+      e.conditional !== undefined ||
+      (replay !== undefined && (unanswered.replaysUnanswered ?? []).includes(replay)) ||
+      (unanswered.causesUnanswered ?? []).includes(e.key.slice(e.key.indexOf(' ') + 1))
+    );
   };
   const notShown = absent.filter((e) => !unjudged(e));
   const unconfirmed = absent
@@ -280,7 +284,7 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
     .map((e) =>
       e.conditional
         ? e
-        : { ...e, conditional: 'its replay met a busy server (503 through the retries): load, not judged' },
+        : { ...e, conditional: 'what shows it met a busy server (503 through the retries): load, not judged' },
     );
   const judged = { excusedBy, unexcused, notShown, unconfirmed };
   if (status === 'failed') return { status: unexcused.length ? 'failed' : 'xfail', ...judged };

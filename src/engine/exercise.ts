@@ -261,14 +261,9 @@ const BUSY_ASKS = 3;
  * (another client's writes, the server's own services), and a difference of availability counts only when it
  * comes back. An operation whose 503 came back every time is not asked again until it is served (busyIsItsAnswer).
  */
-async function sendAgainLater(
-  ex: Exercise,
-  request: RequestToSend,
-  pathParams: Record<string, unknown>,
-  asks = BUSY_ASKS,
-) {
+async function sendAgainLater(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
   let exchange: Exchange | undefined;
-  for (let ask = 0; ask < asks; ask++) {
+  for (let ask = 0; ask < BUSY_ASKS; ask++) {
     await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS * 3 ** ask));
     exchange = await sendUnrecorded(ex, request, pathParams);
     if (!stayedUnavailable(exchange)) break;
@@ -346,9 +341,8 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
 /**
  * A request of the exercise sent, and sent again after pauses where a busy server refused it through the
  * retries, unrecorded: its answer, and the busy one before it. An operation whose 503 came back every time is
- * not asked again (busyIsItsAnswer). A value past what a server must hold is likely the cause of its own 503
- * (PostgreSQL refuses what it cannot store): it is asked once more only, to tell it from a busy moment (SQLite
- * locked by another client's writes), and its 503 says nothing of the operation's other requests.
+ * not asked again (busyIsItsAnswer). A value past what a server must hold may be the cause of its own 503
+ * (suspectAgain tells), and its 503 says nothing of the operation's other requests.
  */
 async function sentPatiently(
   ex: Exercise,
@@ -358,9 +352,24 @@ async function sentPatiently(
   const first = await sendUnrecorded(ex, request, pathParams);
   if (!stayedUnavailable(first)) ex.busyIsItsAnswer = false;
   if (!stayedUnavailable(first) || ex.busyIsItsAnswer) return { exchange: first };
-  const exchange = await sendAgainLater(ex, request, pathParams, request.valuesSuspect ? 1 : BUSY_ASKS);
-  if (!request.valuesSuspect) ex.busyIsItsAnswer = stayedUnavailable(exchange);
+  if (request.valuesSuspect) return { exchange: await suspectAgain(ex, request, pathParams), busyFirst: first };
+  const exchange = await sendAgainLater(ex, request, pathParams);
+  ex.busyIsItsAnswer = stayedUnavailable(exchange);
   return { exchange, busyFirst: first };
+}
+
+/**
+ * A value past what a server must hold that the server refused with 503: its own answer (PostgreSQL refuses
+ * what it cannot store), or a busy server (SQLite locked by another client's writes). After the pause the
+ * operation's valid request goes first, with as few attempts: served, the server is not busy, and the value is
+ * sent once more right after it, its answer then its own; refused too, the server is busy, and the value is
+ * asked again as patiently as any request (two runs at once on SQLite kept such a value 503 through one pause).
+ */
+async function suspectAgain(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
+  await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS));
+  const probe = await sendUnrecorded(ex, { ...ex.built.request, valuesSuspect: true }, ex.built.pathParams);
+  if (!stayedUnavailable(probe)) return sendUnrecorded(ex, request, pathParams);
+  return sendAgainLater(ex, request, pathParams);
 }
 
 /**
@@ -752,7 +761,8 @@ async function sendAtOnce(ex: Exercise): Promise<void> {
   const sent = () => sendUnrecorded(ex, request, ex.built.pathParams);
   for (const first of await Promise.all(Array.from({ length: AT_ONCE }, sent))) {
     const busy = stayedUnavailable(first);
-    const exchange = busy ? await sendAgainLater(ex, { ...request, racing: false }, ex.built.pathParams, 1) : first;
+    // Sent again alone, it races nothing: a 503 then is a busy server's, asked as patiently as any request.
+    const exchange = busy ? await sendAgainLater(ex, { ...request, racing: false }, ex.built.pathParams) : first;
     ex.run.sent.push({ kind: 'at-once', exchange, detail, fields: names, ...(busy ? { busyFirst: first } : {}) });
   }
 }

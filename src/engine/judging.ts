@@ -196,7 +196,7 @@ export function result(
 ): CheckResult {
   const id = reportedId(check, variant);
   const found = verdict.status === 'failed' ? verdict.failures : [];
-  const unanswered = verdict.status === 'skipped' ? undefined : verdict.replaysUnanswered;
+  const unanswered = verdict.status === 'skipped' ? undefined : verdict;
   const judged = applyBaseline(verdict.status, found, entriesFor(session.baseline, id, op.key), op.key, unanswered);
   // A target that stopped answering leaves nothing to judge: the check is an error, not a verdict.
   const down = session.client.down;

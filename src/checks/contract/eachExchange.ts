@@ -68,17 +68,22 @@ interface JudgeOptions {
   asks2xx?: boolean;
   /** The check's id, where the exercise may withhold what would show its known deviation (OperationRun.withheld). */
   withheldAs?: string;
+  /**
+   * The requests whose failures the check's keys name, where they are not those it looks at, and the cause
+   * each would be keyed by: a read back is keyed by the extreme value that made what it reads.
+   */
+  shownBy?: { looksAt: (sent: Sent) => boolean; cause: (sent: Sent) => string };
 }
 
 /**
- * The replays among `sent` each of whose exchanges the server stayed unavailable for, and the judge did not
- * fail (a 503 is what contract.available judges, and what some entries name): they showed nothing.
+ * What showed nothing either way: of `sent`, the values of `of` (a replay's id, a cause) each of whose exchanges
+ * the server stayed unavailable for and the judge did not fail (a 503 is what contract.available judges, and
+ * what some entries name). The baseline entry such a value would have shown is not judged (load).
  */
-function unansweredReplays(sent: Sent[], failed: Sent[]): string[] {
-  const answered = new Set(
-    sent.flatMap((s) => (s.replay && (!stayedUnavailable(s.exchange) || failed.includes(s)) ? [s.replay] : [])),
-  );
-  return [...new Set(sent.flatMap((s) => (s.replay && !answered.has(s.replay) ? [s.replay] : [])))];
+function unanswered(sent: Sent[], failed: Sent[], of: (s: Sent) => string | undefined): string[] {
+  const answered = new Set(sent.filter((s) => !stayedUnavailable(s.exchange) || failed.includes(s)).map(of));
+  const values = sent.map(of).filter((v): v is string => v !== undefined && !answered.has(v));
+  return [...new Set(values)];
 }
 
 /**
@@ -88,7 +93,7 @@ function unansweredReplays(sent: Sent[], failed: Sent[]): string[] {
  */
 export function eachExchange(
   judge: ExchangeJudge,
-  { looksAt, judgesUnavailable = false, asks2xx = false, withheldAs }: JudgeOptions,
+  { looksAt, judgesUnavailable = false, asks2xx = false, withheldAs, shownBy }: JudgeOptions,
 ) {
   const withheldOf = (op: Operation, ctx: CheckContext) =>
     withheldAs ? ctx.exchangesOf(op).withheld?.find((w) => w.check === withheldAs) : undefined;
@@ -116,12 +121,17 @@ export function eachExchange(
       const f = judge(op, sent, ctx);
       if (f) found.push({ sent, failure: f });
     }
-    // A replay the server stayed busy for showed nothing either way: the entry it is for is not judged (load).
-    const replaysUnanswered = unansweredReplays(
-      ofThisKind,
-      found.map((f) => f.sent),
-    );
-    const busy = replaysUnanswered.length ? { replaysUnanswered } : {};
+    // A replay or a cause the server stayed busy for showed nothing either way: the entry it would show is not
+    // judged (load).
+    const failed = found.map((f) => f.sent);
+    const replaysUnanswered = unanswered(ofThisKind, failed, (s) => s.replay);
+    const causesUnanswered = shownBy
+      ? unanswered(run.sent.filter(shownBy.looksAt), [], shownBy.cause)
+      : unanswered(ofThisKind, failed, causeOf);
+    const busy = {
+      ...(replaysUnanswered.length ? { replaysUnanswered } : {}),
+      ...(causesUnanswered.length ? { causesUnanswered } : {}),
+    };
     if (found.length === 0) return { ...pass(`${relevant.length} exchange(s) checked`), ...busy };
     // The shrunk counterexample is the last generated failure: show it first. Each (kind, key) once, with its first exchanges.
     const ordered = [found[found.length - 1], ...found.slice(0, -1)];

@@ -8,7 +8,7 @@ import type { NegativeKind } from '../../cases/negative.js';
 import { isReadOperation } from '../../model/model.js';
 import { defineCheck } from '../core/check.js';
 import { defaultVariants, documentedDefaults, prepareDefaultRead, readDefault, writeDefault } from './defaults.js';
-import { eachExchange, every, negative, ofKinds } from './eachExchange.js';
+import { causeOf, eachExchange, every, negative, ofKinds } from './eachExchange.js';
 import { judgeHeaders } from './headers.js';
 import {
   judgeAvailable,
@@ -55,6 +55,7 @@ export const contractChecks = [
       looksAt: ofKinds('read-back'),
       judgesUnavailable: true,
       withheldAs: 'contract.reads-back',
+      shownBy: { looksAt: ofKinds('extreme'), cause: (s) => `read-back ${causeOf(s)}` },
     }),
   }),
   // 503 is the server saying "not now" (Prefect: a retryable database error); the client retried it with

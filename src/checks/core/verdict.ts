@@ -73,6 +73,8 @@ export type Verdict =
       evidence?: Exchange[];
       /** The baseline replays every exchange of which met a busy server (503 through the retries): load, not judged. */
       replaysUnanswered?: string[];
+      /** The causes (a key less its status: `past-storage {name}`) every request of which met a busy server. */
+      causesUnanswered?: string[];
     }
   | { status: 'skipped'; message: string }
   | {
@@ -87,6 +89,7 @@ export type Verdict =
       /** The baseline replays the verdict judged, whether they showed a failure or not. */
       replaysJudged?: string[];
       replaysUnanswered?: string[];
+      causesUnanswered?: string[];
     };
 
 /** Thrown by a check (or by the context for it) when it cannot be judged; the runner reports a skip. */
@@ -119,10 +122,22 @@ export function fail(
 /** A failed verdict of several failures (the first is shown), or a pass when there are none. */
 export function failAll(
   failures: Failure[],
-  extra: { among?: string; seed?: number; path?: string; replaysJudged?: string[]; replaysUnanswered?: string[] } = {},
+  extra: {
+    among?: string;
+    seed?: number;
+    path?: string;
+    replaysJudged?: string[];
+    replaysUnanswered?: string[];
+    causesUnanswered?: string[];
+  } = {},
 ): Verdict {
   if (failures.length) return { status: 'failed', failures, ...extra };
-  return extra.replaysUnanswered ? { status: 'passed', replaysUnanswered: extra.replaysUnanswered } : pass();
+  const { replaysUnanswered, causesUnanswered } = extra;
+  return {
+    status: 'passed',
+    ...(replaysUnanswered ? { replaysUnanswered } : {}),
+    ...(causesUnanswered ? { causesUnanswered } : {}),
+  };
 }
 
 /** A verdict's message: for a failure, rendered from its failures. */

@@ -138,11 +138,17 @@ describe('keyed baseline', () => {
       replay,
     });
     expect(applyBaseline('passed', [], [e], 'POST /x').status).toBe('xpass');
-    const j = applyBaseline('passed', [], [e], 'POST /x', [replayId(replay)]);
+    const j = applyBaseline('passed', [], [e], 'POST /x', { replaysUnanswered: [replayId(replay)] });
     expect(j.status).toBe('passed');
     expect(j.unconfirmed.map((u) => u.conditional)).toEqual([expect.stringMatching(/busy server/)]);
-    // Another entry's replay unanswered says nothing of this one.
-    expect(applyBaseline('passed', [], [e], 'POST /x', ['another']).status).toBe('xpass');
+    // So is one whose cause met only 503s (the edge a read back is keyed by); another's says nothing of it.
+    expect(applyBaseline('passed', [], [e], 'POST /x', { causesUnanswered: ['generated {state}'] }).status).toBe(
+      'passed',
+    );
+    expect(applyBaseline('passed', [], [e], 'POST /x', { replaysUnanswered: ['another'] }).status).toBe('xpass');
+    expect(applyBaseline('passed', [], [e], 'POST /x', { causesUnanswered: ['generated {name}'] }).status).toBe(
+      'xpass',
+    );
   });
 
   test('an intermittent entry excuses its failure, and a pass stays a pass', () => {

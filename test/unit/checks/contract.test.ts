@@ -277,6 +277,27 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     expect(available).not.toHaveProperty('replaysUnanswered');
   });
 
+  test('an extreme value the server stayed busy for is named unanswered by the read back it would have made', async () => {
+    const fake = await fakeContext({
+      exercised: {
+        'PATCH /work_queues/{id}': [
+          {
+            kind: 'extreme',
+            edge: 'reserved-characters',
+            fields: ['description', 'name'],
+            reply: { status: 503, json: {} },
+          },
+          { kind: 'extreme', edge: 'non-ascii', fields: ['name'], reply: { status: 204 } },
+          { kind: 'read-back', edge: 'non-ascii', fields: ['name'], reply: { status: 200, json: {} } },
+        ],
+      },
+    });
+    expect(await judge('contract.reads-back', 'PATCH /work_queues/{id}', fake)).toMatchObject({
+      status: 'passed',
+      causesUnanswered: ['read-back reserved-characters {description,name}'],
+    });
+  });
+
   test('a generated body traced to none of its fields is keyed apart from one traced to a field, and from one never traced', async () => {
     const fake = await fakeContext({
       exercised: {

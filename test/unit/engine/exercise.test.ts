@@ -418,7 +418,7 @@ describe('a request a busy server refused through the retries', () => {
     expect(run.sent.filter((s) => s.busyFirst)).toHaveLength(1);
   });
 
-  test("an extreme value's 503 is asked once more after the pause, then kept: the value is likely its cause, and the other requests are still asked again", async () => {
+  test("an extreme value's 503, where the valid request after the pause is served, is sent once more right after it, then kept: its own answer", async () => {
     const { ctx } = exercising();
     const send = ctx.client.send.bind(ctx.client);
     const extremeSends: string[] = [];
@@ -438,11 +438,36 @@ describe('a request a busy server refused through the retries', () => {
     const busy = run.sent.filter((s) => s.exchange.status === 503);
     expect(busy.length).toBeGreaterThan(0);
     for (const s of busy) expect(s.busyFirst?.status).toBe(503);
-    // Each such body twice: once, then once after the pause.
+    // Each such body twice: once, then once after the pause and the valid request served.
     const times = new Map<string, number>();
     for (const b of extremeSends) times.set(b, (times.get(b) ?? 0) + 1);
     expect([...times.values()].every((n) => n === 2)).toBe(true);
     // Its 503 is the value's: the operation's next requests are not taken for busy ones.
     expect(run.sent.filter((s) => s.kind === 'extreme' && s.exchange.status === 201).length).toBeGreaterThan(0);
+  }, 30_000);
+
+  test('an extreme value refused while the valid request is refused too is asked again as patiently as any: the server was busy', async () => {
+    const { ctx } = exercising();
+    const send = ctx.client.send.bind(ctx.client);
+    // Every write refused for 4 s from the first value past 64 bits on (another client holds the lock).
+    let busyUntil = 0;
+    const sentInWindow: string[] = [];
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        const limit = (r.json as { limit?: unknown } | undefined)?.limit;
+        if (busyUntil === 0 && typeof limit === 'number' && limit > 2 ** 63) busyUntil = Date.now() + 4000;
+        const ex = await send(r);
+        if (r.json === undefined || r.refusedBeforeData || Date.now() >= busyUntil) return ex;
+        sentInWindow.push(typeof limit === 'number' && limit > 2 ** 63 ? 'value' : 'other');
+        return { ...ex, status: 503, attempts: 2 } as Exchange;
+      },
+    } as unknown as HttpClient;
+    const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
+    const run = await exerciseOperation(ctx, op);
+    // The value, then the valid request after the pause: both refused; the value asked again later is served.
+    expect(sentInWindow.slice(0, 2)).toEqual(['value', 'other']);
+    const first = run.sent.find((s) => s.busyFirst && s.kind === 'extreme');
+    expect(first?.exchange.status).toBe(201);
+    expect(run.sent.filter((s) => s.exchange.status === 503)).toEqual([]);
   }, 30_000);
 });
