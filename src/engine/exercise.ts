@@ -359,16 +359,18 @@ async function sentPatiently(
 }
 
 /**
- * A value past what a server must hold that the server refused with 503: its own answer (PostgreSQL refuses
- * what it cannot store), or a busy server (SQLite locked by another client's writes). After the pause the
- * operation's valid request goes first, with as few attempts: served, the server is not busy, and the value is
- * sent once more right after it, its answer then its own; refused too, the server is busy, and the value is
- * asked again as patiently as any request (two runs at once on SQLite kept such a value 503 through one pause).
+ * A value past what a server must hold that the server refused with 503 (through the few attempts such a value
+ * gets): its own answer (PostgreSQL refuses what it cannot store), or a busy server (SQLite locked by another
+ * client's writes). After the pause the operation's valid request goes first, with as few attempts: served, the
+ * server is not busy, and the value is sent once more right after it with every attempt an ordinary request
+ * gets, its answer then its own; refused too, the server is busy, and the value is asked again as patiently as
+ * any request. (Two runs at once on SQLite kept such values 503 through one pause, and some through the value's
+ * two attempts right after the valid request was served.)
  */
 async function suspectAgain(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
   await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS));
   const probe = await sendUnrecorded(ex, { ...ex.built.request, valuesSuspect: true }, ex.built.pathParams);
-  if (!stayedUnavailable(probe)) return sendUnrecorded(ex, request, pathParams);
+  if (!stayedUnavailable(probe)) return sendUnrecorded(ex, { ...request, valuesSuspect: false }, pathParams);
   return sendAgainLater(ex, request, pathParams);
 }
 
