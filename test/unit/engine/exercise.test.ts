@@ -97,6 +97,24 @@ describe('the fields a generated cause lies in', () => {
     expect(replayed?.replay).toBe('r1');
   });
 
+  test("the replays of an operation that changes its object go, in their order, to one fresh object of its own: not the exercise's, which the seed's bodies changed", async () => {
+    const { ctx, sent } = exercising();
+    ctx.replays = () => [
+      { kind: 'generated', overlay: { state: { type: 'COMPLETED', data: 'x' } }, repeat: 2, id: 'poison' },
+      { kind: 'generated', overlay: {}, id: 'after' },
+    ];
+    const op = model.operations.find((o) => o.key === 'POST /task_runs/{id}/set_state')!;
+    const run = await exerciseOperation(ctx, op);
+    expect(run.sent.filter((s) => s.replay).map((s) => s.replay)).toEqual(['poison', 'poison', 'after']);
+    const toOp = sent.filter((r) => r.template === op.path);
+    const recipe = toOp[0];
+    const poisoned = toOp.findIndex((r) => (JSON.stringify(r.json) ?? '').includes('"data":"x"'));
+    const replays = toOp.slice(poisoned, poisoned + 3);
+    expect(replays[2].json).toEqual(recipe.json);
+    expect(new Set(replays.map((r) => r.path)).size).toBe(1);
+    expect(replays[0].path).not.toBe(recipe.path);
+  });
+
   test("a body's top-level fields absent from the valid request's body, or of another value, sorted", () => {
     const recipe = { name: 'n', tags: [], flow_id: 'f' };
     expect(changedFields({ name: 'n', tags: [], flow_id: 'f', work_pool_name: 'x' }, recipe)).toEqual([
