@@ -170,15 +170,20 @@ interface RunOutcome {
   outDir: string;
 }
 
-/** One run of the suite by URL against the shared server, as a team's CI job runs it. */
-function runSuite(base: string, seed: number, label: string): Promise<RunOutcome> {
+/**
+ * One run of the suite by URL against the shared server, as a team's CI job runs it: `together` as a job on a
+ * server it shares does (not `--disposable`: the other client's objects and the other job's are not its to
+ * change, and an edge that breaks a collection for every client is withheld), `full` as a team that lent its
+ * server for the run.
+ */
+function runSuite(base: string, seed: number, label: string, disposable = true): Promise<RunOutcome> {
   const outDir = mkdtempSync(path.join(os.tmpdir(), 'shared-run-'));
   const started = Date.now();
   const child = spawn(cliEntry, [], {
     cwd: repoRoot,
     env: cleanEnv({
       CONFORMANCE_BASE_URL: base,
-      CONFORMANCE_DISPOSABLE_TARGET: '1',
+      ...(disposable ? { CONFORMANCE_DISPOSABLE_TARGET: '1' } : {}),
       CONFORMANCE_BASELINE: prefectBaseline,
       CONFORMANCE_TARGET_LABEL: label,
       CONFORMANCE_OUT: outDir,
@@ -224,8 +229,8 @@ async function together(db: 'sqlite' | 'postgres', rounds: number): Promise<void
       const before = await counts(server.baseUrl);
       const label = `prefect ${readPin().prefect} on ${db}`;
       const outcomes = await Promise.all([
-        runSuite(server.baseUrl, 1 + round, label),
-        runSuite(server.baseUrl, 101 + round, label),
+        runSuite(server.baseUrl, 1 + round, label, false),
+        runSuite(server.baseUrl, 101 + round, label, false),
       ]);
       const after = await counts(server.baseUrl);
       log(
