@@ -256,36 +256,52 @@ export interface BaselineJudgement<F> {
   unconfirmed: BaselineEntry[];
 }
 
+/** What showed nothing of an entry either way (Verdict): replays and causes met only by 503s, edges withheld. */
+export interface Unanswered {
+  replaysUnanswered?: string[];
+  causesUnanswered?: string[];
+  causesWithheld?: string[];
+}
+
+/** Whether an entry's cause (its key less the status) is `cause`, or of the class `cause` names bare (an edge). */
+const causeMatches = (own: string, cause: string) =>
+  own === cause || (!cause.includes(' ') && own.startsWith(`${cause} {`));
+
+/**
+ * Why an entry whose failure did not show says nothing here: it may not hold on this target (conditional), what
+ * shows it met only a busy server (load), or its edge was withheld from a server that is not the run's own.
+ */
+function unjudgedBecause(e: BaselineEntry, unanswered: Unanswered): string | undefined {
+  if (e.conditional) return e.conditional;
+  const replay = ownReplay(e);
+  const cause = e.key.slice(e.key.indexOf(' ') + 1);
+  if (
+    (replay !== undefined && (unanswered.replaysUnanswered ?? []).includes(replay)) ||
+    (unanswered.causesUnanswered ?? []).some((c) => causeMatches(cause, c))
+  )
+    return 'what shows it met a busy server (503 through the retries): load, not judged';
+  if ((unanswered.causesWithheld ?? []).some((c) => causeMatches(cause, c)))
+    return "its edge is not sent to a server that is not the run's own (--disposable): not judged";
+  return undefined;
+}
+
 /** A verdict with the baseline applied: `failures` are the verdict's (empty when it passed). */
 export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
   status: 'passed' | 'failed' | 'skipped',
   failures: F[],
   entries: BaselineEntry[],
   operation: string,
-  unanswered: { replaysUnanswered?: string[]; causesUnanswered?: string[] } = {},
+  unanswered: Unanswered = {},
 ): BaselineJudgement<F> {
   const excusedBy = entries.filter((e) => failures.some((f) => excuses(e, f)));
   const unexcused = failures.filter((f) => !entries.some((e) => excuses(e, f)));
   // An entry for every operation ("*") excuses its failure where it shows, and says nothing elsewhere.
   const absent = entries.filter((e) => !excusedBy.includes(e) && namesOperation(e, operation) && !e.intermittent);
-  // An entry that may not hold on this target, or whose own replay met only a busy server (load: it showed
-  // nothing either way), says nothing when its failure does not show.
-  const unjudged = (e: BaselineEntry) => {
-    const replay = ownReplay(e);
-    return (
-      e.conditional !== undefined ||
-      (replay !== undefined && (unanswered.replaysUnanswered ?? []).includes(replay)) ||
-      (unanswered.causesUnanswered ?? []).includes(e.key.slice(e.key.indexOf(' ') + 1))
-    );
-  };
-  const notShown = absent.filter((e) => !unjudged(e));
-  const unconfirmed = absent
-    .filter(unjudged)
-    .map((e) =>
-      e.conditional
-        ? e
-        : { ...e, conditional: 'what shows it met a busy server (503 through the retries): load, not judged' },
-    );
+  const notShown = absent.filter((e) => unjudgedBecause(e, unanswered) === undefined);
+  const unconfirmed = absent.flatMap((e) => {
+    const why = unjudgedBecause(e, unanswered);
+    return why === undefined ? [] : [{ ...e, conditional: why }];
+  });
   const judged = { excusedBy, unexcused, notShown, unconfirmed };
   if (status === 'failed') return { status: unexcused.length ? 'failed' : 'xfail', ...judged };
   if (status === 'passed' && notShown.length) return { status: 'xpass', ...judged };

@@ -594,9 +594,10 @@ async function sendExtremes(ex: Exercise, target: EdgeTarget, rows: LaterRow[]):
     const harm = withheld.find((w) => w.edge === later.row.label);
     if (!harm && harmful.some((w) => w.edge === later.row.label)) await sentAlone(ex, target, later);
     else if (!harm) await sendEdgeRow(ex, target, later);
-    else if (!ex.run.withheld?.some((w) => w.check === harm.check))
+    else if (!ex.run.withheld?.some((w) => w.check === harm.check && w.edge === harm.edge))
       (ex.run.withheld ??= []).push({
         check: harm.check,
+        edge: harm.edge,
         reason: `the ${harm.edge} edge is not sent to a server that is not the run's own (--disposable): ${harm.reason}`,
       });
   }

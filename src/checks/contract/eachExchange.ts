@@ -128,9 +128,12 @@ export function eachExchange(
     const causesUnanswered = shownBy
       ? unanswered(run.sent.filter(shownBy.looksAt), [], shownBy.cause)
       : unanswered(ofThisKind, failed, causeOf);
+    // An edge withheld from a server that is not the run's own showed nothing of any field either.
+    const causesWithheld = [...new Set((run.withheld ?? []).flatMap((w) => (w.edge ? [w.edge] : [])))];
     const busy = {
       ...(replaysUnanswered.length ? { replaysUnanswered } : {}),
       ...(causesUnanswered.length ? { causesUnanswered } : {}),
+      ...(causesWithheld.length ? { causesWithheld } : {}),
     };
     if (found.length === 0) return { ...pass(`${relevant.length} exchange(s) checked`), ...busy };
     // The shrunk counterexample is the last generated failure: show it first. Each (kind, key) once, with its first exchanges.

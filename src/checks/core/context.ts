@@ -88,9 +88,10 @@ export interface OperationRun {
   /**
    * What the exercise did not send to a target that is not the run's own, because the baseline says it breaks
    * the server for its other clients while it lasts (BaselineEntry.harmsOthers): the check it would show a
-   * known deviation of, and why. That check is not judged on this operation.
+   * known deviation of, the edge, and why. That check is not judged on this operation, nor is any entry of
+   * another that the edge shows (applyBaseline: causesUnanswered).
    */
-  withheld?: Array<{ check: string; reason: string }>;
+  withheld?: Array<{ check: string; reason: string; edge?: string }>;
 }
 
 /** The settings of the run that a check's judgement depends on. Never a secret. */

@@ -75,6 +75,8 @@ export type Verdict =
       replaysUnanswered?: string[];
       /** The causes (a key less its status: `past-storage {name}`) every request of which met a busy server. */
       causesUnanswered?: string[];
+      /** The edges withheld from a server that is not the run's own (OperationRun.withheld): every cause of theirs. */
+      causesWithheld?: string[];
     }
   | { status: 'skipped'; message: string }
   | {
@@ -90,6 +92,7 @@ export type Verdict =
       replaysJudged?: string[];
       replaysUnanswered?: string[];
       causesUnanswered?: string[];
+      causesWithheld?: string[];
     };
 
 /** Thrown by a check (or by the context for it) when it cannot be judged; the runner reports a skip. */
@@ -129,14 +132,16 @@ export function failAll(
     replaysJudged?: string[];
     replaysUnanswered?: string[];
     causesUnanswered?: string[];
+    causesWithheld?: string[];
   } = {},
 ): Verdict {
   if (failures.length) return { status: 'failed', failures, ...extra };
-  const { replaysUnanswered, causesUnanswered } = extra;
+  const { replaysUnanswered, causesUnanswered, causesWithheld } = extra;
   return {
     status: 'passed',
     ...(replaysUnanswered ? { replaysUnanswered } : {}),
     ...(causesUnanswered ? { causesUnanswered } : {}),
+    ...(causesWithheld ? { causesWithheld } : {}),
   };
 }
 

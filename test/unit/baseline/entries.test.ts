@@ -149,6 +149,11 @@ describe('keyed baseline', () => {
     expect(applyBaseline('passed', [], [e], 'POST /x', { causesUnanswered: ['generated {name}'] }).status).toBe(
       'xpass',
     );
+    // An edge withheld names its class bare: every entry of that class, whatever its fields.
+    const withheld = applyBaseline('passed', [], [e], 'POST /x', { causesWithheld: ['generated'] });
+    expect(withheld.status).toBe('passed');
+    expect(withheld.unconfirmed[0].conditional).toMatch(/not sent to a server that is not the run's own/);
+    expect(applyBaseline('passed', [], [e], 'POST /x', { causesWithheld: ['gen'] }).status).toBe('xpass');
   });
 
   test('an intermittent entry excuses its failure, and a pass stays a pass', () => {

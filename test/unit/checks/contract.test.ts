@@ -298,6 +298,21 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     });
   });
 
+  test("an edge withheld from a server that is not the run's own is named unanswered by every contract check of the operation", async () => {
+    const fake = await fakeContext({
+      exercised: { 'POST /flows/': [{ kind: 'recipe', reply: { status: 201, json: FLOW } }] },
+    });
+    const exchangesOf = fake.ctx.exchangesOf;
+    fake.ctx.exchangesOf = (op) => ({
+      ...exchangesOf(op),
+      withheld: [{ check: 'contract.reads-back', edge: 'past-64-bits', reason: 'harms others' }],
+    });
+    expect(await judge('contract.no-5xx', 'POST /flows/', fake)).toMatchObject({
+      status: 'passed',
+      causesWithheld: ['past-64-bits'],
+    });
+  });
+
   test('a generated body traced to none of its fields is keyed apart from one traced to a field, and from one never traced', async () => {
     const fake = await fakeContext({
       exercised: {

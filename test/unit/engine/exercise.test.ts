@@ -238,6 +238,7 @@ describe('the edges every run sends', () => {
     expect(withheld.withheld).toEqual([
       {
         check: 'contract.reads-back',
+        edge: 'past-64-bits',
         reason: expect.stringMatching(
           /^the past-64-bits edge is not sent to a server that is not the run's own \(--disposable\): every list/,
         ),

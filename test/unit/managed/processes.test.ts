@@ -43,12 +43,13 @@ describe('listenerPid', () => {
 
 describe('tree, cpuSeconds, rssKb and pssKb', () => {
   it('a child is in its parent’s tree, with CPU time and resident memory of its own', async () => {
+    // It spins until it has had 300 ms of CPU, then says so: on a busy machine 300 ms of wall time gave less than 0.1 s.
     const child = spawn(process.execPath, [
       '-e',
-      'const t=Date.now(); while (Date.now()-t<300); setTimeout(()=>{},5000)',
+      'const s=process.cpuUsage(); while (process.cpuUsage(s).user<300000); process.stdout.write("spun"); setTimeout(()=>{},5000)',
     ]);
     try {
-      await new Promise((r) => setTimeout(r, 600));
+      await new Promise((r) => child.stdout.once('data', r));
       expect(tree(process.pid)).toContain(child.pid);
       expect(tree(child.pid!)).toEqual([child.pid]);
       expect(cpuSeconds(child.pid!, false)).toBeGreaterThan(0.1);
