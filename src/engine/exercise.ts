@@ -369,9 +369,14 @@ async function sentPatiently(
  */
 async function suspectAgain(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
   await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS));
+  const own = pathParams === ex.built.pathParams;
   const probe = await sendUnrecorded(ex, { ...ex.built.request, valuesSuspect: true }, ex.built.pathParams);
-  if (!stayedUnavailable(probe)) return sendUnrecorded(ex, { ...request, valuesSuspect: false }, pathParams);
-  return sendAgainLater(ex, request, pathParams);
+  // The valid request names the exercise's object as the recipe did: where that renamed it (a queue's name is
+  // its path), a value for that object goes to its path now.
+  const params = own ? ex.built.pathParams : pathParams;
+  const again = { ...request, path: own ? withPath(ex.op, params) : request.path };
+  if (!stayedUnavailable(probe)) return sendUnrecorded(ex, { ...again, valuesSuspect: false }, params);
+  return sendAgainLater(ex, again, params);
 }
 
 /**
