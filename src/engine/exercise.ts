@@ -250,8 +250,8 @@ async function send(
 
 /**
  * How long the exercise waits before it asks a busy server again (then three times that, and nine times):
- * past the client's own backoff. Two runs at once on a Prefect with its services on, on SQLite, kept a write
- * refused through 3 s and 9 s six times in two runs: the third ask, after 27 s more, is for that lock.
+ * past the client's own backoff. Two runs at once beside Prefect's own services on SQLite keep some writes
+ * locked through the first two pauses: the third is for that lock.
  */
 const BUSY_PAUSE_MS = 3000;
 const BUSY_ASKS = 3;
@@ -698,7 +698,7 @@ async function sendReplays(ex: Exercise): Promise<void> {
   if (replays.length === 0) return;
   // An object of the operation's own, fresh, which the replays share in their order (one entry's replay may
   // need the state an earlier one left): the exercise's own is in whatever state the seed's generated bodies
-  // left it, and a task run they completed rejects the transitions the replays send (seed 3, on 3.8.8).
+  // left it, and a task run they completed rejects the transitions the replays send.
   const params = ctx.cases.model.recordOf(op).mutates.size
     ? await resolvePathParams(ctx.cases, op, 'recipe')
     : ex.built.pathParams;
