@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { FAILURE_KINDS, type Failure, type FailureKind } from '../checks/core/verdict.js';
+import { FAILURE_KINDS, type Failure, type FailureKind, type Unanswered } from '../checks/core/verdict.js';
 import { UsageError } from '../config/config.js';
 
 /** What a verdict is reported as, the baseline applied: a failure it names is xfail, a pass it expected to fail xpass. */
@@ -254,13 +254,6 @@ export interface BaselineJudgement<F> {
   notShown: BaselineEntry[];
   /** Conditional entries naming this operation whose failure did not show: reported, not gated. */
   unconfirmed: BaselineEntry[];
-}
-
-/** What showed nothing of an entry either way (Verdict): replays and causes met only by 503s, edges withheld. */
-export interface Unanswered {
-  replaysUnanswered?: string[];
-  causesUnanswered?: string[];
-  causesWithheld?: string[];
 }
 
 /** Whether an entry's cause (its key less the status) is `cause`, or of the class `cause` names bare (an edge). */

@@ -66,20 +66,23 @@ export interface Failure {
   replays?: string[];
 }
 
+/**
+ * What showed nothing of a baseline entry either way, for the gate to leave it unjudged rather than call it
+ * xpass (baseline/entries.ts applyBaseline): load, or an edge the run did not send.
+ */
+export interface Unanswered {
+  /** The baseline replays every exchange of which met a busy server (503 through the retries). */
+  replaysUnanswered?: string[];
+  /** The causes (a key less its status: `past-storage {name}`) every request of which met a busy server. */
+  causesUnanswered?: string[];
+  /** The edges withheld from a server that is not the run's own (OperationRun.withheld): every cause of theirs. */
+  causesWithheld?: string[];
+}
+
 export type Verdict =
-  | {
-      status: 'passed';
-      message?: string;
-      evidence?: Exchange[];
-      /** The baseline replays every exchange of which met a busy server (503 through the retries): load, not judged. */
-      replaysUnanswered?: string[];
-      /** The causes (a key less its status: `past-storage {name}`) every request of which met a busy server. */
-      causesUnanswered?: string[];
-      /** The edges withheld from a server that is not the run's own (OperationRun.withheld): every cause of theirs. */
-      causesWithheld?: string[];
-    }
+  | ({ status: 'passed'; message?: string; evidence?: Exchange[] } & Unanswered)
   | { status: 'skipped'; message: string }
-  | {
+  | ({
       status: 'failed';
       /** At least one; the first is the one to show. */
       failures: Failure[];
@@ -90,10 +93,7 @@ export type Verdict =
       path?: string;
       /** The baseline replays the verdict judged, whether they showed a failure or not. */
       replaysJudged?: string[];
-      replaysUnanswered?: string[];
-      causesUnanswered?: string[];
-      causesWithheld?: string[];
-    };
+    } & Unanswered);
 
 /** Thrown by a check (or by the context for it) when it cannot be judged; the runner reports a skip. */
 export class Skip extends Error {}
@@ -125,24 +125,11 @@ export function fail(
 /** A failed verdict of several failures (the first is shown), or a pass when there are none. */
 export function failAll(
   failures: Failure[],
-  extra: {
-    among?: string;
-    seed?: number;
-    path?: string;
-    replaysJudged?: string[];
-    replaysUnanswered?: string[];
-    causesUnanswered?: string[];
-    causesWithheld?: string[];
-  } = {},
+  extra: { among?: string; seed?: number; path?: string; replaysJudged?: string[] } & Unanswered = {},
 ): Verdict {
   if (failures.length) return { status: 'failed', failures, ...extra };
-  const { replaysUnanswered, causesUnanswered, causesWithheld } = extra;
-  return {
-    status: 'passed',
-    ...(replaysUnanswered ? { replaysUnanswered } : {}),
-    ...(causesUnanswered ? { causesUnanswered } : {}),
-    ...(causesWithheld ? { causesWithheld } : {}),
-  };
+  const { among: _among, seed: _seed, path: _path, replaysJudged: _judged, ...unanswered } = extra;
+  return { status: 'passed', ...unanswered };
 }
 
 /** A verdict's message: for a failure, rendered from its failures. */
