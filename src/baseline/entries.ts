@@ -290,11 +290,13 @@ export function applyBaseline<F extends Pick<Failure, 'kind' | 'key'>>(
   const unexcused = failures.filter((f) => !entries.some((e) => excuses(e, f)));
   // An entry for every operation ("*") excuses its failure where it shows, and says nothing elsewhere.
   const absent = entries.filter((e) => !excusedBy.includes(e) && namesOperation(e, operation) && !e.intermittent);
-  const notShown = absent.filter((e) => unjudgedBecause(e, unanswered) === undefined);
-  const unconfirmed = absent.flatMap((e) => {
+  const notShown: BaselineEntry[] = [];
+  const unconfirmed: BaselineEntry[] = [];
+  for (const e of absent) {
     const why = unjudgedBecause(e, unanswered);
-    return why === undefined ? [] : [{ ...e, conditional: why }];
-  });
+    if (why === undefined) notShown.push(e);
+    else unconfirmed.push({ ...e, conditional: why });
+  }
   const judged = { excusedBy, unexcused, notShown, unconfirmed };
   if (status === 'failed') return { status: unexcused.length ? 'failed' : 'xfail', ...judged };
   if (status === 'passed' && notShown.length) return { status: 'xpass', ...judged };
