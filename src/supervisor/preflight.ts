@@ -45,11 +45,19 @@ export interface SurveyTarget extends Credentials {
   writeTo: string;
 }
 
+/**
+ * How long the reachability probe waits for any answer. It is not an API operation: a short per-request timeout
+ * (a run that tests a target's hangs sets one of a second) must not turn a busy server's slow first answer into
+ * "unreachable", and a long one must not hold a run that meets a silent host. A refused connection fails at once.
+ */
+const REACHABLE_WITHIN_MS = { floor: 10_000, ceiling: 15_000 };
+
 /** The status a GET of `url` answers (its body left unread); a refused or timed-out connection throws. */
 async function statusOf(url: string, target: Credentials & { timeoutMs: number }): Promise<number> {
+  const { floor, ceiling } = REACHABLE_WITHIN_MS;
   const res = await fetch(url, {
     headers: authHeaders(target),
-    signal: AbortSignal.timeout(Math.min(target.timeoutMs, 15000)),
+    signal: AbortSignal.timeout(Math.max(floor, Math.min(target.timeoutMs, ceiling))),
   });
   await res.body?.cancel();
   return res.status;
