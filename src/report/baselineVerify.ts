@@ -6,7 +6,8 @@
  *   key names an input class, the entry's replay is of that class and the run judged it, the replay showed it
  *   (two entries of one key are two causes, each with its own replay: another cause's request showing the key
  *   says nothing of this one);
- * - different: the check failed there, but not with the entry's kind and key (what showed is listed);
+ * - different: the check failed there with the entry's kind, but not with its key, and no other entry of the
+ *   baseline excuses that failure (what showed is listed);
  * - not reproduced: the check passed there, or failed only otherwise;
  * - not judged: the run has no verdict of the check there (not selected, skipped, another database's entry).
  * An intermittent entry not reproduced is reported as such, not as stale. An entry whose failure depends on
@@ -58,6 +59,7 @@ const BY_OTHERS = 'its replay was judged and did not show it; other requests sho
 function outcomeOn(
   e: BaselineEntry,
   result: CheckResult | undefined,
+  others: BaselineEntry[],
   label?: string,
 ): Omit<OperationOutcome, 'operation'> {
   if (!result || !JUDGED.has(result.status) || !appliesTo(e, label)) return { outcome: 'not judged' };
@@ -65,8 +67,10 @@ function outcomeOn(
   // As the gate reads it: a server error's failure whose fields include the entry's is the entry's.
   if (failures.some((f) => excuses(e, f)))
     return showsEntry(e, result) ? { outcome: 'reproduced' } : { outcome: 'not reproduced', note: BY_OTHERS };
-  if (!failures.some((f) => f.kind === e.kind)) return { outcome: 'not reproduced' };
-  return { outcome: 'different', showed: failures.map((f) => `${f.kind} ${f.key}`) };
+  // A failure another entry of the operation excuses is that entry's showing: of this one it says nothing.
+  const unexcused = failures.filter((f) => !others.some((o) => excuses(o, f)));
+  if (!unexcused.some((f) => f.kind === e.kind)) return { outcome: 'not reproduced' };
+  return { outcome: 'different', showed: unexcused.map((f) => `${f.kind} ${f.key}`) };
 }
 
 /** Worst first: an entry is as good as its worst judged operation. */
@@ -82,9 +86,11 @@ export function verifyBaseline(
     const ofCheck = results.checks.filter((c) => c.id === e.check && covers(e, c.operation));
     // An entry for every operation is verified where the run judged its check.
     const resultOn = (operation: string) => ofCheck.find((c) => c.operation === operation);
+    const othersOn = (operation: string) =>
+      baseline.entries.filter((o) => o !== e && o.check === e.check && covers(o, operation) && appliesTo(o, label));
     const operations = (named ?? [...new Set(ofCheck.map((c) => c.operation))]).map((operation) => ({
       operation,
-      ...outcomeOn(e, resultOn(operation), label),
+      ...outcomeOn(e, resultOn(operation), othersOn(operation), label),
     }));
     const outcomes = operations.map((o) => o.outcome);
     return {

@@ -63,6 +63,22 @@ describe('verifyBaseline', () => {
     expect(staleEntries([steady, intermittent])).toEqual([steady]);
   });
 
+  test("a failure another entry excuses is that entry's: of one that did not show it says nothing", () => {
+    const otherEntryShown = { checks: [result('POST /flows/', 'xfail', [['server-error', '503 past-64-bits']])] };
+    const [shown, notShown] = verifyBaseline(
+      {
+        entries: [
+          entry({ key: '503 past-64-bits' }),
+          entry({ key: '503 generated', intermittent: 'while another client holds the value' }),
+        ],
+      },
+      otherEntryShown,
+    );
+    expect(shown.outcome).toBe('reproduced');
+    expect(notShown).toMatchObject({ outcome: 'not reproduced', operations: [{ outcome: 'not reproduced' }] });
+    expect(staleEntries([shown, notShown])).toEqual([]);
+  });
+
   test("a server error whose fields include the entry's is reproduced, as the gate excuses it", () => {
     const [v] = verifyBaseline(
       { entries: [entry({ key: '500 generated {key}' })] },
