@@ -465,6 +465,37 @@ describe('a request a busy server refused through the retries', () => {
     expect(run.sent.filter((s) => s.kind === 'extreme' && s.exchange.status === 201).length).toBeGreaterThan(0);
   }, 30_000);
 
+  test("an extreme value's 503 sent once more after the valid request renamed the object goes to the object's new path", async () => {
+    const { ctx } = exercising();
+    const send = ctx.client.send.bind(ctx.client);
+    const past64 = (r: RequestToSend) =>
+      Object.values((r.json as Record<string, unknown> | undefined) ?? {}).some(
+        (v) => typeof v === 'number' && v > 2 ** 63,
+      );
+    const sends: RequestToSend[] = [];
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        sends.push(r);
+        const ex = await send(r);
+        return past64(r) && sends.filter(past64).length % 2 === 1
+          ? ({ ...ex, status: 503, attempts: 6 } as Exchange)
+          : ex;
+      },
+    } as unknown as HttpClient;
+    const op = model.operations.find((o) => o.key === 'PATCH /work_pools/{work_pool_name}/queues/{name}')!;
+    await exerciseOperation(ctx, op);
+    const first = sends.findIndex(past64);
+    expect(first).toBeGreaterThan(0);
+    const again = sends.findIndex((r, i) => i > first && past64(r));
+    // Between them, the valid request after the pause: it names the queue anew, and the value follows it there.
+    const probe = sends[again - 1];
+    const renamed = (probe.json as { name?: string }).name;
+    expect(probe.refusedBeforeData).toBeFalsy();
+    expect(renamed).toBeDefined();
+    expect(decodeURIComponent(sends[again].path.split('/').at(-1)!)).toBe(renamed);
+    expect(sends[again].path).not.toBe(sends[first].path);
+  }, 30_000);
+
   test('an extreme value refused while the valid request is refused too is asked again as patiently as any: the server was busy', async () => {
     const { ctx } = exercising();
     const send = ctx.client.send.bind(ctx.client);
