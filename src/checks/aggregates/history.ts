@@ -14,7 +14,7 @@ import { jsonSuccessSchema, type Operation, type Schema } from '../../openapi/op
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext, Exchange } from '../core/context.js';
 import { queryContext } from '../core/queryContext.js';
-import { fail, pass, Skip, statusKey, type Verdict } from '../core/verdict.js';
+import { fail, isLoadAnswer, pass, Skip, statusKey, unexpected, type Verdict } from '../core/verdict.js';
 
 type S = Schema & {
   properties?: Record<string, Schema>;
@@ -196,6 +196,7 @@ export async function historyAgrees(op: Operation, ctx: CheckContext): Promise<V
   const start = Math.floor(Math.min(...times) / 1000) * 1000 - MARGIN_MS;
   const end = Math.ceil(Math.max(...times) / 1000) * 1000 + MARGIN_MS;
   const ex = await historyOf(ctx, op, shape, key, q.ids(key), start, end);
+  if (isLoadAnswer(ex)) return unexpected('history', ex);
   if (!is2xx(ex) || !Array.isArray(ex.json))
     return fail('status.unexpected', statusKey(ex), `history answered ${ex.status}`, [ex]);
   const bins = ex.json as Obj[];

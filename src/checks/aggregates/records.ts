@@ -16,7 +16,7 @@ import type { CheckContext } from '../core/context.js';
 import { historyAgrees, historyShape, recentHistory } from './history.js';
 import { scoped } from '../filters/judgeFilter.js';
 import { corpusOf, isCoreQuery } from '../core/queryContext.js';
-import { fail, pass, skip, Skip, statusKey, type Verdict } from '../core/verdict.js';
+import { fail, isLoadAnswer, pass, skip, Skip, statusKey, unexpected, type Verdict } from '../core/verdict.js';
 
 const isCoreQueryOf = (kind: 'count' | 'paginate') => (op: Operation, ctx: CheckContext) =>
   isCoreQuery(ctx.model, op, kind);
@@ -123,6 +123,7 @@ async function paginateAgrees(op: Operation, ctx: CheckContext): Promise<Verdict
       json: { ...q.scope(key), limit, page },
     });
     pages.push(ex);
+    if (isLoadAnswer(ex)) return unexpected(`page ${page}`, ex);
     if (!is2xx(ex))
       return fail('status.unexpected', statusKey(ex), `page ${page} answered ${ex.status}`, [ex], { page });
     const body = ex.json as Obj;
@@ -166,6 +167,7 @@ async function historyInvalidInterval(op: Operation, ctx: CheckContext): Promise
   if (least === undefined) return skip('neither the document nor the profile gives the least history interval');
   const below = bounds.exclusiveMinimum !== undefined ? least : least > 0 ? least / 2 : least - 1;
   const ex = (await recentHistory(ctx, op, below))!;
+  if (isLoadAnswer(ex)) return unexpected(`an interval of ${below} s`, ex);
   return ex.status >= 400 && ex.status < 500
     ? pass(`answered ${ex.status}`)
     : fail('input.accepted', statusKey(ex), `an interval of ${below} s answered ${ex.status}`, [ex]);

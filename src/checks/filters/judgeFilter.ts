@@ -11,6 +11,7 @@ import { emptyPatternsApplied, isOpenOperand } from '../../model/profiles/operat
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
 import type { CheckContext, Exchange } from '../core/context.js';
+import { isLoadAnswer } from '../core/verdict.js';
 import type { QueryContext } from '../core/queryContext.js';
 
 /** The page a filter is asked for, at most (QueryContext.pageSize); an `or_` filter's answer that fills it is read on (`ownAcrossPages`). */
@@ -84,6 +85,8 @@ export interface OracleRun {
   implementationDefined: Set<string>;
   otherReadings: Set<string>;
   unread: number;
+  /** Filters whose answer was a busy server's: not judged. */
+  busy: number;
 }
 
 export type Drawn = { body: Obj; criteria: Criterion[]; or: boolean };
@@ -101,6 +104,11 @@ export async function judgeFilter(
   for (const c of criteria) ctx.noteFilterCoverage(tripleOf(c), { checked: 1 });
   const first = await run.ahead!.answer(JSON.stringify(sent), () => q.query(op, sent));
   const { exchange, ids, complete } = or ? await ownAcrossPages(q, op, sent, first) : { ...first, complete: true };
+  // A busy answer (503, 429 or none, through the client's retries) says nothing of the filter: not judged, counted.
+  if (isLoadAnswer(exchange)) {
+    run.busy++;
+    return undefined;
+  }
   const same = (oracle: Set<string>) => ids.length === oracle.size && ids.every((id) => oracle.has(id));
   if (is2xx(exchange) && same(expected)) return undefined;
   if (is2xx(exchange) && agreesOtherwise(run, drawn, same)) return undefined;

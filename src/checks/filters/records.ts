@@ -14,7 +14,7 @@ import { is2xx } from '../../openapi/request.js';
 import { defineCheck } from '../core/check.js';
 import type { Operation } from '../../openapi/operations.js';
 import { coreModelOf, corpusOf, isCoreFilter, type QueryContext, requireCorpus } from '../core/queryContext.js';
-import { fail, pass, skip, type Verdict } from '../core/verdict.js';
+import { fail, isLoadAnswer, pass, skip, unexpected, type Verdict } from '../core/verdict.js';
 import {
   type Drawn,
   judgeFilter,
@@ -39,13 +39,11 @@ function oracleQuery(q: QueryContext, model: FilterModel, key: string) {
   };
 }
 
-/** What agreed with the oracle, and what was implementation-defined or read only in part. */
+/** What agreed with the oracle, and what was implementation-defined, read only in part or not judged for load. */
 function agreedLine(
   edges: number,
   generated: number,
-  implementationDefined: Set<string>,
-  otherReadings: Set<string>,
-  unread: number,
+  { implementationDefined, otherReadings, unread, busy }: OracleRun,
   pageSize: number,
 ): string {
   const empty = implementationDefined.size
@@ -55,7 +53,8 @@ function agreedLine(
   const partly = unread
     ? `; ${unread} or_ filter(s) selected more than ${OR_PAGES * pageSize} of the server's objects: judged only by what they should not select of the run's`
     : '';
-  return `${edges} edge and ${generated} distinct generated filters agreed with the oracle${empty}${readings}${partly}`;
+  const load = busy ? `; ${busy} met a busy server through the retries (load, not judged)` : '';
+  return `${edges} edge and ${generated} distinct generated filters agreed with the oracle${empty}${readings}${partly}${load}`;
 }
 
 /** The last mismatch, shrunk where the property could, as the check's failure with its seed and path. */
@@ -98,6 +97,7 @@ async function oracle(op: Operation, ctx: CheckContext): Promise<Verdict> {
     implementationDefined: new Set(),
     otherReadings: new Set(),
     unread: 0,
+    busy: 0,
   };
   let last: Mismatch | undefined;
   // A filter drawn again (or met again while shrinking) is judged by its first answer, not sent twice.
@@ -123,17 +123,12 @@ async function oracle(op: Operation, ctx: CheckContext): Promise<Verdict> {
   // already seen (then stopped while shrinking): that failure stands, unshrunk, without a replay path.
   const stopped = result.errorInstance instanceof SendingStopped;
   if (stopped && !last) throw result.errorInstance;
-  if (!result.failed)
-    return pass(
-      agreedLine(
-        examples.length,
-        result.numRuns - examples.length - agreed.repeats,
-        run.implementationDefined,
-        run.otherReadings,
-        run.unread,
-        q.pageSize(key),
-      ),
-    );
+  if (!result.failed) {
+    const generated = result.numRuns - examples.length - agreed.repeats;
+    if (run.busy >= examples.length + generated)
+      return skip('every filter met a busy server through the retries: load, not judged');
+    return pass(agreedLine(examples.length, generated, run, q.pageSize(key)));
+  }
   return mismatchVerdict(last!, seed, stopped ? undefined : (result.counterexamplePath ?? undefined));
 }
 
@@ -152,6 +147,7 @@ async function seedExample(op: Operation, ctx: CheckContext): Promise<Verdict> {
   const expected = evaluate(q.models.get('flows')!, q.semantics, q.built.corpus, body);
   if (expected.size === 0) return skip('the corpus has no tagged flow with a FAILED run');
   const { exchange, ids } = await q.query(op, scoped(body, 'flows', q.ids('flows'), false, q.pageSize('flows')));
+  if (isLoadAnswer(exchange)) return unexpected('the example filter', exchange);
   const { extra, missing } = setDifference(ids, expected);
   return extra.length + missing.length === 0
     ? pass(`${ids.length} flow(s)`)
@@ -175,6 +171,7 @@ async function anyEmptyMatchesNothing(op: Operation, ctx: CheckContext): Promise
     limit: q.pageSize(key),
   });
   const name = `${key}.${field.path.join('.')}.any_`;
+  if (isLoadAnswer(exchange)) return unexpected(`${name}: []`, exchange);
   if (!is2xx(exchange)) return fail('status.unexpected', exchange.status, `answered ${exchange.status}`, [exchange]);
   return ids.length === 0
     ? pass(`${field.path.join('.')}.any_: []`)

@@ -10,7 +10,7 @@ import { is2xx } from '../../openapi/request.js';
 import { defineCheck } from '../core/check.js';
 import type { CheckContext } from '../core/context.js';
 import { coreFilterModel, coreModelOf, corpusOf, isCoreFilter, sortEnum } from '../core/queryContext.js';
-import { fail, pass, statusKey, type Verdict } from '../core/verdict.js';
+import { fail, isLoadAnswer, pass, statusKey, unexpected, type Verdict } from '../core/verdict.js';
 
 const binary = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 // Made on first use: a collator pages in ICU's data (part of node's binary, resident for the
@@ -87,6 +87,7 @@ async function judgeSorted(
 ): Promise<Verdict> {
   const { q, key } = await corpusOf(ctx, op, 2);
   const { exchange } = await q.query(op, { ...q.scope(key), ...(sent ? { sort: sent } : {}), limit: q.pageSize(key) });
+  if (isLoadAnswer(exchange)) return unexpected(sent ? `sort ${sent}` : 'the query', exchange);
   if (!is2xx(exchange) || !Array.isArray(exchange.json))
     return fail(
       'status.unexpected',

@@ -124,6 +124,64 @@ describe('query checks', () => {
     expect(outcome(seen)).toMatch(/^oracle.mismatch /);
   });
 
+  /** The server, answering `busy` (503 or 429 through the retries, or no answer) to every `nth` query of the families. */
+  function busyEvery(server: (r: RequestToSend) => Reply | undefined, nth: number, busy: Reply) {
+    let queries = 0;
+    return (r: RequestToSend) =>
+      /\/(filter|count|paginate|history)$/.test(r.path) && ++queries % nth === 0 ? busy : server(r);
+  }
+
+  test.each([
+    ['filters.oracle', 'POST /flows/filter'],
+    ['filters.seed-example', 'POST /flows/filter'],
+    ['filters.any-empty-matches-nothing', 'POST /flow_runs/filter'],
+    ['sorting.default', 'POST /flows/filter'],
+    ['pagination.windows', 'POST /flows/filter'],
+    ['pagination.limit-zero', 'POST /flows/filter'],
+    ['pagination.maximum-limit', 'POST /flows/filter'],
+    ['pagination.negative-refused', 'POST /flows/filter'],
+    ['pagination.offset-past-end', 'POST /deployments/filter'],
+    ['aggregates.history', 'POST /flow_runs/history'],
+    ['aggregates.history-invalid-interval', 'POST /flow_runs/history'],
+  ])('%s on %s: a busy answer to every query is load, not judged; never a failure', async (id, op) => {
+    const { server, corpus } = await queryServer();
+    for (const busy of [
+      { status: 503, json: { exception_message: 'Service Unavailable' } },
+      { status: 429 },
+      { status: 0 },
+    ]) {
+      const v = await judge(id, op, await fakeContext({ server: busyEvery(server, 1, busy), corpus }));
+      expect(v, `${busy.status}`).toMatchObject({
+        status: 'skipped',
+        message: expect.stringMatching(/load, not judged/),
+      });
+    }
+  });
+
+  test.each([
+    ['filters.oracle', 'POST /flows/filter'],
+    ['pagination.windows', 'POST /flows/filter'],
+  ])(
+    '%s on %s: the queries a busy server did not answer are not judged, the others are, and the count is said',
+    async (id, op) => {
+      for (const broken of [undefined, id === 'filters.oracle' ? 'ignore-filter' : 'offset-off-by-one']) {
+        const { server, corpus } = await queryServer(broken);
+        const busy = { status: 503, json: { exception_message: 'Service Unavailable' } };
+        const v = await judge(
+          id,
+          op,
+          await fakeContext({ server: busyEvery(server, 3, busy), corpus, settings: { runs: 20 } }),
+        );
+        if (broken) expect(outcome(v)).toMatch(/^(oracle|aggregate)\.mismatch /);
+        else
+          expect(v).toMatchObject({
+            status: 'passed',
+            message: expect.stringMatching(/; \d+ met a busy server through the retries \(load, not judged\)/),
+          });
+      }
+    },
+  );
+
   test.each([
     ['filters.oracle', 'POST /flows/filter', 'ignore-filter', '/flows/filter'],
     ['pagination.windows', 'POST /flows/filter', 'offset-off-by-one', '/flows/filter'],
