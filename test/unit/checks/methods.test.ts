@@ -295,6 +295,23 @@ describe('methods.get-repeatable and methods.get-safe on a server that writes by
     expect(kinds.slice(-2)).toEqual(['count', 'count']);
   });
 
+  test('the two counts with no GET between are as far apart as the rounds of GETs took: a burst of another client is met there too', async () => {
+    const serve = flowServer('count');
+    const at: Array<[string, number]> = [];
+    const timed = (r: RequestToSend): Reply | undefined => {
+      at.push([r.path === '/flows/count' ? 'count' : r.method, Date.now()]);
+      // Each GET takes 2 ms: the rounds take tens of milliseconds, as they do on a real server.
+      if (r.method === 'GET') for (const until = Date.now() + 2; Date.now() < until; );
+      return serve(r);
+    };
+    expect(outcome(await judge('methods.get-safe', 'GET /flows/{id}', await fakeContext({ server: timed })))).toBe(
+      'state.changed count',
+    );
+    const counts = at.filter(([k]) => k === 'count').map(([, t]) => t);
+    const [controlBefore, controlAfter] = counts.slice(-2);
+    expect(controlAfter - controlBefore).toBeGreaterThanOrEqual(controlBefore - at[0][1] - 5);
+  });
+
   test("a count that changes with no GET between two counts is not judged: nothing tells the GETs' change from the others'", async () => {
     const serve = flowServer();
     let made = 0;
