@@ -36,6 +36,24 @@ export function volatileBetween(a: unknown, b: unknown, known: ReadonlySet<strin
   return volatile;
 }
 
+/**
+ * A copy whose lists hold their items in one order (by their JSON text), volatile fields left out first: two
+ * answers that hold the same items in other orders compare equal.
+ */
+export function inOneOrder(value: unknown, volatile: ReadonlySet<string>): unknown {
+  const each = (v: unknown): unknown => {
+    if (Array.isArray(v))
+      return v
+        .map(each)
+        .map((item) => [JSON.stringify(item), item] as const)
+        .sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))
+        .map(([, item]) => item);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v as Obj).map(([k, x]) => [k, each(x)]));
+    return v;
+  };
+  return each(withoutVolatile(value, volatile));
+}
+
 /** The JSON paths at which two values differ, with both values (the first few). */
 export function differences(
   a: unknown,

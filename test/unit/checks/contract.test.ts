@@ -469,6 +469,45 @@ describe('contract.default-read and contract.default-write: a documented default
     expect(verdict).toMatchObject({ status: 'passed', message: expect.stringMatching(/did not come back/) });
   });
 
+  test("the same items in another order are ties of the sort where the default is not the sort's: implementation-defined; a sort's default is held to its order", async () => {
+    // Two items the sort ties, answered in either order: the first and third answers alike, the second not.
+    let n = 0;
+    const tied = (r: RequestToSend): Reply | undefined => {
+      if (r.path !== '/flows/filter') return undefined;
+      const items = [{ name: 'a' }, { name: 'b' }, { name: 'c' }];
+      const offset = (r.json as { offset?: number } | undefined)?.offset ?? 0;
+      return { status: 200, json: (n++ % 3 === 1 ? [items[1], items[0], items[2]] : items).slice(offset) };
+    };
+    const offset = await judge(
+      'contract.default-read',
+      'POST /flows/filter',
+      await fakeContext({ server: tied }),
+      'body.offset',
+    );
+    expect(offset).toMatchObject({
+      status: 'passed',
+      message: expect.stringMatching(/in another order: implementation-defined/),
+    });
+    n = 0;
+    const sort = await judge(
+      'contract.default-read',
+      'POST /flows/filter',
+      await fakeContext({ server: tied }),
+      'body.sort',
+    );
+    expect(outcome(sort)).toBe('answer.differs body.sort /*/name');
+    // A default that changes which items come back is still a difference.
+    const skips = (r: RequestToSend): Reply | undefined =>
+      r.path === '/flows/filter'
+        ? { status: 200, json: [{ name: 'a' }, { name: 'b' }].slice('offset' in ((r.json as object) ?? {}) ? 1 : 0) }
+        : undefined;
+    expect(
+      outcome(
+        await judge('contract.default-read', 'POST /flows/filter', await fakeContext({ server: skips }), 'body.offset'),
+      ),
+    ).toMatch(/^answer.differs body.offset/);
+  });
+
   test('two identical requests answered differently leave nothing to hold the default to: skipped, never failed', async () => {
     // A list that grows between two identical reads (another client writing): no field name explains it.
     let n = 0;
