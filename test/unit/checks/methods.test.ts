@@ -269,6 +269,35 @@ describe('methods.get-repeatable and methods.get-safe on a server that writes by
     };
   }
 
+  test("a list whose items of others change between identical GETs (another run's queues) is judged by the run's own items", async () => {
+    /** The queues of GET /deployments/{id}/work_queue_check: another client's one more at each read; `own` names the run's. */
+    const queues = (own: (read: number) => string) => {
+      let reads = 0;
+      return (r: RequestToSend): Reply | undefined => {
+        if (!r.path.endsWith('/work_queue_check')) return undefined;
+        reads++;
+        const others = Array.from({ length: reads }, (_, i) => ({ name: `other-run-${i}` }));
+        return { status: 200, json: [...others, { name: own(reads) }, { name: 'conformance-test-run-q2' }] };
+      };
+    };
+    const op = 'GET /deployments/{id}/work_queue_check';
+    const steady = await judge(
+      'methods.get-repeatable',
+      op,
+      await fakeContext({ server: queues(() => 'conformance-test-run-q1') }),
+    );
+    expect(steady).toMatchObject({
+      status: 'passed',
+      message: expect.stringMatching(/items of others in the list changed/),
+    });
+    const moving = await judge(
+      'methods.get-repeatable',
+      op,
+      await fakeContext({ server: queues((n) => `conformance-test-run-q1-${n}`) }),
+    );
+    expect(outcome(moving)).toBe('answer.differs /*/name');
+  });
+
   test("a count that changes once, inside the first round (the scheduler adding a run), is not the GETs' doing: the next round sees none", async () => {
     const fake = await fakeContext({ server: writesOnce('count', 2) });
     const verdict = await judge('methods.get-safe', 'GET /flows/{id}', fake);
