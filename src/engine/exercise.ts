@@ -339,10 +339,12 @@ async function sendEdgeRow(ex: Exercise, target: EdgeTarget, later: LaterRow): P
 }
 
 /**
- * A request of the exercise sent, and sent again after pauses where a busy server refused it through the
- * retries, unrecorded: its answer, and the busy one before it. An operation whose 503 came back every time is
- * not asked again (busyIsItsAnswer). A value past what a server must hold may be the cause of its own 503
- * (suspectAgain tells), and its 503 says nothing of the operation's other requests.
+ * A request of the exercise sent, and sent again where a busy server refused it through the retries,
+ * unrecorded: its answer, and the busy one before it. The operation's valid request tells whether the server is
+ * busy (askedBesideTheValid), where it can be sent again without changing what the request meant: not for the
+ * valid request itself, nor beside a DELETE (it would delete the object). An operation whose 503 came back
+ * through every pause is not asked again (busyIsItsAnswer). A 503 shown to be the request's own says nothing of
+ * the operation's other requests.
  */
 async function sentPatiently(
   ex: Exercise,
@@ -352,31 +354,39 @@ async function sentPatiently(
   const first = await sendUnrecorded(ex, request, pathParams);
   if (!stayedUnavailable(first)) ex.busyIsItsAnswer = false;
   if (!stayedUnavailable(first) || ex.busyIsItsAnswer) return { exchange: first };
-  if (request.valuesSuspect) return { exchange: await suspectAgain(ex, request, pathParams), busyFirst: first };
-  const exchange = await sendAgainLater(ex, request, pathParams);
-  ex.busyIsItsAnswer = stayedUnavailable(exchange);
+  const beside = request !== ex.built.request && ex.op.method !== 'DELETE';
+  const { exchange, busy } = beside
+    ? await askedBesideTheValid(ex, request, pathParams)
+    : { exchange: await sendAgainLater(ex, request, pathParams), busy: true };
+  if (busy && !request.valuesSuspect) ex.busyIsItsAnswer = stayedUnavailable(exchange);
   return { exchange, busyFirst: first };
 }
 
 /**
- * A value past what a server must hold that the server refused with 503 (through the few attempts such a value
- * gets): its own answer (PostgreSQL refuses what it cannot store), or a busy server (SQLite locked by another
- * client's writes). After the pause the operation's valid request goes first, with as few attempts: served, the
- * server is not busy, and the value is sent once more right after it with every attempt an ordinary request
- * gets, its answer then its own; refused too, the server is busy, and the value is asked again as patiently as
- * any request. (Two runs at once on SQLite kept such values 503 through one pause, and some through the value's
- * two attempts right after the valid request was served.)
+ * A request the server refused with 503 through its attempts: its own answer (Prefect on PostgreSQL answers 503
+ * to a negative limit, and to a value its database cannot store, whatever the load), or a busy server (SQLite
+ * locked by another client's writes). After the pause the operation's valid request goes first, with few
+ * attempts: served, the server is not busy, and the request is sent once more right after it with every attempt
+ * an ordinary request gets, its answer then its own; refused too, the server is busy, and the request is asked
+ * again as patiently as any (sendAgainLater). Two runs at once on SQLite kept values past 64 bits 503 through
+ * one pause, and some through their two attempts right after the valid request was served; on PostgreSQL the
+ * pauses alone took a shared server's run from 3 to 9 minutes, 40 s for each negative limit a body was drawn with.
  */
-async function suspectAgain(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
+async function askedBesideTheValid(
+  ex: Exercise,
+  request: RequestToSend,
+  pathParams: Record<string, unknown>,
+): Promise<{ exchange: Exchange; busy: boolean }> {
   await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS));
   const own = pathParams === ex.built.pathParams;
   const probe = await sendUnrecorded(ex, { ...ex.built.request, valuesSuspect: true }, ex.built.pathParams);
   // The valid request names the exercise's object as the recipe did: where that renamed it (a queue's name is
-  // its path), a value for that object goes to its path now.
+  // its path), a request for that object goes to its path now.
   const params = own ? ex.built.pathParams : pathParams;
   const again = { ...request, path: own ? withPath(ex.op, params) : request.path };
-  if (!stayedUnavailable(probe)) return sendUnrecorded(ex, { ...again, valuesSuspect: false }, params);
-  return sendAgainLater(ex, again, params);
+  if (!stayedUnavailable(probe))
+    return { exchange: await sendUnrecorded(ex, { ...again, valuesSuspect: false }, params), busy: false };
+  return { exchange: await sendAgainLater(ex, again, params), busy: true };
 }
 
 /**

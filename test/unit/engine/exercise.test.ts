@@ -465,6 +465,34 @@ describe('a request a busy server refused through the retries', () => {
     expect(run.sent.filter((s) => s.kind === 'extreme' && s.exchange.status === 201).length).toBeGreaterThan(0);
   }, 30_000);
 
+  test("any request's 503, where the valid request after the pause is served, is sent once more right after it, then kept: no pauses more", async () => {
+    const { ctx } = exercising();
+    const send = ctx.client.send.bind(ctx.client);
+    // Prefect on PostgreSQL: a negative limit is a query the database refuses, 503 whatever the load.
+    const negative = (r: RequestToSend) => Number((r.json as { limit?: unknown } | undefined)?.limit) < 0;
+    const sends: RequestToSend[] = [];
+    ctx.client = {
+      send: async (r: RequestToSend) => {
+        sends.push(r);
+        const ex = await send(r);
+        return negative(r) && !r.refusedBeforeData ? ({ ...ex, status: 503, attempts: 6 } as Exchange) : ex;
+      },
+    } as unknown as HttpClient;
+    const op = model.operations.find((o) => o.key === 'POST /flows/filter')!;
+    const run = await exerciseOperation(ctx, op);
+    const refused = run.sent.filter((s) => s.exchange.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const s of refused) expect(s.busyFirst?.status).toBe(503);
+    const recipe = JSON.stringify(run.sent.find((s) => s.kind === 'recipe')!.exchange.requestBody);
+    const bodies = sends.filter((r) => negative(r) && !r.refusedBeforeData).map((r) => JSON.stringify(r.json));
+    for (const body of new Set(bodies)) {
+      // Twice (the first send, then once after the pause), not once per pause; the valid request between them.
+      const at = sends.flatMap((r, i) => (JSON.stringify(r.json) === body && !r.refusedBeforeData ? [i] : []));
+      expect(at, body).toHaveLength(2);
+      expect(JSON.stringify(JSON.stringify(sends[at[1] - 1].json)), body).toBe(recipe);
+    }
+  }, 60_000);
+
   test("an extreme value's 503 sent once more after the valid request renamed the object goes to the object's new path", async () => {
     const { ctx } = exercising();
     const send = ctx.client.send.bind(ctx.client);
