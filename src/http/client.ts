@@ -69,11 +69,9 @@ function noteAttempt(exchange: Exchange, earlier: number[], retryAfters: string[
 
 export class BlockedByReadOnly extends Error {}
 
-/** Thrown for a request asked for after the run stopped sending (its budget or deadline spent); whoever wanted it reports "not run". */
-export class SendingStopped extends Error {}
+import { NOT_RUN, SendingStopped } from './stopped.js';
 
-/** How the reason of a SendingStopped starts, wherever it is passed on as a skip's reason. */
-export const NOT_RUN = 'not run:';
+export { NOT_RUN, SendingStopped };
 
 /**
  * Who sends a request: a check (by its id), or the exercise of operations; and when it began sending, by the

@@ -7,7 +7,7 @@ import type { BuiltRequest } from '../../cases/requests.js';
 import type { NegativeKind } from '../../cases/negative.js';
 import type { EdgeLabel } from '../../cases/edges.js';
 import type { Exchange } from '../../http/client.js';
-import { SendingStopped } from '../../http/client.js';
+import { SendingStopped } from '../../http/stopped.js';
 import type { Collection, ApiModel } from '../../model/model.js';
 import type { Obj } from '../../openapi/json.js';
 import type { Profile } from '../../model/profiles/profile.js';
