@@ -3,10 +3,19 @@ import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Our integration test files that take longest (a minute or more, each), started first: three files run at a
+ * Our integration test files that take longest (a minute or more, each), started first: four files run at a
  * time, and one of these started last would run alone at the end. The others follow in vitest's order.
  */
-const LONGEST_FIRST = ['killMatrix', 'defaultRun', 'faults', 'hostedShape', 'otherVersion', 'upgrade'];
+const LONGEST_FIRST = [
+  'defaultRun',
+  'killMatrix.contract',
+  'killMatrix.verbs',
+  'faults',
+  'specServer',
+  'hostedShape',
+  'upgrade',
+  'otherVersion',
+];
 
 /** Our own test files as vitest orders them, the longest first. (The suites' order is the CLI's: src/adapters/vitest.) */
 class Sequencer extends BaseSequencer {
@@ -40,7 +49,7 @@ export default defineConfig({
         },
       },
       {
-        // Our integration tests and the kill matrix, three files at a time, each file against the managed Prefect
+        // Our integration tests and the kill matrix, four files at a time, each file against the managed Prefect
         // of its lane (test/globalSetup.ts), the longest first (below).
         test: {
           name: 'integration',

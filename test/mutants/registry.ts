@@ -722,6 +722,9 @@ export const verbMutants: MutantCase[] = [
         id: 'contract-retry-after-not-a-date',
         breaks:
           'the first POST /flows/filter is answered 429 with a Retry-After that is neither a number of seconds nor an HTTP-date ("soon"); the client waits its default and is served',
+        reset: () => {
+          limited = false;
+        },
         onRequest: (req: ProxiedRequest) => {
           if (limited || !matches('/flows/filter', 'POST', req)) return req;
           limited = true;

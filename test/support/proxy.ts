@@ -39,6 +39,12 @@ export interface Mutant {
     res: ProxiedResponse,
     upstream: Upstream,
   ): ProxiedResponse | Promise<ProxiedResponse>;
+  /**
+   * Forget what it kept from an earlier run, as it is put in the proxy: a mutant that breaks only the first
+   * request it meets breaks the first of each run (a batch's run, then the run of its own when the batch's
+   * could not vouch for its kill).
+   */
+  reset?(): void;
 }
 
 /** The real server behind the proxy, for mutants whose fault is an extra request (a GET that writes). */
@@ -131,6 +137,7 @@ export async function startProxy(upstreamBaseUrl: string, options: ProxyOptions 
       ...(res ? { status: res.status, ...(res.writeBy ? { handWritten: true } : {}) } : {}),
     });
   const setMutants = (list: Mutant[]) => {
+    for (const m of list) m.reset?.();
     mutants = list;
     seen.length = 0;
     altered.length = 0;
