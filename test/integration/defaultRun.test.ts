@@ -26,10 +26,24 @@ import type { Comparison } from '../../src/report/compare.js';
 import { gateVerdict, type Results } from '../../src/report/results.js';
 
 let run: CliRun;
+/**
+ * The comparison below, begun as soon as the run has ended, and its shared server, started beside the run: the
+ * report's tests read the run while it goes. (One after another, the two were the longest file of `npm test`.)
+ */
+let comparing: Promise<void>;
 
 beforeAll(async () => {
+  const sharing = shareAServer();
+  // Awaited by the comparison; a failure meanwhile is not an unhandled rejection.
+  sharing.catch(() => {});
   run = await runCli([], {}, WHOLE_RUN_MS);
   mkdirSync(path.join(repoRoot, 'reports'), { recursive: true });
+  comparing = compareWith(sharing);
+  comparing.catch(() => {});
+});
+afterAll(async () => {
+  await comparing?.catch(() => {});
+  await shared?.stop();
 });
 
 describe('npm run conformance with nothing configured', () => {
@@ -463,21 +477,32 @@ let comparison: Comparison;
 let postgres: Results;
 const postgresOut = () => path.join(outDir, 'compare-b');
 
+/**
+ * A Prefect users have: as its docs start it (`prefect server start`: the scheduler, late runs, the event
+ * persister, triggers…), in use by someone else. The suite gets its URL and nothing else: release, database and
+ * baseline found.
+ */
+async function shareAServer(): Promise<void> {
+  shared = await startPrefect({ database: 'postgres', services: true });
+  foreign = await makeSomeoneElses(shared.baseUrl);
+  countsBefore = await countsOf(shared.baseUrl);
+}
+
+/** `compare <the run> <the shared server>`, once that server holds someone else's objects. */
+async function compareWith(sharing: Promise<void>): Promise<void> {
+  await sharing;
+  // --out names the comparison's folder (it wins over CONFORMANCE_OUT, which runCli sets to a folder of its own).
+  outDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-compare-'));
+  compared = await runCli(['compare', run.outDir, shared.baseUrl, '--out', outDir], {}, WHOLE_RUN_MS);
+}
+
 describe('compare <that run> <a shared Prefect on PostgreSQL with its services on, by URL>', () => {
   beforeAll(async () => {
-    // As its docs start it (`prefect server start`: the scheduler, late runs, the event persister, triggers…),
-    // in use by someone else; the suite gets its URL and nothing else: release, database and baseline found.
-    shared = await startPrefect({ database: 'postgres', services: true });
-    foreign = await makeSomeoneElses(shared.baseUrl);
-    countsBefore = await countsOf(shared.baseUrl);
-    // --out names the comparison's folder (it wins over CONFORMANCE_OUT, which runCli sets to a folder of its own).
-    outDir = mkdtempSync(path.join(os.tmpdir(), 'conformance-compare-'));
-    compared = await runCli(['compare', run.outDir, shared.baseUrl, '--out', outDir], {}, WHOLE_RUN_MS);
+    await comparing;
     expect(existsSync(path.join(compared.outDir, 'compare.json'))).toBe(false);
     comparison = JSON.parse(readFileSync(path.join(outDir, 'compare.json'), 'utf8')) as Comparison;
     postgres = JSON.parse(readFileSync(path.join(postgresOut(), 'results.json'), 'utf8')) as Results;
   });
-  afterAll(() => shared?.stop());
 
   test("the shared side: its release and database found, and that release's baseline applied", () => {
     expect(postgres.target.managed).toBeUndefined();
