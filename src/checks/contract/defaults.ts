@@ -157,8 +157,10 @@ async function judgeDefaultOnce(
     d.name !== 'sort' &&
     !bodyDifference(inOneOrder(answer(a), volatile), inOneOrder(answer(b), volatile), volatile)
   )
+    // Where, not what: the items' values (ids, instants) differ from run to run, and a message `compare` holds
+    // side by side says nothing then but that.
     return pass(
-      `${what}: the same items (${a.status}), in another order: implementation-defined, the order of items the sort ties (${diff.text})`,
+      `${what}: the same items (${a.status}), in another order: implementation-defined, the order of items the sort ties (first at ${diff.key})`,
     );
   if (diff)
     return fail('answer.differs', `${variant} ${diff.key}`, `${what}: ${diff.text}`, [a, b], { default: d.value });
