@@ -299,13 +299,12 @@ function casesOf(session: Session, family: Family, known = true, only: (check: C
  * The exchanges the whole run is expected to send, written once for the progress line: the cases of every
  * selected check that sends (a check that reads nothing but its own answers tells whether it applies before
  * the exercise; one that reads the exercise sends nothing more, one that reads the document nothing at all),
- * and the exercise of every operation unless only checks that send nothing (spec's) run.
+ * and the exercise of every operation where a selected check reads it (exerciseRead).
  */
 export function expectOnce(session: Session): void {
   if (session.judging.expecting || session.config.shard) return;
   session.judging.expecting = true;
-  const selected = session.checks.families().flatMap((family) => casesOf(session, family, false));
-  const exercised = selected.some((c) => c.check.reads !== 'document') ? session.operations.length : 0;
+  const exercised = exerciseRead(session) ? session.operations.length : 0;
   const sending = session.checks
     .families()
     .flatMap((family) => casesOf(session, family, true, (c) => c.reads === undefined));
@@ -396,9 +395,31 @@ export async function readyForFamily(session: Session, family: Family): Promise<
   session.client.onLimited ??= (routeFamily) => pullForward(session, routeFamily);
   if (plansAcrossFamilies(session)) await budgetPlan(session).exercised.get(family);
   else if (
-    session.timeBox.budgeted ? familyReadsExercise(family, session.checks) : !familySendsNothing(family, session.checks)
+    exerciseRead(session) &&
+    (session.timeBox.budgeted
+      ? familyReadsExercise(family, session.checks)
+      : !familySendsNothing(family, session.checks))
   )
     await session.exerciseAll();
+}
+
+const readsOfSessions = new WeakMap<Session, boolean>();
+
+/**
+ * Whether a case the run selected reads the exercise (Check.reads): a run of checks that send their own requests
+ * (a query family's, a method's) and of none that read it exercises no operation. A mutant's run of the kill
+ * matrix selects only the checks that must catch it: for a filter's mutant the exercise was two thirds of the
+ * run's requests, and read by no case.
+ */
+export function exerciseRead(session: Session): boolean {
+  let reads = readsOfSessions.get(session);
+  if (reads === undefined) {
+    reads = session.checks
+      .families()
+      .some((family) => casesOf(session, family, false).some((c) => c.check.reads === 'exercise'));
+    readsOfSessions.set(session, reads);
+  }
+  return reads;
 }
 
 /**
@@ -408,7 +429,12 @@ export async function readyForFamily(session: Session, family: Family): Promise<
  * awaits it.
  */
 export function exerciseBesideFamily(session: Session, family: Family): void {
-  if (familySendsNothing(family, session.checks) && !session.timeBox.budgeted && !session.config.shard)
+  if (
+    familySendsNothing(family, session.checks) &&
+    !session.timeBox.budgeted &&
+    !session.config.shard &&
+    exerciseRead(session)
+  )
     session.exerciseAll().catch(() => {});
 }
 

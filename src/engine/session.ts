@@ -358,7 +358,9 @@ function operationSummaries({ config, model, client, done }: Parts): OperationSu
     const counts = client.perOperation.get(op.key) ?? { requests: 0, retried: 0 };
     const reached2xx = r?.sent.some((s) => is2xx(s.exchange)) ?? false;
     const note = !r
-      ? `not selected (${selectionLine(config)})`
+      ? selectsOperation(config.selection, op)
+        ? 'not exercised: no check the run selected reads the exercise'
+        : `not selected (${selectionLine(config)})`
       : (r.skipped ?? (reached2xx ? undefined : (r.unreachable ?? 'no request reached 2xx: see contract.reaches-2xx')));
     return {
       method: op.method,
