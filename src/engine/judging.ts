@@ -403,8 +403,6 @@ export async function readyForFamily(session: Session, family: Family): Promise<
     await session.exerciseAll();
 }
 
-const readsOfSessions = new WeakMap<Session, boolean>();
-
 /**
  * Whether a case the run selected reads the exercise (Check.reads): a run of checks that send their own requests
  * (a query family's, a method's) and of none that read it exercises no operation. A mutant's run of the kill
@@ -412,14 +410,10 @@ const readsOfSessions = new WeakMap<Session, boolean>();
  * run's requests, and read by no case.
  */
 export function exerciseRead(session: Session): boolean {
-  let reads = readsOfSessions.get(session);
-  if (reads === undefined) {
-    reads = session.checks
-      .families()
-      .some((family) => casesOf(session, family, false).some((c) => c.check.reads === 'exercise'));
-    readsOfSessions.set(session, reads);
-  }
-  return reads;
+  session.judging.exerciseRead ??= session.checks
+    .families()
+    .some((family) => casesOf(session, family, false).some((c) => c.check.reads === 'exercise'));
+  return session.judging.exerciseRead;
 }
 
 /**

@@ -49,6 +49,8 @@ export interface JudgingState {
   plan?: BudgetPlan;
   /** The run's expected exchanges are written (once). */
   expecting: boolean;
+  /** Whether a case the run selected reads the exercise (judging.ts: exerciseRead), once asked. */
+  exerciseRead?: boolean;
   families: FamiliesState;
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { BUILT_IN_REGISTRY } from '../../../src/checks/core/registry.js';
 import type { Selection } from '../../../src/config/selection.js';
 import { exerciseRead } from '../../../src/engine/judging.js';
+import { freshJudgingState } from '../../../src/engine/judgingState.js';
 import type { Session } from '../../../src/engine/session.js';
 import type { Operation } from '../../../src/openapi/operations.js';
 
@@ -10,9 +11,14 @@ const operations = [
   { key: 'GET /flows/{id}', method: 'GET', path: '/flows/{id}' },
 ] as unknown as Operation[];
 
-/** What exerciseRead looks at of a session: its checks, its selection and its (selected) operations. */
+/** What exerciseRead looks at of a session: its checks, its selection, its (selected) operations, its judging state. */
 const sessionSelecting = (selection: Selection, selected = operations) =>
-  ({ checks: BUILT_IN_REGISTRY, config: { selection }, operations: selected }) as unknown as Session;
+  ({
+    checks: BUILT_IN_REGISTRY,
+    config: { selection },
+    operations: selected,
+    judging: freshJudgingState(),
+  }) as unknown as Session;
 
 describe('exerciseRead: whether a run exercises its operations', () => {
   test('a run of checks that send their own requests exercises none: no case it selected reads the exercise', () => {
