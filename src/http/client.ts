@@ -17,6 +17,7 @@ import type { Pace } from '../config/pacingStatus.js';
 import { routeFamily, type Ticket } from './pacing/rateLimits.js';
 import { MAX_ATTEMPTS } from './pacing/serverLoad.js';
 import { Redactor } from './redact.js';
+import { NOT_RUN, SendingStopped } from './stopped.js';
 import { secretsOf } from '../config/config.js';
 import type { RequestToSend } from '../openapi/request.js';
 
@@ -68,8 +69,6 @@ function noteAttempt(exchange: Exchange, earlier: number[], retryAfters: string[
 }
 
 export class BlockedByReadOnly extends Error {}
-
-import { NOT_RUN, SendingStopped } from './stopped.js';
 
 export { NOT_RUN, SendingStopped };
 
