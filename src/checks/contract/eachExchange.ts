@@ -58,6 +58,16 @@ export const causeOf = (s: Sent): string => {
 export const unavailableThenDropped = (ex: Exchange) => ex.status === 0 && (ex.earlier ?? []).includes(503);
 /** Still 503 through the client's retries, or 503s and then a dropped connection: the server stayed busy. */
 export const stayedUnavailable = (ex: Exchange): boolean => ex.status === 503 || unavailableThenDropped(ex);
+/** No answer within the run's timeout: a server too busy to answer in time, or one this request hung. */
+export const timedOut = (ex: Exchange): boolean => ex.status === 0 && /timeout/i.test(ex.error ?? '');
+/** An answer that may be load: 503 through the retries, or none in time. The exercise asks beside the valid request. */
+export const lookedBusy = (ex: Exchange): boolean => stayedUnavailable(ex) || timedOut(ex);
+/**
+ * The server stayed busy for this request: 503 through the retries, or no answer in time where the operation's
+ * valid request beside it got none either (Sent.busyBeside). Only the checks of availability judge it.
+ */
+export const stayedBusy = (s: Sent): boolean =>
+  stayedUnavailable(s.exchange) || (s.busyBeside === true && timedOut(s.exchange));
 
 interface JudgeOptions {
   /** Which exchanges the check looks at. */
@@ -81,7 +91,7 @@ interface JudgeOptions {
  * what some entries name). The baseline entry such a value would have shown is not judged (load).
  */
 function unanswered(sent: Sent[], failed: Sent[], of: (s: Sent) => string | undefined): string[] {
-  const answered = new Set(sent.filter((s) => !stayedUnavailable(s.exchange) || failed.includes(s)).map(of));
+  const answered = new Set(sent.filter((s) => !stayedBusy(s) || failed.includes(s)).map(of));
   const values = sent.map(of).filter((v): v is string => v !== undefined && !answered.has(v));
   return [...new Set(values)];
 }
@@ -108,11 +118,12 @@ export function eachExchange(
     if (withheld) return skip(withheld.reason);
     const ofThisKind = run.sent.filter(looksAt);
     if (ofThisKind.length === 0) return skip('no exchange of this kind for the operation');
-    // A request that stayed 503 through the retries says nothing about statuses or schemas: contract.available reports it.
-    const relevant = judgesUnavailable ? ofThisKind : ofThisKind.filter((s) => !stayedUnavailable(s.exchange));
+    // A request the server stayed busy for (503 through the retries, or no answer while the valid request beside it
+    // got none either) says nothing about statuses or schemas: contract.available reports it.
+    const relevant = judgesUnavailable ? ofThisKind : ofThisKind.filter((s) => !stayedBusy(s));
     if (relevant.length === 0)
       return skip(
-        `the server stayed unavailable (503) for all ${ofThisKind.length} exchange(s) of this kind; contract.available reports it`,
+        `the server stayed busy (503, or no answer beside the valid request's) for all ${ofThisKind.length} exchange(s) of this kind; contract.available reports it`,
       );
     if (asks2xx && run.unreachable)
       return relevant.every((s) => is2xx(s.exchange)) ? pass() : skip(`cannot reach 2xx here: ${run.unreachable}`);

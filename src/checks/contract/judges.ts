@@ -3,7 +3,7 @@ import { documentsStatus, isJsonMediaType, responseFor, type Operation } from '.
 import { is2xx, isServerError } from '../../openapi/request.js';
 import type { CheckContext, Exchange, Sent } from '../core/context.js';
 import { failure, statusKey, statusText, type Failure } from '../core/verdict.js';
-import { causeOf, type ExchangeJudge, inputClass, unavailableThenDropped } from './eachExchange.js';
+import { causeOf, type ExchangeJudge, inputClass, stayedBusy, unavailableThenDropped } from './eachExchange.js';
 
 const documentedContent = (op: Operation, status: number) =>
   documentsStatus(op, status) ? responseFor(op, status) : undefined;
@@ -37,7 +37,7 @@ function schemaFailure(
 
 export const judgeNo5xx: ExchangeJudge = (_op, s) => {
   const ex = s.exchange;
-  if (ex.status === 0 && !unavailableThenDropped(ex))
+  if (ex.status === 0 && !unavailableThenDropped(ex) && !stayedBusy(s))
     return failure('no-answer', inputClass(s), `no answer: ${ex.error}`, [ex]);
   if (isServerError(ex))
     return failure(
@@ -83,6 +83,13 @@ export const judgeAvailable: ExchangeJudge = (_op, s) => {
       inputClass(s),
       `answered ${ex.earlier!.join(', ')}, then dropped the connection (${ex.error})`,
       [ex],
+    );
+  if (stayedBusy(s))
+    return failure(
+      'unavailable',
+      inputClass(s),
+      `no answer in time (${ex.error}), again after a pause, and none to the valid request beside it either`,
+      s.busyFirst ? [s.busyFirst, ex] : [ex],
     );
   return undefined;
 };

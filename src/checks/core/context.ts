@@ -67,10 +67,17 @@ export interface Sent {
   replay?: string;
   exchange: Exchange;
   /**
-   * Where the server was still busy through the retries (503, or 503 then a dropped connection), that first answer:
-   * `exchange` is then the same request sent once more after a pause. Served then, the 503 was load.
+   * Where the server was still busy through the retries (503, or 503 then a dropped connection) or did not answer
+   * in time, that first answer: `exchange` is then the same request sent once more after a pause. Served then,
+   * the first was load.
    */
   busyFirst?: Exchange;
+  /**
+   * The server was busy for the operation, not broken by this request: the operation's valid request, sent beside
+   * this one after a pause, was refused (503) or unanswered too, or the operation's requests had stayed so through
+   * every pause before (engine/exercise.ts sentPatiently, askedBesideTheValid).
+   */
+  busyBeside?: true;
 }
 
 /** What exercising one operation sent and got. */

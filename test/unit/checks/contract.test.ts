@@ -277,6 +277,24 @@ describe('contract checks judge each exchange of the kinds they look at', () => 
     expect(available).not.toHaveProperty('replaysUnanswered');
   });
 
+  test('no answer in time where the valid request beside it got none either is load: contract.available, never no-5xx', async () => {
+    const timedOut = { status: 0, error: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' };
+    const busyFirst = exchange({ method: 'POST', path: '/flows/' }, timedOut);
+    const busy = await fakeContext({
+      exercised: {
+        'POST /flows/': [{ kind: 'generated', fields: ['tags'], busyFirst, busyBeside: true, reply: timedOut }],
+      },
+    });
+    expect((await judge('contract.no-5xx', 'POST /flows/', busy)).status).toBe('passed');
+    expect(outcome(await judge('contract.available', 'POST /flows/', busy))).toBe('unavailable generated');
+    // The valid request beside it answered: the timeout is the request's own, a MUST failure.
+    const own = await fakeContext({
+      exercised: { 'POST /flows/': [{ kind: 'generated', fields: ['tags'], busyFirst, reply: timedOut }] },
+    });
+    expect(outcome(await judge('contract.no-5xx', 'POST /flows/', own))).toBe('no-answer generated');
+    expect((await judge('contract.available', 'POST /flows/', own)).status).toBe('passed');
+  });
+
   test('an extreme value the server stayed busy for is named unanswered by the read back it would have made', async () => {
     const fake = await fakeContext({
       exercised: {

@@ -35,6 +35,8 @@ export interface Reply {
   contentType?: string;
   headers?: Record<string, string>;
   attempts?: number;
+  /** Why no answer came, for status 0 (a reset connection unless told). */
+  error?: string;
 }
 
 let seq = 0;
@@ -68,7 +70,7 @@ export function exchange(request: Partial<RequestToSend> & { method: string; pat
     parseError,
     bodyBytes: body.length,
     truncated: false,
-    error: reply.status === 0 ? 'ECONNRESET: socket hang up' : undefined,
+    error: reply.status === 0 ? (reply.error ?? 'ECONNRESET: socket hang up') : undefined,
     ms: 1,
     attempts: reply.attempts ?? 1,
   };

@@ -14,6 +14,15 @@ import { referenceDoc } from '../support.js';
 const doc = referenceDoc();
 const model = buildModel(doc);
 
+/** The exercise's target answering through `answer`, which may pass the request on to the fake target (`send`). */
+function answering(
+  ctx: ExerciseContext,
+  answer: (r: RequestToSend, send: (r: RequestToSend) => Promise<Exchange>) => Promise<Exchange>,
+): void {
+  const send = ctx.client.send.bind(ctx.client);
+  ctx.client = { send: (r: RequestToSend) => answer(r, send) } as unknown as HttpClient;
+}
+
 /** An exercise whose target accepts every valid body (201) and refuses every other (422), and what it was sent. */
 function exercising() {
   const sent: RequestToSend[] = [];
@@ -71,14 +80,11 @@ describe('the fields a generated cause lies in', () => {
   test("every random body that failed is keyed by the shrunk counterexample's fields; a replay by its own", async () => {
     const { ctx } = exercising();
     // A server that crashes on a variable whose value is a number, whatever else the body holds.
-    const send = ctx.client.send.bind(ctx.client);
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        const ex = await send(r);
-        const value = (r.json as { value?: unknown } | undefined)?.value;
-        return typeof value === 'number' && !r.refusedBeforeData ? ({ ...ex, status: 500 } as Exchange) : ex;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      const ex = await send(r);
+      const value = (r.json as { value?: unknown } | undefined)?.value;
+      return typeof value === 'number' && !r.refusedBeforeData ? ({ ...ex, status: 500 } as Exchange) : ex;
+    });
     ctx.runs = 20;
     ctx.problemWithValidExchange = (_op, ex) => (ex.status >= 500 ? 'a server error' : undefined);
     ctx.replays = () => [{ kind: 'generated', overlay: { tags: ['replayed'] }, id: 'r1' }];
@@ -135,14 +141,11 @@ describe('the edges every run sends', () => {
   /** A target that crashes on a variable whose value is a string of more than 500 characters. */
   function crashingOnLongValues() {
     const { ctx, sent } = exercising();
-    const send = ctx.client.send.bind(ctx.client);
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        const ex = await send(r);
-        const value = (r.json as { value?: unknown } | undefined)?.value;
-        return typeof value === 'string' && value.length > 500 ? ({ ...ex, status: 500 } as Exchange) : ex;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      const ex = await send(r);
+      const value = (r.json as { value?: unknown } | undefined)?.value;
+      return typeof value === 'string' && value.length > 500 ? ({ ...ex, status: 500 } as Exchange) : ex;
+    });
     ctx.problemWithValidExchange = (_op, ex) => (ex.status >= 500 ? 'a server error' : undefined);
     return { ctx, sent };
   }
@@ -249,15 +252,12 @@ describe('the edges every run sends', () => {
 
   test("a DELETE goes to each member the server made under a parent of the run's own, listed by the collection's filter", async () => {
     const { ctx, sent } = exercising();
-    const client = ctx.client.send.bind(ctx.client);
     // The target lists one queue it made itself in every pool, as Prefect's default queue.
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        if (!r.path.endsWith('/queues/filter')) return client(r);
-        sent.push(r);
-        return { status: 200, json: [{ name: 'default' }], body: '', contentType: 'application/json' } as Exchange;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      if (!r.path.endsWith('/queues/filter')) return send(r);
+      sent.push(r);
+      return { status: 200, json: [{ name: 'default' }], body: '', contentType: 'application/json' } as Exchange;
+    });
     const op = model.operations.find((o) => o.key === 'DELETE /work_pools/{work_pool_name}/queues/{name}')!;
     const run = await exerciseOperation(ctx, op);
     const serverMade = run.sent.filter((s) => s.kind === 'server-made');
@@ -386,16 +386,13 @@ describe('what a fuzzer sends that the random bodies do not', () => {
 
   test('a number past 64 bits goes alone on the body of the largest ordinary numbers, and what it made is read again after it settled', async () => {
     const { ctx, sent } = exercising();
-    const send = ctx.client.send.bind(ctx.client);
     // A target that crashes on a limit or slot count past 64 bits, as SQLite does, and takes a decay of any size.
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        const ex = await send(r);
-        const body = (r.method === 'POST' ? r.json : undefined) as Record<string, unknown> | undefined;
-        const huge = ['limit', 'active_slots', 'denied_slots'].some((f) => Number(body?.[f]) >= 2 ** 63);
-        return huge ? ({ ...ex, status: 500 } as Exchange) : ex;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      const ex = await send(r);
+      const body = (r.method === 'POST' ? r.json : undefined) as Record<string, unknown> | undefined;
+      const huge = ['limit', 'active_slots', 'denied_slots'].some((f) => Number(body?.[f]) >= 2 ** 63);
+      return huge ? ({ ...ex, status: 500 } as Exchange) : ex;
+    });
     const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!);
     const decay = run.sent.find(
       (s) => s.kind === 'extreme' && s.edge === 'past-64-bits' && s.fields?.join() === 'slot_decay_per_second',
@@ -416,17 +413,12 @@ describe('what a fuzzer sends that the random bodies do not', () => {
 describe('a request a busy server refused through the retries', () => {
   test('is sent again after a pause; served then, the served answer is the one judged, the busy one kept beside it', async () => {
     const { ctx } = exercising();
-    const send = ctx.client.send.bind(ctx.client);
     let recipes = 0;
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        const ex = await send(r);
-        // The recipe's first send meets a server that stays busy (503 through the client's retries).
-        return r.json && !r.refusedBeforeData && recipes++ === 0
-          ? ({ ...ex, status: 503, attempts: 6 } as Exchange)
-          : ex;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      const ex = await send(r);
+      // The recipe's first send meets a server that stays busy (503 through the client's retries).
+      return r.json && !r.refusedBeforeData && recipes++ === 0 ? ({ ...ex, status: 503, attempts: 6 } as Exchange) : ex;
+    });
     const op = model.operations.find((o) => o.key === 'POST /variables/')!;
     const started = Date.now();
     const run = await exerciseOperation(ctx, op);
@@ -439,19 +431,16 @@ describe('a request a busy server refused through the retries', () => {
 
   test("an extreme value's 503, where the valid request after the pause is served, is sent once more right after it, then kept: its own answer", async () => {
     const { ctx } = exercising();
-    const send = ctx.client.send.bind(ctx.client);
     const extremeSends: string[] = [];
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        const ex = await send(r);
-        const limit = (r.json as { limit?: unknown } | undefined)?.limit;
-        if (typeof limit === 'number' && limit > 2 ** 63) {
-          extremeSends.push(JSON.stringify(r.json));
-          return { ...ex, status: 503, attempts: 6 } as Exchange;
-        }
-        return ex;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      const ex = await send(r);
+      const limit = (r.json as { limit?: unknown } | undefined)?.limit;
+      if (typeof limit === 'number' && limit > 2 ** 63) {
+        extremeSends.push(JSON.stringify(r.json));
+        return { ...ex, status: 503, attempts: 6 } as Exchange;
+      }
+      return ex;
+    });
     const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
     const run = await exerciseOperation(ctx, op);
     const busy = run.sent.filter((s) => s.exchange.status === 503);
@@ -467,17 +456,14 @@ describe('a request a busy server refused through the retries', () => {
 
   test("any request's 503, where the valid request after the pause is served, is sent once more right after it, then kept: no pauses more", async () => {
     const { ctx } = exercising();
-    const send = ctx.client.send.bind(ctx.client);
     // Prefect on PostgreSQL: a negative limit is a query the database refuses, 503 whatever the load.
     const negative = (r: RequestToSend) => Number((r.json as { limit?: unknown } | undefined)?.limit) < 0;
     const sends: RequestToSend[] = [];
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        sends.push(r);
-        const ex = await send(r);
-        return negative(r) && !r.refusedBeforeData ? ({ ...ex, status: 503, attempts: 6 } as Exchange) : ex;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      sends.push(r);
+      const ex = await send(r);
+      return negative(r) && !r.refusedBeforeData ? ({ ...ex, status: 503, attempts: 6 } as Exchange) : ex;
+    });
     const op = model.operations.find((o) => o.key === 'POST /flows/filter')!;
     const run = await exerciseOperation(ctx, op);
     const refused = run.sent.filter((s) => s.exchange.status === 503);
@@ -495,21 +481,18 @@ describe('a request a busy server refused through the retries', () => {
 
   test("an extreme value's 503 sent once more after the valid request renamed the object goes to the object's new path", async () => {
     const { ctx } = exercising();
-    const send = ctx.client.send.bind(ctx.client);
     const past64 = (r: RequestToSend) =>
       Object.values((r.json as Record<string, unknown> | undefined) ?? {}).some(
         (v) => typeof v === 'number' && v > 2 ** 63,
       );
     const sends: RequestToSend[] = [];
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        sends.push(r);
-        const ex = await send(r);
-        return past64(r) && sends.filter(past64).length % 2 === 1
-          ? ({ ...ex, status: 503, attempts: 6 } as Exchange)
-          : ex;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      sends.push(r);
+      const ex = await send(r);
+      return past64(r) && sends.filter(past64).length % 2 === 1
+        ? ({ ...ex, status: 503, attempts: 6 } as Exchange)
+        : ex;
+    });
     const op = model.operations.find((o) => o.key === 'PATCH /work_pools/{work_pool_name}/queues/{name}')!;
     await exerciseOperation(ctx, op);
     const first = sends.findIndex(past64);
@@ -526,20 +509,17 @@ describe('a request a busy server refused through the retries', () => {
 
   test('an extreme value refused while the valid request is refused too is asked again as patiently as any: the server was busy', async () => {
     const { ctx } = exercising();
-    const send = ctx.client.send.bind(ctx.client);
     // Every write refused for 4 s from the first value past 64 bits on (another client holds the lock).
     let busyUntil = 0;
     const sentInWindow: string[] = [];
-    ctx.client = {
-      send: async (r: RequestToSend) => {
-        const limit = (r.json as { limit?: unknown } | undefined)?.limit;
-        if (busyUntil === 0 && typeof limit === 'number' && limit > 2 ** 63) busyUntil = Date.now() + 4000;
-        const ex = await send(r);
-        if (r.json === undefined || r.refusedBeforeData || Date.now() >= busyUntil) return ex;
-        sentInWindow.push(typeof limit === 'number' && limit > 2 ** 63 ? 'value' : 'other');
-        return { ...ex, status: 503, attempts: 2 } as Exchange;
-      },
-    } as unknown as HttpClient;
+    answering(ctx, async (r, send) => {
+      const limit = (r.json as { limit?: unknown } | undefined)?.limit;
+      if (busyUntil === 0 && typeof limit === 'number' && limit > 2 ** 63) busyUntil = Date.now() + 4000;
+      const ex = await send(r);
+      if (r.json === undefined || r.refusedBeforeData || Date.now() >= busyUntil) return ex;
+      sentInWindow.push(typeof limit === 'number' && limit > 2 ** 63 ? 'value' : 'other');
+      return { ...ex, status: 503, attempts: 2 } as Exchange;
+    });
     const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
     const run = await exerciseOperation(ctx, op);
     // The value, then the valid request after the pause: both refused; the value asked again later is served.
@@ -547,5 +527,48 @@ describe('a request a busy server refused through the retries', () => {
     const first = run.sent.find((s) => s.busyFirst && s.kind === 'extreme');
     expect(first?.exchange.status).toBe(201);
     expect(run.sent.filter((s) => s.exchange.status === 503)).toEqual([]);
+  }, 30_000);
+
+  test('no answer in time, where the valid request after the pause is answered, is sent once more right after it: its answer its own', async () => {
+    const { ctx } = exercising();
+    const negative = (r: RequestToSend) => Number((r.json as { limit?: unknown } | undefined)?.limit) < 0;
+    const seen = new Set<string>();
+    const sends: RequestToSend[] = [];
+    answering(ctx, async (r, send) => {
+      sends.push(r);
+      const ex = await send(r);
+      const body = JSON.stringify(r.json);
+      // Each body of a negative limit unanswered the first time it goes (a lock another client held).
+      if (!negative(r) || r.refusedBeforeData || seen.has(body)) return ex;
+      seen.add(body);
+      return { ...ex, status: 0, json: undefined, error: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' } as Exchange;
+    });
+    const op = model.operations.find((o) => o.key === 'POST /flows/filter')!;
+    const run = await exerciseOperation(ctx, op);
+    const late = run.sent.filter((s) => s.busyFirst?.status === 0);
+    expect(late.length).toBeGreaterThan(0);
+    for (const s of late) {
+      expect(s.exchange.status).toBe(201);
+      expect(s.busyBeside).toBeUndefined();
+    }
+    expect(run.sent.filter((s) => s.exchange.status === 0)).toEqual([]);
+  }, 60_000);
+
+  test('no answer in time while the valid request after the pause gets none either is load: asked again later, the server called busy', async () => {
+    const { ctx } = exercising();
+    // Nothing with a body answered for 4 s from the first value past 64 bits on (the machine is swamped).
+    let busyUntil = 0;
+    answering(ctx, async (r, send) => {
+      const limit = (r.json as { limit?: unknown } | undefined)?.limit;
+      if (busyUntil === 0 && typeof limit === 'number' && limit > 2 ** 63) busyUntil = Date.now() + 4000;
+      const ex = await send(r);
+      if (r.json === undefined || r.refusedBeforeData || Date.now() >= busyUntil) return ex;
+      return { ...ex, status: 0, json: undefined, error: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' } as Exchange;
+    });
+    const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
+    const run = await exerciseOperation(ctx, op);
+    const first = run.sent.find((s) => s.busyFirst && s.kind === 'extreme');
+    expect(first).toMatchObject({ exchange: { status: 201 }, busyFirst: { status: 0 }, busyBeside: true });
+    expect(run.sent.filter((s) => s.exchange.status === 0)).toEqual([]);
   }, 30_000);
 });
