@@ -16,7 +16,15 @@ import { type Baseline, entryName, isExpired, loadBaseline, mergedBaseline } fro
 import { type BaselineChoice, namedBaselineFile, shippedBaselines } from '../baseline/choice.js';
 import { reasonsNothingCounts, summarize, type Results } from '../report/results.js';
 import { verdictLine } from '../report/terminal.js';
-import { clearReplaced, discard, freshStagingFolder, publish, publishedList, shownPath } from '../report/publish.js';
+import {
+  clearReplaced,
+  discard,
+  freshStagingFolder,
+  lockReportFolder,
+  publish,
+  publishedList,
+  shownPath,
+} from '../report/publish.js';
 import { TOOL } from '../report/tool.js';
 import { addReplays } from '../report/replayLine.js';
 import { Ledger } from '../resources/ledger.js';
@@ -111,6 +119,7 @@ export async function runCommand(
   const requested = narrow(configFrom(flags, overrides));
   const log = logTo(requested);
   formatsOf(requested.reports); // a format of none is bad input before anything starts
+  const release = lockReportFolder(requested.outDir);
   const stage = freshStagingFolder(requested.outDir);
   let ended = false;
   let clearing: Promise<void> | undefined;
@@ -129,12 +138,16 @@ export async function runCommand(
     const where = shownPath(requested.outDir);
     // What it could not delete, publish replaces.
     await clearing?.catch(() => {});
-    if (ended) {
-      const written = publish(stage, requested.outDir);
-      log(`reports in ${where}: ${publishedList(written, requested.outDir)}`);
-      const published = verdictLast ? readResults(path.join(requested.outDir, 'results.json')) : undefined;
-      if (published) process.stdout.write(`${verdictLine(published)}\n`);
-    } else discard(stage); // the error says why, in its one line; the previous reports stay
+    try {
+      if (ended) {
+        const written = publish(stage, requested.outDir);
+        log(`reports in ${where}: ${publishedList(written, requested.outDir)}`);
+        const published = verdictLast ? readResults(path.join(requested.outDir, 'results.json')) : undefined;
+        if (published) process.stdout.write(`${verdictLine(published)}\n`);
+      } else discard(stage); // the error says why, in its one line; the previous reports stay
+    } finally {
+      release();
+    }
   }
 }
 

@@ -6,9 +6,10 @@
  * other (a user's file stays), so that no report of one run sits beside another's.
  */
 import { REPORT_FORMATS } from './formats.js';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { UsageError } from '../config/errors.js';
 import { EXPLORE_NAMES } from './explore.js';
 
 /**
@@ -43,6 +44,44 @@ function besideReports(outDir: string, suffix: string): string {
 
 /** The folder a run writes into: `.<name>.next` beside the report folder. */
 export const stagingFolder = (outDir: string): string => besideReports(outDir, 'next');
+
+/** Whether a process of this machine is running (one of another user's counts). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The report folder taken for this run until the returned function gives it back. Two runs into one folder would
+ * share its staging folder, each deleting what the other wrote (its document, its ledger): a verdict on nothing,
+ * and objects left on the target. The lock is `.<name>.lock` beside the folder, holding the pid of the run that
+ * has it; a lock whose process is gone (a run killed) is taken over. Held by a running process: bad input.
+ */
+export function lockReportFolder(outDir: string): () => void {
+  const lock = besideReports(outDir, 'lock');
+  mkdirSync(path.dirname(lock), { recursive: true });
+  for (let attempt = 0; ; attempt++) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return () => {
+        if (existsSync(lock) && readFileSync(lock, 'utf8') === String(process.pid)) rmSync(lock, { force: true });
+      };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const holder = readFileSync(lock, 'utf8');
+    // An empty lock is one being written this moment; a pid gone is a run that ended without giving it back.
+    if (holder === '' || running(Number(holder)) || attempt >= 2)
+      throw new UsageError(
+        `the report folder ${shownPath(outDir)} is in use by another run (pid ${holder || '?'}, ${lock}): give each run its own --out`,
+      );
+    rmSync(lock, { force: true });
+  }
+}
 
 /** A fresh, empty staging folder (one a crashed run left behind is discarded). */
 export function freshStagingFolder(outDir: string): string {

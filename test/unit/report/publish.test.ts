@@ -6,7 +6,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { clearReplaced, freshStagingFolder, publish, publishedList, shownPath } from '../../../src/report/publish.js';
+import { spawnSync } from 'node:child_process';
+import {
+  clearReplaced,
+  freshStagingFolder,
+  lockReportFolder,
+  publish,
+  publishedList,
+  shownPath,
+} from '../../../src/report/publish.js';
+import { UsageError } from '../../../src/config/errors.js';
 
 function write(file: string, text: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
@@ -84,5 +93,34 @@ describe('shownPath', () => {
     expect(shownPath('/work/repo', '/work/repo')).toBe('.');
     expect(shownPath('/tmp/x', '/work/repo')).toBe('/tmp/x');
     expect(shownPath('/work/other/reports', '/work/repo')).toBe('/work/other/reports');
+  });
+});
+
+describe("a report folder is one run's at a time", () => {
+  const lockOf = (root: string) => path.join(root, '.reports.lock');
+
+  test('a second run into a folder a running process holds is bad input, and the first keeps it', () => {
+    const { root, outDir } = folders();
+    const release = lockReportFolder(outDir);
+    expect(readFileSync(lockOf(root), 'utf8')).toBe(String(process.pid));
+    // Held by a running process (the parent of this test's, standing in for another run).
+    writeFileSync(lockOf(root), String(process.ppid));
+    expect(() => lockReportFolder(outDir)).toThrow(UsageError);
+    expect(() => lockReportFolder(outDir)).toThrow(/in use by another run \(pid \d+.*give each run its own --out/);
+    // Not this run's lock any more: giving it back leaves it to its holder.
+    release();
+    expect(readFileSync(lockOf(root), 'utf8')).toBe(String(process.ppid));
+  });
+
+  test('a lock whose run is gone is taken over, and given back when the run ends', () => {
+    const { root, outDir } = folders();
+    const ended = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    writeFileSync(lockOf(root), ended.stdout);
+    const release = lockReportFolder(outDir);
+    expect(readFileSync(lockOf(root), 'utf8')).toBe(String(process.pid));
+    release();
+    expect(existsSync(lockOf(root))).toBe(false);
   });
 });
