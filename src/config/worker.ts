@@ -9,6 +9,7 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import type { Config, Database } from './config.js';
+import { isAlive } from './alive.js';
 import { appeared, runFiles } from './runFolder.js';
 
 /** What the CLI found out about a target beyond its document, and how: for the baseline and the reports. */
@@ -74,16 +75,6 @@ export function handOver(runDir: string, decided: Pick<WorkerConfig, Decided>): 
   const file = runFiles(runDir).workerConfig;
   writeFileSync(`${file}.part`, JSON.stringify(decided));
   renameSync(`${file}.part`, file);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    // EPERM: the process is there, another user's.
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**

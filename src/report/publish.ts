@@ -9,6 +9,7 @@ import { REPORT_FORMATS } from './formats.js';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
+import { isAlive } from '../config/alive.js';
 import { UsageError } from '../config/errors.js';
 import { EXPLORE_NAMES } from './explore.js';
 
@@ -45,16 +46,6 @@ function besideReports(outDir: string, suffix: string): string {
 /** The folder a run writes into: `.<name>.next` beside the report folder. */
 export const stagingFolder = (outDir: string): string => besideReports(outDir, 'next');
 
-/** Whether a process of this machine is running (one of another user's counts). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * The report folder taken for this run until the returned function gives it back. Two runs into one folder would
  * share its staging folder, each deleting what the other wrote (its document, its ledger): a verdict on nothing,
@@ -75,7 +66,7 @@ export function lockReportFolder(outDir: string): () => void {
     }
     const holder = readFileSync(lock, 'utf8');
     // An empty lock is one being written this moment; a pid gone is a run that ended without giving it back.
-    if (holder === '' || running(Number(holder)) || attempt >= 2)
+    if (holder === '' || isAlive(Number(holder)) || attempt >= 2)
       throw new UsageError(
         `the report folder ${shownPath(outDir)} is in use by another run (pid ${holder || '?'}, ${lock}): give each run its own --out`,
       );
