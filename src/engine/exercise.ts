@@ -55,6 +55,11 @@ export interface ExerciseContext {
   harmsOthers(op: Operation): WithheldEdge[];
   /** A problem with one exchange, for the generated-body property (contract rules that apply to valid input). */
   problemWithValidExchange(op: Operation, exchange: Exchange): string | undefined;
+  /**
+   * How many times in this run the server refused (503 through the retries) or did not answer an operation's
+   * valid request: the recipe, or the valid request asked beside another (askedBesideTheValid).
+   */
+  validRefused: { count: number };
 }
 
 /** Requests one failing property may spend on shrinking its counterexample. */
@@ -262,6 +267,14 @@ const BUSY_ASKS = 3;
  * lock between them. An extreme value is asked once: its 503 is likelier its own (RequestToSend.valuesSuspect).
  */
 const ROUNDS_BESIDE = 2;
+/**
+ * How many refusals of valid requests show a server that refuses under load (SQLite beside another client's
+ * writes): from then on a request refused right after its served valid request is asked so BUSY_ASKS times,
+ * after pauses that grow, an extreme value too, since a refusal beside a served one no longer tells its own
+ * answer from the lock. Prefect on PostgreSQL refuses no valid request: its 503s to a negative limit keep the
+ * short pauses.
+ */
+const LOAD_SHOWN = 2;
 
 /**
  * The request a busy server refused through the retries, sent again after pauses that grow: load passes
@@ -276,6 +289,12 @@ async function sendAgainLater(ex: Exercise, request: RequestToSend, pathParams: 
     if (!lookedBusy(exchange)) break;
   }
   return exchange!;
+}
+
+/** A request that got no answer in time, sent once more after the pause. */
+async function sendOnceLater(ex: Exercise, request: RequestToSend, pathParams: Record<string, unknown>) {
+  await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS));
+  return sendUnrecorded(ex, request, pathParams);
 }
 
 /**
@@ -364,10 +383,14 @@ async function sentPatiently(
   }
   // The operation stayed busy through every pause before: not asked again until it is served.
   if (ex.busyIsItsAnswer) return { exchange: first, busyBeside: true };
+  if (request === ex.built.request) ex.ctx.validRefused.count++;
   const beside = request !== ex.built.request && ex.op.method !== 'DELETE';
+  // No answer in time: asked once more after a pause, never through a busy server's growing ones, which an
+  // operation that hangs would spend on each of its requests.
+  const later = timedOut(first) ? sendOnceLater : sendAgainLater;
   const { exchange, busy } = beside
-    ? await askedBesideTheValid(ex, request, pathParams)
-    : { exchange: await sendAgainLater(ex, request, pathParams), busy: true };
+    ? await askedBesideTheValid(ex, request, pathParams, later)
+    : { exchange: await later(ex, request, pathParams), busy: true };
   if (busy && !request.valuesSuspect) ex.busyIsItsAnswer = lookedBusy(exchange);
   return { exchange, busyFirst: first, ...(beside && busy ? { busyBeside: true as const } : {}) };
 }
@@ -377,7 +400,9 @@ async function sentPatiently(
  * to a negative limit, and to a value its database cannot store, whatever the load), or a busy server (SQLite
  * locked by another client's writes). After the pause the operation's valid request goes first, with few
  * attempts: served, the server is not busy, and the request is sent once more right after it with every attempt
- * an ordinary request gets, its answer then its own where it comes back (ROUNDS_BESIDE); refused too, the server is busy, and the request is asked
+ * an ordinary request gets, its answer then its own where it comes back (ROUNDS_BESIDE times; BUSY_ASKS, after
+ * growing pauses, on a server that has refused LOAD_SHOWN valid requests); refused too, the server is busy, and
+ * the request is asked
  * again as patiently as any (sendAgainLater). Two runs at once on SQLite kept values past 64 bits 503 through
  * one pause, and some through their two attempts right after the valid request was served; on PostgreSQL the
  * pauses alone took a shared server's run from 3 to 9 minutes, 40 s for each negative limit a body was drawn with.
@@ -388,17 +413,22 @@ async function askedBesideTheValid(
   ex: Exercise,
   request: RequestToSend,
   pathParams: Record<string, unknown>,
+  later: typeof sendAgainLater,
 ): Promise<{ exchange: Exchange; busy: boolean }> {
   const own = pathParams === ex.built.pathParams;
-  const rounds = request.valuesSuspect ? 1 : ROUNDS_BESIDE;
+  const underLoad = ex.ctx.validRefused.count >= LOAD_SHOWN;
+  const rounds = later === sendOnceLater ? 1 : underLoad ? BUSY_ASKS : request.valuesSuspect ? 1 : ROUNDS_BESIDE;
   for (let round = 1; ; round++) {
-    await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS));
+    await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS * (underLoad ? 3 ** (round - 1) : 1)));
     const probe = await sendUnrecorded(ex, { ...ex.built.request, valuesSuspect: true }, ex.built.pathParams);
     // The valid request names the exercise's object as the recipe did: where that renamed it (a queue's name is
     // its path), a request for that object goes to its path now.
     const params = own ? ex.built.pathParams : pathParams;
     const again = { ...request, path: own ? withPath(ex.op, params) : request.path };
-    if (lookedBusy(probe)) return { exchange: await sendAgainLater(ex, again, params), busy: true };
+    if (lookedBusy(probe)) {
+      ex.ctx.validRefused.count++;
+      return { exchange: await later(ex, again, params), busy: true };
+    }
     const exchange = await sendUnrecorded(ex, { ...again, valuesSuspect: false }, params);
     if (!lookedBusy(exchange) || round === rounds) return { exchange, busy: false };
   }
@@ -816,7 +846,8 @@ async function sendAtOnce(ex: Exercise): Promise<void> {
     const busy = lookedBusy(first);
     // Sent again alone, it races nothing: a 503 or a timeout then is a busy server's, asked as patiently as any
     // request.
-    const exchange = busy ? await sendAgainLater(ex, { ...request, racing: false }, ex.built.pathParams) : first;
+    const later = timedOut(first) ? sendOnceLater : sendAgainLater;
+    const exchange = busy ? await later(ex, { ...request, racing: false }, ex.built.pathParams) : first;
     ex.run.sent.push({ kind: 'at-once', exchange, detail, fields: names, ...(busy ? { busyFirst: first } : {}) });
   }
 }

@@ -158,6 +158,7 @@ export async function createSession(start: WorkerStart): Promise<Session> {
     readOnly: config.readOnly,
     disposable: config.disposable,
     problemWithValidExchange: (op, ex) => problemWithValidExchange(validate, op, ex),
+    validRefused: { count: 0 },
     replays: (op) => replaysFor(baseline, op.key),
     // The run's own server may be broken for a moment; a shared one's other clients must not be.
     harmsOthers: (op) => withheldEdges(baseline, op.key),

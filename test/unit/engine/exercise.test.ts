@@ -53,6 +53,7 @@ function exercising() {
     replays: () => [],
     harmsOthers: () => [],
     problemWithValidExchange: () => undefined,
+    validRefused: { count: 0 },
   };
   return { ctx, sent, ledger };
 }
@@ -573,4 +574,35 @@ describe('a request a busy server refused through the retries', () => {
     expect(first).toMatchObject({ exchange: { status: 201 }, busyFirst: { status: 0 }, busyBeside: true });
     expect(run.sent.filter((s) => s.exchange.status === 0)).toEqual([]);
   }, 30_000);
+
+  test('on a server that has refused valid requests, one refused beside its served valid request is asked so again, after pauses that grow', async () => {
+    // Each body past 64 bits refused twice (its first send, and right after the valid request), then served.
+    const refusing = (ctx: ReturnType<typeof exercising>['ctx']) => {
+      const times = new Map<string, number>();
+      answering(ctx, async (r, send) => {
+        const ex = await send(r);
+        const limit = (r.json as { limit?: unknown } | undefined)?.limit;
+        if (typeof limit !== 'number' || limit <= 2 ** 63 || r.refusedBeforeData) return ex;
+        const body = JSON.stringify(r.json);
+        times.set(body, (times.get(body) ?? 0) + 1);
+        return times.get(body)! <= 2 ? ({ ...ex, status: 503, attempts: 2 } as Exchange) : ex;
+      });
+    };
+    const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
+    const past64 = (run: Awaited<ReturnType<typeof exerciseOperation>>) =>
+      run.sent.find((s) => s.kind === 'extreme' && s.busyFirst)!;
+    // A quiet server's refusal beside a served valid request is the value's own: asked once.
+    const quiet = exercising().ctx;
+    refusing(quiet);
+    expect(past64(await exerciseOperation(quiet, op)).exchange.status).toBe(503);
+    // Two valid requests refused before: the lock may be another client's, and the value is asked again.
+    const loaded = exercising().ctx;
+    loaded.validRefused.count = 2;
+    refusing(loaded);
+    const started = Date.now();
+    const run = await exerciseOperation(loaded, op);
+    expect(past64(run)).toMatchObject({ exchange: { status: 201 }, busyFirst: { status: 503 } });
+    // The pauses before the valid request: 3 s, then 9 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(12_000);
+  }, 60_000);
 });
