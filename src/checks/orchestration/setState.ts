@@ -61,12 +61,22 @@ export async function historyInOrder(op: Operation, ctx: CheckContext): Promise<
     query: { flow_run_id: String(runId) },
   });
   if (!is2xx(ex) || !Array.isArray(ex.json)) return unexpected('the state history', ex);
-  const types = (ex.json as Obj[])
-    .sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp)))
-    .map((s) => s.type);
+  const byTime = [...(ex.json as Obj[])].sort((a, b) => String(a.timestamp).localeCompare(String(b.timestamp)));
+  const types = byTime.map((s) => s.type);
   const expected = steps.map((s) => s.to);
-  return JSON.stringify(types.slice(-expected.length)) === JSON.stringify(expected)
-    ? pass(types.join(' → '))
+  // The run's own states are those set_state answered with, by id. A state between them that the run did not set
+  // is another client's or the server's own: Prefect's late-runs service marks a run Late (SCHEDULED) as the run
+  // moves on, and its state, stamped when made, sorts between the run's PENDING and RUNNING.
+  const ownIds = steps.map((s) => ((s.answer.json as Obj | undefined)?.state as Obj | undefined)?.id);
+  const byId = ownIds.every((id) => typeof id === 'string' && id !== '');
+  const own = byId ? byTime.filter((s) => ownIds.includes(s.id)) : byTime.slice(-expected.length);
+  const first = byTime.indexOf(own[0]);
+  const others = byId ? byTime.filter((s, i) => i > first && !ownIds.includes(s.id)) : [];
+  const othersNote = others.length
+    ? `; ${others.map((s) => `${s.type}${s.name ? ` (${s.name})` : ''}`).join(', ')} among them not the run's, not judged`
+    : '';
+  return JSON.stringify(own.map((s) => s.type)) === JSON.stringify(expected)
+    ? pass(`${types.join(' → ')}${othersNote}`)
     : fail(
         'state.changed',
         'history',

@@ -18,7 +18,7 @@ function orchestrator(breaks?: string) {
       deployment_id: breaks === 'wrong-deployment' ? 'other' : deploymentId,
       state: { ...state, type },
       state_id: `s${++clock}`,
-      history: [{ type, timestamp: clock }],
+      history: [{ id: `s${clock}`, type, timestamp: clock }],
     };
     runs.set(id, run);
     return run;
@@ -56,9 +56,17 @@ function orchestrator(breaks?: string) {
       if (body.force && breaks === 'force') status = 'REJECT';
       if (breaks === 'reject-all' && to === 'RUNNING') status = 'REJECT';
       if (status === 'ACCEPT' && breaks !== 'accept-without-change') {
-        run.state = { type: to };
         run.state_id = `s${++clock}`;
-        run.history.push({ type: to, timestamp: breaks === 'history-order' ? -clock : clock });
+        run.state = { id: run.state_id, type: to };
+        if (breaks !== 'history-drops' || to !== 'RUNNING')
+          run.history.push({
+            id: run.state_id,
+            type: to,
+            timestamp: breaks === 'history-order' ? 1000 - clock : clock,
+          });
+        // The server's own service marks the run Late as it goes PENDING, stamped before it (Prefect's late runs).
+        if (breaks === 'late-beside' && to === 'PENDING')
+          run.history.push({ id: `late-${clock}`, type: 'SCHEDULED', name: 'Late', timestamp: clock + 0.5 });
       }
       return { status: 201, json: breaks === 'shape' ? { status } : { status, state: run.state, details: {} } };
     }
@@ -91,6 +99,7 @@ describe('orchestration checks', () => {
     ['orchestration.set-state-legal-path', SET, 'reject-all', 'status.unexpected RUNNING REJECT'],
     ['orchestration.set-state-legal-path', SET, 'accept-without-change', 'state.changed PENDING'],
     ['orchestration.history-in-order', SET, 'history-order', 'state.changed history'],
+    ['orchestration.history-in-order', SET, 'history-drops', 'state.changed history'],
     ['orchestration.failed-found-by-filter', SET, 'filter-ignores-state', 'oracle.mismatch COMPLETED'],
     ['orchestration.pending-twice-aborts', SET, 'pending-twice', 'status.unexpected ACCEPT'],
     ['orchestration.pending-race-one-wins', SET, 'pending-twice', 'status.unexpected ACCEPT+ACCEPT'],
@@ -99,6 +108,18 @@ describe('orchestration checks', () => {
   ])('%s on %s: passes, and fails when the server breaks it (%s)', async (id, op, breaks, failure) => {
     expect(outcome(await judge(id, op, await fakeContext({ server: orchestrator() })))).toBe('passed');
     expect(outcome(await judge(id, op, await fakeContext({ server: orchestrator(breaks) })))).toBe(failure);
+  });
+
+  test("a state between the run's own that the run did not set is the server's own, named and not judged", async () => {
+    const verdict = await judge(
+      'orchestration.history-in-order',
+      SET,
+      await fakeContext({ server: orchestrator('late-beside') }),
+    );
+    expect(verdict).toMatchObject({ status: 'passed' });
+    expect((verdict as { message?: string }).message).toMatch(
+      /SCHEDULED → PENDING → SCHEDULED → RUNNING → COMPLETED; SCHEDULED \(Late\) among them not the run's/,
+    );
   });
 
   test('a rule the profile does not document is not judged', async () => {
