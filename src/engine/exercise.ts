@@ -271,8 +271,8 @@ const ROUNDS_BESIDE = 2;
  * How many refusals of valid requests show a server that refuses under load (SQLite beside another client's
  * writes): from then on a request refused right after its served valid request is asked so BUSY_ASKS times,
  * after pauses that grow, an extreme value too, since a refusal beside a served one no longer tells its own
- * answer from the lock. Prefect on PostgreSQL refuses no valid request: its 503s to a negative limit keep the
- * short pauses.
+ * answer from the lock. Prefect on PostgreSQL refused no valid request in two runs at once, its run as long as
+ * before: its 503s to a negative limit keep the short pauses.
  */
 const LOAD_SHOWN = 2;
 
