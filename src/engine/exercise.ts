@@ -15,7 +15,8 @@ import {
 } from '../cases/requests.js';
 import { JudgedOnce } from '../cases/distinct.js';
 import { negativeCases } from '../cases/negative.js';
-import { lookedBusy, timedOut } from '../checks/contract/eachExchange.js';
+import { lookedBusy } from '../checks/contract/eachExchange.js';
+import { timedOut } from '../http/exchange.js';
 import {
   EXTREME,
   edgeRows,
@@ -298,6 +299,12 @@ async function sendOnceLater(ex: Exercise, request: RequestToSend, pathParams: R
 }
 
 /**
+ * How a request is asked again once the server was busy for it: after no answer in time, once more after a pause,
+ * never through a busy server's growing ones, which an operation that hangs would spend on each of its requests.
+ */
+const laterAfter = (first: Exchange) => (timedOut(first) ? sendOnceLater : sendAgainLater);
+
+/**
  * One row of edges. Where the server does not take it as the row's validity asks (a valid body refused or
  * crashing, an invalid one accepted), its fields go one at a time, so that the cause is named by its field and
  * no field's edge hides behind another's refusal; the row itself is judged only when no single field shows
@@ -385,12 +392,9 @@ async function sentPatiently(
   if (ex.busyIsItsAnswer) return { exchange: first, busyBeside: true };
   if (request === ex.built.request) ex.ctx.validRefused.count++;
   const beside = request !== ex.built.request && ex.op.method !== 'DELETE';
-  // No answer in time: asked once more after a pause, never through a busy server's growing ones, which an
-  // operation that hangs would spend on each of its requests.
-  const later = timedOut(first) ? sendOnceLater : sendAgainLater;
   const { exchange, busy } = beside
-    ? await askedBesideTheValid(ex, request, pathParams, later)
-    : { exchange: await later(ex, request, pathParams), busy: true };
+    ? await askedBesideTheValid(ex, request, pathParams, first)
+    : { exchange: await laterAfter(first)(ex, request, pathParams), busy: true };
   if (busy && !request.valuesSuspect) ex.busyIsItsAnswer = lookedBusy(exchange);
   return { exchange, busyFirst: first, ...(beside && busy ? { busyBeside: true as const } : {}) };
 }
@@ -413,11 +417,11 @@ async function askedBesideTheValid(
   ex: Exercise,
   request: RequestToSend,
   pathParams: Record<string, unknown>,
-  later: typeof sendAgainLater,
+  first: Exchange,
 ): Promise<{ exchange: Exchange; busy: boolean }> {
   const own = pathParams === ex.built.pathParams;
   const underLoad = ex.ctx.validRefused.count >= LOAD_SHOWN;
-  const rounds = later === sendOnceLater ? 1 : underLoad ? BUSY_ASKS : request.valuesSuspect ? 1 : ROUNDS_BESIDE;
+  const rounds = timedOut(first) ? 1 : underLoad ? BUSY_ASKS : request.valuesSuspect ? 1 : ROUNDS_BESIDE;
   for (let round = 1; ; round++) {
     await new Promise((r) => setTimeout(r, BUSY_PAUSE_MS * (underLoad ? 3 ** (round - 1) : 1)));
     const probe = await sendUnrecorded(ex, { ...ex.built.request, valuesSuspect: true }, ex.built.pathParams);
@@ -427,7 +431,7 @@ async function askedBesideTheValid(
     const again = { ...request, path: own ? withPath(ex.op, params) : request.path };
     if (lookedBusy(probe)) {
       ex.ctx.validRefused.count++;
-      return { exchange: await later(ex, again, params), busy: true };
+      return { exchange: await laterAfter(first)(ex, again, params), busy: true };
     }
     const exchange = await sendUnrecorded(ex, { ...again, valuesSuspect: false }, params);
     if (!lookedBusy(exchange) || round === rounds) return { exchange, busy: false };
@@ -846,8 +850,7 @@ async function sendAtOnce(ex: Exercise): Promise<void> {
     const busy = lookedBusy(first);
     // Sent again alone, it races nothing: a 503 or a timeout then is a busy server's, asked as patiently as any
     // request.
-    const later = timedOut(first) ? sendOnceLater : sendAgainLater;
-    const exchange = busy ? await later(ex, { ...request, racing: false }, ex.built.pathParams) : first;
+    const exchange = busy ? await laterAfter(first)(ex, { ...request, racing: false }, ex.built.pathParams) : first;
     ex.run.sent.push({ kind: 'at-once', exchange, detail, fields: names, ...(busy ? { busyFirst: first } : {}) });
   }
 }

@@ -9,7 +9,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { Agent, request as undiciRequest } from 'undici';
 import { authHeaders } from './auth.js';
 import { maskRunTag } from '../config/exchangeLog.js';
-import type { Exchange } from './exchange.js';
+import { type Exchange, TIMED_OUT } from './exchange.js';
 import { type ExchangeRecorder, exchangeLogRecorder } from './recorders.js';
 import { MAX_OVERLAP } from './pacing/overlap.js';
 import { Pacing } from './pacing/pacing.js';
@@ -160,8 +160,6 @@ export function normalizedBody(request: Pick<RequestToSend, 'json' | 'raw'>, run
 }
 /** Connection-level failures that say nothing is listening: the target is down, not one operation broken. */
 const CONNECTION_REFUSED = /ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ENOTFOUND/;
-/** No answer within the request's time: one operation may be that slow, or the whole target hung. */
-const TIMED_OUT = /timeout/i;
 const DOWN_AFTER = 3;
 /**
  * A target is silent, not slow somewhere, once it has answered nothing for this many requests' times, to

@@ -32,3 +32,13 @@ export interface Exchange extends Answer {
    */
   retryMs?: number;
 }
+
+/**
+ * An error that says no answer came within the request's time (undici's headers, body or connect timeout): one
+ * operation may be that slow, or the whole target hung.
+ */
+export const TIMED_OUT = /timeout/i;
+
+/** No answer within the run's timeout: a server too busy to answer in time, or one the request hung. */
+export const timedOut = (ex: Pick<Exchange, 'status' | 'error'>): boolean =>
+  ex.status === 0 && TIMED_OUT.test(ex.error ?? '');

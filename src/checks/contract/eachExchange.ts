@@ -7,7 +7,7 @@ import { exercisedWith } from '../core/exercised.js';
 import type { NegativeKind } from '../../cases/negative.js';
 import type { Operation } from '../../openapi/operations.js';
 import { is2xx } from '../../openapi/request.js';
-import type { CheckContext, Exchange, ExchangeKind, Sent } from '../core/context.js';
+import { type CheckContext, type Exchange, type ExchangeKind, type Sent, timedOut } from '../core/context.js';
 import { failAll, pass, skip, type Failure, type Verdict } from '../core/verdict.js';
 
 /** What is wrong with one exchange, or undefined. */
@@ -58,8 +58,6 @@ export const causeOf = (s: Sent): string => {
 export const unavailableThenDropped = (ex: Exchange) => ex.status === 0 && (ex.earlier ?? []).includes(503);
 /** Still 503 through the client's retries, or 503s and then a dropped connection: the server stayed busy. */
 export const stayedUnavailable = (ex: Exchange): boolean => ex.status === 503 || unavailableThenDropped(ex);
-/** No answer within the run's timeout: a server too busy to answer in time, or one this request hung. */
-export const timedOut = (ex: Exchange): boolean => ex.status === 0 && /timeout/i.test(ex.error ?? '');
 /** An answer that may be load: 503 through the retries, or none in time. The exercise asks beside the valid request. */
 export const lookedBusy = (ex: Exchange): boolean => stayedUnavailable(ex) || timedOut(ex);
 /**

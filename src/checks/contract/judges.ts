@@ -37,8 +37,8 @@ function schemaFailure(
 
 export const judgeNo5xx: ExchangeJudge = (_op, s) => {
   const ex = s.exchange;
-  if (ex.status === 0 && !unavailableThenDropped(ex) && !stayedBusy(s))
-    return failure('no-answer', inputClass(s), `no answer: ${ex.error}`, [ex]);
+  // stayedBusy covers a 503 then a dropped connection too: contract.available's.
+  if (ex.status === 0 && !stayedBusy(s)) return failure('no-answer', inputClass(s), `no answer: ${ex.error}`, [ex]);
   if (isServerError(ex))
     return failure(
       'server-error',

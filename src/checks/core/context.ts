@@ -8,6 +8,9 @@ import type { NegativeKind } from '../../cases/negative.js';
 import type { EdgeLabel } from '../../cases/edges.js';
 import type { Exchange } from '../../http/client.js';
 import { SendingStopped } from '../../http/stopped.js';
+
+// What a check may ask of an exchange's answer, beside the exchange itself.
+export { timedOut } from '../../http/exchange.js';
 import type { Collection, ApiModel } from '../../model/model.js';
 import type { Obj } from '../../openapi/json.js';
 import type { Profile } from '../../model/profiles/profile.js';
