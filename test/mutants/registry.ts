@@ -783,6 +783,7 @@ export const verbMutants: MutantCase[] = [
     mutant: (() => {
       // The names of the creates on their way: a second create of one of them meets the unique index mid-insert.
       const inFlight = new Map<string, number>();
+      const seen = new Set<string>();
       const nameOf = (req: ProxiedRequest) => {
         const name = matches('/work_queues/', 'POST', req) ? bodyOf(req).name : undefined;
         return typeof name === 'string' ? name : undefined;
@@ -791,11 +792,15 @@ export const verbMutants: MutantCase[] = [
         id: 'contract-crash-on-same-name-at-once',
         breaks:
           'POST /work_queues/ crashes (500, an IntegrityError on its unique name) on a create of a name another create is still making',
-        onRequest: (req: ProxiedRequest) => {
+        onRequest: async (req: ProxiedRequest) => {
           const name = nameOf(req);
           if (name === undefined) return req;
           if (inFlight.has(name)) return jsonResponse(500, { exception_message: 'Internal Server Error' });
           inFlight.set(name, 1);
+          // The first create of a name held a moment, as a slow insert is: on a busy machine the creates sent at
+          // once can leave the run some milliseconds apart, and the first would be made before the others arrive.
+          if (!seen.has(name)) await new Promise((r) => setTimeout(r, 100));
+          seen.add(name);
           return req;
         },
         onResponse: (req: ProxiedRequest, res: ProxiedResponse) => {
