@@ -1,7 +1,9 @@
-import { describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
 import { SafeValues } from '../../../src/cases/safeValues.js';
 import { UNKNOWN_UUID } from '../../../src/model/profiles/profile.js';
+import type { OperationRun } from '../../../src/checks/core/context.js';
 import type { Exchange, HttpClient } from '../../../src/http/client.js';
+import type { Operation } from '../../../src/openapi/operations.js';
 import { buildModel } from '../../../src/model/model.js';
 import { seedProfile } from '../../../src/model/profiles/seed.js';
 import type { RequestToSend } from '../../../src/openapi/request.js';
@@ -13,6 +15,25 @@ import { referenceDoc } from '../support.js';
 
 const doc = referenceDoc();
 const model = buildModel(doc);
+
+// The exercise's pauses (a busy server asked again after 3, 9 and 27 s; a value read again after it settled) pass on
+// a fake clock: a test judges what is sent in what order, not how long it waits (this file took 130 s so).
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The operation's exercise, the clock moved on to its next timer whenever it waits for one. */
+async function exercised(ctx: ExerciseContext, op: Operation): Promise<OperationRun> {
+  let settled = false;
+  const running = exerciseOperation(ctx, op).finally(() => {
+    settled = true;
+  });
+  while (!settled) await vi.advanceTimersToNextTimerAsync();
+  return running;
+}
 
 /** The exercise's target answering through `answer`, which may pass the request on to the fake target (`send`). */
 function answering(
@@ -62,7 +83,7 @@ describe('exerciseOperation', () => {
   test('the bodies its schema refuses, and only those, say so to the client (they may go beside a write)', async () => {
     const { ctx, sent } = exercising();
     const op = model.operations.find((o) => o.key === 'POST /variables/')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const negatives = run.sent.filter((s) => s.kind === 'negative');
     expect(negatives.length).toBeGreaterThan(0);
     expect(run.sent.some((s) => s.kind === 'recipe')).toBe(true);
@@ -90,7 +111,7 @@ describe('the fields a generated cause lies in', () => {
     ctx.problemWithValidExchange = (_op, ex) => (ex.status >= 500 ? 'a server error' : undefined);
     ctx.replays = () => [{ kind: 'generated', overlay: { tags: ['replayed'] }, id: 'r1' }];
     const op = model.operations.find((o) => o.key === 'POST /variables/')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const generated = run.sent.filter((s) => s.kind === 'generated');
     const crashed = generated.filter((s) => s.exchange.status === 500 && s.detail === undefined);
     expect(crashed.length).toBeGreaterThan(0);
@@ -111,7 +132,7 @@ describe('the fields a generated cause lies in', () => {
       { kind: 'generated', overlay: {}, id: 'after' },
     ];
     const op = model.operations.find((o) => o.key === 'POST /task_runs/{id}/set_state')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     expect(run.sent.filter((s) => s.replay).map((s) => s.replay)).toEqual(['poison', 'poison', 'after']);
     const toOp = sent.filter((r) => r.template === op.path);
     const recipe = toOp[0];
@@ -156,7 +177,7 @@ describe('the edges every run sends', () => {
     const bodies = async (seed: number) => {
       const { ctx } = exercising();
       ctx.seed = seed;
-      const run = await exerciseOperation(ctx, variables());
+      const run = await exercised(ctx, variables());
       const kinds = run.sent.map((s) => s.kind);
       expect(kinds[0]).toBe('recipe');
       expect(kinds.indexOf('generated')).toBeGreaterThan(kinds.lastIndexOf('edge'));
@@ -167,7 +188,7 @@ describe('the edges every run sends', () => {
 
   test('a row that crashes goes one field at a time, and the crash is keyed by its own field alone', async () => {
     const { ctx } = crashingOnLongValues();
-    const run = await exerciseOperation(ctx, variables());
+    const run = await exercised(ctx, variables());
     const crashed = run.sent.filter((s) => s.kind === 'edge' && s.exchange.status === 500);
     expect(crashed.length).toBeGreaterThan(0);
     for (const s of crashed) expect(s.fields).toEqual(['value']);
@@ -178,7 +199,7 @@ describe('the edges every run sends', () => {
 
   test('a create that names its member gets its edges on the member the recipe made and on a new one', async () => {
     const { ctx, sent } = exercising();
-    await exerciseOperation(ctx, variables());
+    await exercised(ctx, variables());
     const recipeName = (
       sent[sent.findIndex((r) => r.json && (r.json as { name?: string }).name)].json as { name: string }
     ).name;
@@ -190,7 +211,7 @@ describe('the edges every run sends', () => {
 
   test("on a new member every edge request names one of its own: no row meets another row's member (409)", async () => {
     const { ctx, sent } = exercising();
-    await exerciseOperation(ctx, variables());
+    await exercised(ctx, variables());
     const names = sent
       // The creates sent at once share one name on purpose (sendAtOnce).
       .filter((r) => r.path === '/variables/' && !r.refusedBeforeData && !r.racing)
@@ -205,7 +226,7 @@ describe('the edges every run sends', () => {
   test('values past what a server must hold come last, keyed by their label, and what they made is deleted then', async () => {
     const { ctx, sent } = exercising();
     const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const kinds = run.sent.map((s) => s.kind);
     const extremes = run.sent.filter((s) => s.kind === 'extreme');
     expect(extremes.map((s) => s.edge)).toContain('past-64-bits');
@@ -225,9 +246,9 @@ describe('the edges every run sends', () => {
   test('an extreme edge the baseline says breaks the server for its other clients is not sent, and its check is told why', async () => {
     const { ctx } = exercising();
     const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
-    const all = await exerciseOperation(ctx, op);
+    const all = await exercised(ctx, op);
     const reason = 'every list of the limits answers 503 while it lasts';
-    const withheld = await exerciseOperation(
+    const withheld = await exercised(
       {
         ...ctx,
         disposable: false,
@@ -260,7 +281,7 @@ describe('the edges every run sends', () => {
       return { status: 200, json: [{ name: 'default' }], body: '', contentType: 'application/json' } as Exchange;
     });
     const op = model.operations.find((o) => o.key === 'DELETE /work_pools/{work_pool_name}/queues/{name}')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const serverMade = run.sent.filter((s) => s.kind === 'server-made');
     expect(serverMade).toHaveLength(1);
     const listed = sent.find((r) => r.path.endsWith('/queues/filter'))!;
@@ -279,7 +300,7 @@ describe('what the exercise follows and sends last', () => {
   test('a request that renames its object through the path that names it moves the later ones to the new name', async () => {
     const { ctx, sent, ledger } = exercising();
     const op = model.operations.find((o) => o.key === 'PATCH /work_pools/{work_pool_name}/queues/{name}')!;
-    await exerciseOperation(ctx, op);
+    await exercised(ctx, op);
     const patches = sent.filter((r) => r.method === 'PATCH' && !r.path.endsWith('/conformance-unknown-0000'));
     expect(patches.length).toBeGreaterThan(5);
     // Each PATCH after the first goes to the name the one before it gave (this target takes them all).
@@ -298,7 +319,7 @@ describe('what the exercise follows and sends last', () => {
 
   test('the one item of a body that is a list gets the edges an object body gets, sent as a list of one', async () => {
     const { ctx } = exercising();
-    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /logs/')!);
+    const run = await exercised(ctx, model.operations.find((o) => o.key === 'POST /logs/')!);
     const edges = run.sent.filter((s) => s.kind === 'edge' || s.kind === 'extreme');
     expect(edges.map((s) => s.edge)).toContain('past-64-bits');
     for (const s of edges) expect(JSON.parse(s.exchange.requestBody!)).toHaveLength(1);
@@ -306,7 +327,7 @@ describe('what the exercise follows and sends last', () => {
 
   test('each reference of a body goes once naming no object, keyed by its field, and what it made is deleted', async () => {
     const { ctx, sent } = exercising();
-    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /deployments/')!);
+    const run = await exercised(ctx, model.operations.find((o) => o.key === 'POST /deployments/')!);
     const unknown = run.sent.filter((s) => s.kind === 'unknown-reference');
     expect(unknown.map((s) => s.fields)).toContainEqual(['flow_id']);
     const flowIdUnknown = unknown.find((s) => s.fields?.[0] === 'flow_id')!;
@@ -329,7 +350,7 @@ describe("an extreme edge the baseline says breaks the server for its other clie
     // The run's own target: the edge is sent (on another's it is withheld), with the target to itself.
     ctx.disposable = true;
     ctx.harmsOthers = () => [{ edge: 'reserved-characters', check: 'contract.reads-back', reason: 'breaks lists' }];
-    await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /work_queues/')!);
+    await exercised(ctx, model.operations.find((o) => o.key === 'POST /work_queues/')!);
     expect(sections.length).toBeGreaterThan(0);
     for (const [from, to] of sections) {
       const inside = sent.slice(from, to);
@@ -345,7 +366,7 @@ describe("an extreme edge the baseline says breaks the server for its other clie
 describe('what a fuzzer sends that the random bodies do not', () => {
   test('a create goes three times at once under one fresh name, each answer kept and keyed by the name fields', async () => {
     const { ctx, sent } = exercising();
-    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /variables/')!);
+    const run = await exercised(ctx, model.operations.find((o) => o.key === 'POST /variables/')!);
     const atOnce = run.sent.filter((s) => s.kind === 'at-once');
     expect(atOnce).toHaveLength(3);
     const names = atOnce.map((s) => JSON.parse(s.exchange.requestBody!).name as string);
@@ -361,7 +382,7 @@ describe('what a fuzzer sends that the random bodies do not', () => {
   test("an action's least amount, then its largest, go three times in a row each, naming a member made for it", async () => {
     const { ctx, sent } = exercising();
     const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/decrement')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const repeated = run.sent.filter((s) => s.kind === 'repeated-amount');
     expect(repeated.map((s) => s.detail)).toEqual(
       [1, 2 ** 31 - 1].flatMap((n) => [1, 2, 3].map((i) => `/slots at ${n}, ${i} of 3 in a row`)),
@@ -381,7 +402,7 @@ describe('what a fuzzer sends that the random bodies do not', () => {
 
   test('a create is not an action: it gets no repeated amount', async () => {
     const { ctx } = exercising();
-    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /work_queues/')!);
+    const run = await exercised(ctx, model.operations.find((o) => o.key === 'POST /work_queues/')!);
     expect(run.sent.filter((s) => s.kind === 'repeated-amount')).toEqual([]);
   });
 
@@ -394,7 +415,7 @@ describe('what a fuzzer sends that the random bodies do not', () => {
       const huge = ['limit', 'active_slots', 'denied_slots'].some((f) => Number(body?.[f]) >= 2 ** 63);
       return huge ? ({ ...ex, status: 500 } as Exchange) : ex;
     });
-    const run = await exerciseOperation(ctx, model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!);
+    const run = await exercised(ctx, model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!);
     const decay = run.sent.find(
       (s) => s.kind === 'extreme' && s.edge === 'past-64-bits' && s.fields?.join() === 'slot_decay_per_second',
     );
@@ -422,7 +443,7 @@ describe('a request a busy server refused through the retries', () => {
     });
     const op = model.operations.find((o) => o.key === 'POST /variables/')!;
     const started = Date.now();
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const recipe = run.sent.find((s) => s.kind === 'recipe')!;
     expect(recipe.exchange.status).toBe(201);
     expect(recipe.busyFirst?.status).toBe(503);
@@ -443,7 +464,7 @@ describe('a request a busy server refused through the retries', () => {
       return ex;
     });
     const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const busy = run.sent.filter((s) => s.exchange.status === 503);
     expect(busy.length).toBeGreaterThan(0);
     for (const s of busy) expect(s.busyFirst?.status).toBe(503);
@@ -466,7 +487,7 @@ describe('a request a busy server refused through the retries', () => {
       return negative(r) && !r.refusedBeforeData ? ({ ...ex, status: 503, attempts: 6 } as Exchange) : ex;
     });
     const op = model.operations.find((o) => o.key === 'POST /flows/filter')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const refused = run.sent.filter((s) => s.exchange.status === 503);
     expect(refused.length).toBeGreaterThan(0);
     for (const s of refused) expect(s.busyFirst?.status).toBe(503);
@@ -497,7 +518,7 @@ describe('a request a busy server refused through the retries', () => {
         : ex;
     });
     const op = model.operations.find((o) => o.key === 'PATCH /work_pools/{work_pool_name}/queues/{name}')!;
-    await exerciseOperation(ctx, op);
+    await exercised(ctx, op);
     const first = sends.findIndex(past64);
     expect(first).toBeGreaterThan(0);
     const again = sends.findIndex((r, i) => i > first && past64(r));
@@ -524,7 +545,7 @@ describe('a request a busy server refused through the retries', () => {
       return { ...ex, status: 503, attempts: 2 } as Exchange;
     });
     const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     // The value, then the valid request after the pause: both refused; the value asked again later is served.
     expect(sentInWindow.slice(0, 2)).toEqual(['value', 'other']);
     const first = run.sent.find((s) => s.busyFirst && s.kind === 'extreme');
@@ -547,7 +568,7 @@ describe('a request a busy server refused through the retries', () => {
       return { ...ex, status: 0, json: undefined, error: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' } as Exchange;
     });
     const op = model.operations.find((o) => o.key === 'POST /flows/filter')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const late = run.sent.filter((s) => s.busyFirst?.status === 0);
     expect(late.length).toBeGreaterThan(0);
     for (const s of late) {
@@ -569,7 +590,7 @@ describe('a request a busy server refused through the retries', () => {
       return { ...ex, status: 0, json: undefined, error: 'UND_ERR_HEADERS_TIMEOUT: Headers Timeout Error' } as Exchange;
     });
     const op = model.operations.find((o) => o.key === 'POST /v2/concurrency_limits/')!;
-    const run = await exerciseOperation(ctx, op);
+    const run = await exercised(ctx, op);
     const first = run.sent.find((s) => s.busyFirst && s.kind === 'extreme');
     expect(first).toMatchObject({ exchange: { status: 201 }, busyFirst: { status: 0 }, busyBeside: true });
     expect(run.sent.filter((s) => s.exchange.status === 0)).toEqual([]);
@@ -594,13 +615,13 @@ describe('a request a busy server refused through the retries', () => {
     // A quiet server's refusal beside a served valid request is the value's own: asked once.
     const quiet = exercising().ctx;
     refusing(quiet);
-    expect(past64(await exerciseOperation(quiet, op)).exchange.status).toBe(503);
+    expect(past64(await exercised(quiet, op)).exchange.status).toBe(503);
     // Two valid requests refused before: the lock may be another client's, and the value is asked again.
     const loaded = exercising().ctx;
     loaded.validRefused.count = 2;
     refusing(loaded);
     const started = Date.now();
-    const run = await exerciseOperation(loaded, op);
+    const run = await exercised(loaded, op);
     expect(past64(run)).toMatchObject({ exchange: { status: 201 }, busyFirst: { status: 503 } });
     // The pauses before the valid request: 3 s, then 9 s.
     expect(Date.now() - started).toBeGreaterThanOrEqual(12_000);
